@@ -1,0 +1,22 @@
+import type { TestProject } from 'vitest/node';
+import { startTargets, type ServerTarget } from '@taskrow/servers';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** Every server this run tests against. */
+    targets: ServerTarget[];
+  }
+}
+
+/**
+ * Starts every available server once per run and provides the list to every project. Under CI=true
+ * a run without the three local servers fails here, before any test, instead of skipping.
+ */
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const ci = process.env['CI'] === 'true' || process.env['CI'] === '1';
+  const set = await startTargets({ requireAll: ci });
+  const lines = set.targets.map((t) => `  ${t.engine} ${t.version} (${t.versionString}, ${t.source})`);
+  process.stderr.write(`taskrow: testing against ${set.targets.length} server(s):\n${lines.join('\n')}\n`);
+  project.provide('targets', [...set.targets]);
+  return () => set.stopAll();
+}

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Installs the local database servers taskrow tests against, idempotently, on Debian as root.
+#
+#   MariaDB 10.11  from the machine's own Debian release (mariadb-server-core)
+#   MySQL 9.7      in a minimal Debian sid root   (mysql-server-core; needs sid's newer libc)
+#   MariaDB 11.8   in a minimal Debian trixie root (mariadb-server-core)
+#
+# Roots live in a cache folder outside the checkout (TASKROW_SERVERS_CACHE, default
+# ~/.cache/taskrow/servers), so a second run on the same machine only verifies them.
+# On success it writes servers.json in that folder: the manifest @taskrow/servers reads.
+# Any failure exits non-zero with the step that failed; nothing is half-registered.
+set -euo pipefail
+
+CACHE="${TASKROW_SERVERS_CACHE:-$HOME/.cache/taskrow/servers}"
+MIRROR="${TASKROW_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+ONLY="${TASKROW_SERVERS:-mariadb-10.11,mysql-9.7,mariadb-11.8}"
+log() { printf '[install-servers] %s\n' "$*" >&2; }
+die() { log "FAILED: $*"; exit 1; }
+want() { case ",$ONLY," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
+
+[ "$(id -u)" = 0 ] || die "must run as root (apt-get, debootstrap and chroot need it)"
+command -v apt-get >/dev/null || die "apt-get not found: this installer is for Debian"
+mkdir -p "$CACHE/roots"
+
+APT_UPDATED=0
+apt_install() {
+  local missing=()
+  for p in "$@"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  if [ $APT_UPDATED = 0 ]; then apt-get update -qq >&2 || die "apt-get update"; APT_UPDATED=1; fi
+  log "apt-get install ${missing[*]}"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2 \
+    || die "apt-get install ${missing[*]}"
+}
+
+# make_root SUITE "PACKAGES" BINARY [TOOL]: a minimal Debian SUITE root holding PACKAGES, ready when
+# BINARY runs and TOOL (a helper the server's set-up needs) is present.
+make_root() {
+  local suite=$1 pkgs=$2 bin=$3 tool=${4:-$3} dir="$CACHE/roots/$1"
+  if [ -d "$dir" ] && [ -f "$dir/.taskrow-ready" ] && [ ! -x "$dir$tool" ]; then
+    # An older root without the helper: add it in place rather than rebuilding the root.
+    # shellcheck disable=SC2086
+    DEBIAN_FRONTEND=noninteractive chroot "$dir" apt-get install -y -qq --no-install-recommends $pkgs >&2 || true
+  fi
+  if [ -f "$dir/.taskrow-ready" ] && [ -x "$dir$tool" ] && chroot "$dir" "$bin" --version >/dev/null 2>&1; then
+    log "$suite root ready ($dir)"; return 0
+  fi
+  rm -rf "$dir.partial" "$dir"
+  log "debootstrap $suite into $dir (about half a minute)"
+  debootstrap --variant=minbase "$suite" "$dir.partial" "$MIRROR" >"$CACHE/debootstrap-$suite.log" 2>&1 \
+    || { tail -20 "$CACHE/debootstrap-$suite.log" >&2; die "debootstrap $suite"; }
+  cp /etc/hosts /etc/resolv.conf "$dir.partial/etc/"
+  printf 'Acquire::Check-Valid-Until "false";\n' >"$dir.partial/etc/apt/apt.conf.d/99taskrow"
+  chroot "$dir.partial" apt-get update -qq >&2 || die "apt-get update in $suite root"
+  # shellcheck disable=SC2086 # PACKAGES is a word list
+  DEBIAN_FRONTEND=noninteractive chroot "$dir.partial" apt-get install -y -qq --no-install-recommends $pkgs >&2 \
+    || die "apt-get install $pkgs in $suite root"
+  chroot "$dir.partial" apt-get clean
+  chroot "$dir.partial" "$bin" --version >/dev/null || die "$bin does not run in the $suite root"
+  [ -x "$dir.partial$tool" ] || die "$tool missing in the $suite root"
+  touch "$dir.partial/.taskrow-ready"
+  mv "$dir.partial" "$dir"
+  log "$suite root ready ($dir)"
+}
+
+# Host packages first, in one apt run: the roots are then built in parallel without sharing apt's lock.
+host_pkgs=()
+if want mariadb-10.11; then host_pkgs+=(mariadb-server-core mariadb-client-core); fi
+if want mysql-9.7 || want mariadb-11.8; then host_pkgs+=(debootstrap); fi
+[ ${#host_pkgs[@]} -eq 0 ] || apt_install "${host_pkgs[@]}"
+
+pids=()
+if want mysql-9.7; then make_root sid mysql-server-core /usr/sbin/mysqld & pids+=($!); fi
+if want mariadb-11.8; then make_root trixie "mariadb-server-core mariadb-client-core" /usr/sbin/mariadbd /usr/bin/my_print_defaults & pids+=($!); fi
+for p in "${pids[@]}"; do wait "$p" || die "a root failed to build (see above)"; done
+
+# The manifest: one entry per server, with the version the binary itself reports.
+entries=()
+version_of() { "$@" --version | sed -E 's/.*Ver ([0-9]+\.[0-9]+\.[0-9]+).*/\1/'; }
+if want mariadb-10.11; then
+  v=$(version_of /usr/sbin/mariadbd) || die "host mariadbd --version"
+  entries+=("{\"engine\":\"mariadb\",\"version\":\"$v\",\"root\":null,\"server\":\"/usr/sbin/mariadbd\",\"installDb\":\"/usr/bin/mariadb-install-db\"}")
+fi
+if want mysql-9.7; then
+  v=$(version_of chroot "$CACHE/roots/sid" /usr/sbin/mysqld) || die "sid mysqld --version"
+  entries+=("{\"engine\":\"mysql\",\"version\":\"$v\",\"root\":\"$CACHE/roots/sid\",\"server\":\"/usr/sbin/mysqld\",\"installDb\":null}")
+fi
+if want mariadb-11.8; then
+  v=$(version_of chroot "$CACHE/roots/trixie" /usr/sbin/mariadbd) || die "trixie mariadbd --version"
+  entries+=("{\"engine\":\"mariadb\",\"version\":\"$v\",\"root\":\"$CACHE/roots/trixie\",\"server\":\"/usr/sbin/mariadbd\",\"installDb\":\"/usr/bin/mariadb-install-db\"}")
+fi
+{ printf '{"servers":[\n'; (IFS=$',\n'; printf '  %s\n' "${entries[*]}"); printf ']}\n'; } >"$CACHE/servers.json.partial"
+mv "$CACHE/servers.json.partial" "$CACHE/servers.json"
+log "manifest: $CACHE/servers.json"
+for e in "${entries[@]}"; do log "  $e"; done
