@@ -1,0 +1,63 @@
+import type { Taskrow } from '../taskrow.js';
+
+/** A server the kit runs against. */
+export interface ConformanceTarget {
+  readonly engine: 'mysql' | 'mariadb';
+  /** `major.minor.patch`. */
+  readonly version: string;
+  readonly url: string;
+}
+
+/** Plain SQL on its own connection: the side channel every write is verified through. */
+export interface Probe {
+  query<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<Row[]>;
+}
+
+/** What a harness opens for one target. The kit closes it. */
+export interface HarnessSession<Tx> {
+  /** taskrow over a fresh client of the adapter (a pool or the adapter's usual shared client). */
+  readonly taskrow: Taskrow<Tx>;
+  readonly probe: Probe;
+  /**
+   * Opens a transaction with the driver's own API, runs `fn` with the driver's transaction object,
+   * then commits or rolls back as `outcome` says.
+   */
+  withDriverTransaction<T>(outcome: 'commit' | 'rollback', fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /** `n` taskrows, each over its own single connection: `n` separate sessions on the server. */
+  openClients(n: number): Promise<{ clients: Taskrow<Tx>[]; close(): Promise<void> }>;
+  /** Kills (server-side, with KILL) every connection `taskrow`'s client holds right now. */
+  killClientConnections(): Promise<number>;
+  /** Ends the driver client under `taskrow` (pool.end(), knex.destroy(), ...). */
+  endClient(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** How an adapter plugs into the kit. */
+export interface ConformanceHarness<Tx> {
+  /** The adapter's name, shown in every suite name. */
+  readonly adapter: string;
+  readonly targets: readonly ConformanceTarget[];
+  /** Opens a session on `target` whose taskrow uses table prefix `prefix`. */
+  open(target: ConformanceTarget, options: { prefix: string }): Promise<HarnessSession<Tx>>;
+}
+
+/** `mariadb 10.11`: how every suite name starts, so reports group by server. */
+export function targetLabel(t: ConformanceTarget): string {
+  return `${t.engine} ${t.version.split('.').slice(0, 2).join('.')}`;
+}
+
+let counter = 0;
+/** A name no other test uses: `prefix` + process id + counter + random. */
+export function freshName(prefix = 'n'): string {
+  counter += 1;
+  return `${prefix}${process.pid.toString(36)}${counter.toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+}
+
+/** Drops every table under `prefix` through the probe. */
+export async function dropPrefix(probe: Probe, prefix: string): Promise<void> {
+  const rows = await probe.query<{ t: string }>(
+    'SELECT table_name AS t FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE ?',
+    [`${prefix.replace(/_/g, '\\_')}%`],
+  );
+  for (const r of rows) await probe.query(`DROP TABLE IF EXISTS \`${r.t}\``);
+}

@@ -1,0 +1,63 @@
+import { UnsupportedServerError } from './errors.js';
+import type { SqlClient } from './port.js';
+import { toNumber } from './validate.js';
+
+/** What the connected server can do, resolved once at connect time. Read-only. */
+export interface Dialect {
+  readonly engine: 'mysql' | 'mariadb';
+  /** `major.minor.patch`. */
+  readonly version: string;
+  /** `SELECT VERSION()` as the server reports it. */
+  readonly versionString: string;
+  /** `SELECT ... FOR UPDATE SKIP LOCKED`: MySQL 8.0.1+, MariaDB 10.6+. Always true once connected. */
+  readonly skipLocked: boolean;
+  /** `NOWAIT`: MySQL 8.0.1+, MariaDB 10.3+. */
+  readonly nowait: boolean;
+  /** `INSERT ... RETURNING` (MariaDB 10.5+); MySQL has none. */
+  readonly insertReturning: boolean;
+  /** `DELETE ... RETURNING` (MariaDB); MySQL has none. */
+  readonly deleteReturning: boolean;
+  /** The server's `max_allowed_packet` in bytes; statements are chunked well under it. */
+  readonly maxAllowedPacket: number;
+  /** The error number a NOWAIT conflict raises: 3572 on MySQL, 1205 on MariaDB. */
+  readonly nowaitErrno: number;
+}
+
+function atLeast(version: string, major: number, minor: number, patch = 0): boolean {
+  const [a = 0, b = 0, c = 0] = version.split('.').map(Number);
+  return a !== major ? a > major : b !== minor ? b > minor : c >= patch;
+}
+
+/** Builds the dialect from a `SELECT VERSION()` string. MUST reject servers without SKIP LOCKED, naming the version. */
+export function dialectFromVersion(versionString: string, maxAllowedPacket: number): Dialect {
+  const m = /^(\d+\.\d+\.\d+)/.exec(versionString);
+  if (!m?.[1]) throw new UnsupportedServerError(`cannot read the server version from ${JSON.stringify(versionString)}`);
+  const version = m[1];
+  const engine = /mariadb/i.test(versionString) ? 'mariadb' : 'mysql';
+  const skipLocked = engine === 'mysql' ? atLeast(version, 8, 0, 1) : atLeast(version, 10, 6);
+  if (!skipLocked) {
+    const need = engine === 'mysql' ? 'MySQL 8.0.1' : 'MariaDB 10.6';
+    throw new UnsupportedServerError(
+      `${engine === 'mysql' ? 'MySQL' : 'MariaDB'} ${versionString} has no SELECT ... FOR UPDATE SKIP LOCKED; taskrow needs ${need} or newer`,
+    );
+  }
+  return Object.freeze({
+    engine,
+    version,
+    versionString,
+    skipLocked,
+    nowait: true,
+    insertReturning: engine === 'mariadb' && atLeast(version, 10, 5),
+    deleteReturning: engine === 'mariadb',
+    maxAllowedPacket,
+    nowaitErrno: engine === 'mysql' ? 3572 : 1205,
+  });
+}
+
+/** Asks the server once for its version and packet size and returns the frozen dialect. */
+export async function resolveDialect(client: SqlClient): Promise<Dialect> {
+  const { rows } = await client.query<{ v: string; p: unknown }>('SELECT VERSION() AS v, @@max_allowed_packet AS p');
+  const row = rows[0];
+  if (!row) throw new UnsupportedServerError('SELECT VERSION() returned no row');
+  return dialectFromVersion(String(row.v), toNumber(row.p));
+}

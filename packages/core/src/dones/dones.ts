@@ -1,0 +1,230 @@
+import { chunks, placeholderList, placeholderRows, statementBytes } from '../chunk.js';
+import type { Executor } from '../engine/executor.js';
+import { invalid, TaskrowError } from '../errors.js';
+import { encodeKey, encodeKeys, type EncodedKey } from '../keys.js';
+import { validateName } from '../names.js';
+import type { SqlConnection } from '../port.js';
+import type { Tables } from '../schema/tables.js';
+import { intArg, toNumber } from '../validate.js';
+import { purgeGeneration, type BackgroundWork } from './purge.js';
+import type { DonePage, Dones, PurgeMode } from './types.js';
+
+/** Rows per INSERT / DELETE and digests per lookup. Far under 65,535 placeholders. */
+const WRITE_ROWS = 2000;
+const READ_ROWS = 2000;
+/** Lookups of a `pending()` stream in flight at once (a pool runs them in parallel). */
+const PENDING_IN_FLIGHT = 3;
+const EPOCH_MICROS = "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', `marked_at`)";
+
+const byDigest = (a: EncodedKey, b: EncodedKey): number => Buffer.compare(a.h, b.h);
+
+/** Creates the Dones of one namespace. */
+export function createDones(exec: Executor, t: Tables, namespace: unknown, background: BackgroundWork): Dones {
+  const ns = validateName('namespace', namespace);
+  const bytes = statementBytes(exec.dialect.maxAllowedPacket);
+  const currentGen = `(SELECT \`gen\` FROM ${t.donesNs} WHERE \`name\` = ?)`;
+
+  /**
+   * The namespace's generation, share-locked for this transaction so clear() cannot move it until
+   * the write commits. The row always exists when this runs for a write (see ensureNamespace), so
+   * the lock is a record lock, never a gap lock that concurrent creators would deadlock on.
+   */
+  async function lockGeneration(conn: SqlConnection): Promise<number | undefined> {
+    const found = await conn.query<{ gen: unknown }>(`SELECT \`gen\` FROM ${t.donesNs} WHERE \`name\` = ? LOCK IN SHARE MODE`, [ns]);
+    return found.rows[0] ? toNumber(found.rows[0].gen) : undefined;
+  }
+
+  /**
+   * Creates the namespace row if it is missing, with autocommit statements and no locking read:
+   * a thousand first writers race here without deadlocking. A loser's unused generation is
+   * retired for the purge.
+   */
+  let exists = false;
+  async function ensureNamespace(): Promise<void> {
+    if (exists) return;
+    const have = await exec.query(`SELECT 1 FROM ${t.donesNs} WHERE \`name\` = ?`, [ns]);
+    if (have.rows.length === 0) {
+      const gen = (await exec.query(`INSERT INTO ${t.donesGen} (\`ns\`) VALUES (?)`, [ns])).insertId;
+      await exec.query(
+        `INSERT INTO ${t.donesNs} (\`name\`, \`gen\`, \`created_at\`) VALUES (?, ?, UTC_TIMESTAMP(6))
+         ON DUPLICATE KEY UPDATE \`name\` = \`name\``,
+        [ns, gen],
+      );
+      const now = await exec.query(`SELECT 1 FROM ${t.donesNs} WHERE \`name\` = ? AND \`gen\` = ?`, [ns, gen]);
+      if (now.rows.length === 0) await exec.query(`UPDATE ${t.donesGen} SET \`retired_at\` = UTC_TIMESTAMP(6) WHERE \`gen\` = ?`, [gen]);
+    }
+    exists = true;
+  }
+
+  /** Digests among `keys` that are done, with one query. */
+  async function doneDigests(keys: readonly EncodedKey[]): Promise<Set<string>> {
+    if (keys.length === 0) return new Set();
+    const { rows } = await exec.query<{ h: Buffer }>(
+      `SELECT \`h\` FROM ${t.dones} WHERE \`gen\` = ${currentGen} AND \`h\` IN (${placeholderList(keys.length)})`,
+      [ns, ...keys.map((k) => k.h)],
+    );
+    return new Set(rows.map((r) => r.h.toString('binary')));
+  }
+
+  async function doneAmong(keys: readonly EncodedKey[]): Promise<Set<string>> {
+    const found = new Set<string>();
+    for (const part of chunks(keys, { maxRows: READ_ROWS, maxBytes: Infinity }, () => 0)) {
+      for (const h of await doneDigests(part)) found.add(h);
+    }
+    return found;
+  }
+
+  const dones: Dones = {
+    namespace: ns,
+
+    async mark(keys) {
+      const list = encodeKeys(keys);
+      let added = 0;
+      for (const part of chunks(list, { maxRows: WRITE_ROWS, maxBytes: bytes }, (k) => k.bytes.length + 40)) {
+        part.sort(byDigest); // one lock order for every writer: overlapping batches wait, not deadlock
+        const write = (): Promise<number | undefined> =>
+          exec.transaction(async (conn) => {
+            const gen = await lockGeneration(conn);
+            if (gen === undefined) return undefined;
+            // IGNORE skips only duplicates here: every value was validated above (key bytes within
+            // the column, digest exactly 16 bytes), so nothing can be truncated or coerced.
+            const res = await conn.query(
+              `INSERT IGNORE INTO ${t.dones} (\`gen\`, \`h\`, \`k\`, \`marked_at\`) VALUES ${placeholderRows(part.length, 4, '?, ?, ?, UTC_TIMESTAMP(6)')}`,
+              part.flatMap((k) => [gen, k.h, k.bytes]),
+            );
+            return res.affectedRows;
+          });
+        await ensureNamespace();
+        let n = await write();
+        if (n === undefined) {
+          // The namespace row was rolled back (it was created inside a transaction that aborted).
+          exists = false;
+          await ensureNamespace();
+          n = await write();
+        }
+        if (n === undefined) throw new TaskrowError('DATABASE_ERROR', `namespace ${JSON.stringify(ns)} could not be created`);
+        added += n;
+      }
+      return added;
+    },
+
+    async unmark(keys) {
+      const list = encodeKeys(keys);
+      let removed = 0;
+      for (const part of chunks(list, { maxRows: WRITE_ROWS, maxBytes: Infinity }, () => 0)) {
+        part.sort(byDigest);
+        removed += await exec.transaction(async (conn) => {
+          const gen = await lockGeneration(conn);
+          if (gen === undefined) return 0;
+          const res = await conn.query(
+            `DELETE FROM ${t.dones} WHERE \`gen\` = ? AND \`h\` IN (${placeholderList(part.length)})`,
+            [gen, ...part.map((k) => k.h)],
+          );
+          return res.affectedRows;
+        });
+      }
+      return removed;
+    },
+
+    async isDone(key) {
+      const k = encodeKey(key);
+      return (await doneDigests([k])).size > 0;
+    },
+
+    async areDone(keys) {
+      const list = encodeKeys(keys);
+      const found = await doneAmong(list);
+      return list.filter((k) => found.has(k.h.toString('binary'))).map((k) => k.key);
+    },
+
+    async allDone(keys) {
+      const list = encodeKeys(keys);
+      const found = await doneAmong(list);
+      return list.every((k) => found.has(k.h.toString('binary')));
+    },
+
+    async anyDone(keys) {
+      const list = encodeKeys(keys);
+      return (await doneAmong(list)).size > 0;
+    },
+
+    async *pending(candidates, options = {}) {
+      const size = intArg('pending() chunkSize', options.chunkSize ?? READ_ROWS, 1, 10_000);
+      const inFlight: { keys: EncodedKey[]; done: Promise<Set<string>> }[] = [];
+      let batch: EncodedKey[] = [];
+      let index = 0;
+      const launch = (): void => {
+        const keys = batch;
+        batch = [];
+        const done = doneDigests(keys);
+        done.catch(() => undefined); // observed when drained; avoids an unhandled rejection meanwhile
+        inFlight.push({ keys, done });
+      };
+      for await (const candidate of candidates as AsyncIterable<string>) {
+        batch.push(encodeKey(candidate, `candidate #${index++}`));
+        if (batch.length < size) continue;
+        launch();
+        while (inFlight.length >= PENDING_IN_FLIGHT) yield* drain(inFlight.shift()!);
+      }
+      if (batch.length > 0) launch();
+      while (inFlight.length > 0) yield* drain(inFlight.shift()!);
+    },
+
+    async count() {
+      const { rows } = await exec.query<{ n: unknown }>(`SELECT COUNT(*) AS n FROM ${t.dones} WHERE \`gen\` = ${currentGen}`, [ns]);
+      return toNumber(rows[0]?.n);
+    },
+
+    async markedAt(key) {
+      const k = encodeKey(key);
+      const { rows } = await exec.query<{ us: unknown }>(
+        `SELECT ${EPOCH_MICROS} AS us FROM ${t.dones} WHERE \`gen\` = ${currentGen} AND \`h\` = ?`,
+        [ns, k.h],
+      );
+      return rows[0] ? new Date(toNumber(rows[0].us) / 1000) : null;
+    },
+
+    async list(options = {}): Promise<DonePage> {
+      const limit = intArg('list() limit', options.limit ?? 1000, 1, 10_000);
+      const after = options.after === undefined ? undefined : cursor(options.after);
+      const { rows } = await exec.query<{ h: Buffer; k: Buffer; us: unknown }>(
+        `SELECT \`h\`, \`k\`, ${EPOCH_MICROS} AS us FROM ${t.dones}
+         WHERE \`gen\` = ${currentGen}${after ? ' AND `h` > ?' : ''} ORDER BY \`h\` LIMIT ${limit + 1}`,
+        after ? [ns, after] : [ns],
+      );
+      const page = rows.slice(0, limit);
+      return {
+        entries: page.map((r) => ({ key: r.k.toString('utf8'), markedAt: new Date(toNumber(r.us) / 1000) })),
+        next: rows.length > limit ? page[page.length - 1]!.h.toString('hex') : undefined,
+      };
+    },
+
+    async clear(options = {}) {
+      const mode: PurgeMode = options.purge ?? 'background';
+      if (!['background', 'wait', 'none'].includes(mode)) throw invalid(`clear() purge must be "background", "wait" or "none", got ${String(mode)}`);
+      const retired = await exec.transaction(async (conn) => {
+        const sel = await conn.query<{ gen: unknown }>(`SELECT \`gen\` FROM ${t.donesNs} WHERE \`name\` = ? FOR UPDATE`, [ns]);
+        if (!sel.rows[0]) return undefined;
+        const old = toNumber(sel.rows[0].gen);
+        const fresh = (await conn.query(`INSERT INTO ${t.donesGen} (\`ns\`) VALUES (?)`, [ns])).insertId;
+        await conn.query(`UPDATE ${t.donesGen} SET \`retired_at\` = UTC_TIMESTAMP(6) WHERE \`gen\` = ?`, [old]);
+        await conn.query(`UPDATE ${t.donesNs} SET \`gen\` = ? WHERE \`name\` = ?`, [fresh, ns]);
+        return old;
+      });
+      if (retired === undefined || mode === 'none' || exec.client.joined) return;
+      if (mode === 'wait') await purgeGeneration(exec, t, retired);
+      else background.start(() => purgeGeneration(exec, t, retired));
+    },
+  };
+  return dones;
+
+  async function* drain(entry: { keys: EncodedKey[]; done: Promise<Set<string>> }): AsyncGenerator<string> {
+    const found = await entry.done;
+    for (const k of entry.keys) if (!found.has(k.h.toString('binary'))) yield k.key;
+  }
+}
+
+function cursor(after: unknown): Buffer {
+  if (typeof after !== 'string' || !/^[0-9a-f]{32}$/.test(after)) throw invalid(`list() after must be a cursor returned as next, got ${String(after)}`);
+  return Buffer.from(after, 'hex');
+}

@@ -1,0 +1,63 @@
+/**
+ * The port between taskrow's SQL engine and a database driver. An adapter implements `SqlClient`
+ * over a client the application owns; the engine issues every statement through it.
+ */
+
+/** A value bound to a `?` placeholder. Buffers bind as binary strings. */
+export type SqlValue = string | number | bigint | boolean | null | Buffer | Date;
+
+/** What one statement returned. */
+export interface SqlResult<Row = Record<string, unknown>> {
+  /** Result rows for a SELECT; [] for other statements. */
+  readonly rows: Row[];
+  /**
+   * For INSERT / DELETE: rows inserted / deleted. For UPDATE: rows matched (found), as drivers
+   * report with CLIENT_FOUND_ROWS; the engine never relies on changed-row counts.
+   */
+  readonly affectedRows: number;
+  /** The first AUTO_INCREMENT id an INSERT generated, 0 when none. */
+  readonly insertId: number;
+}
+
+/** One connection (or a transaction on one connection) that runs statements. */
+export interface SqlConnection {
+  /**
+   * Runs one statement with `?` placeholders bound to `params`. MUST send values only as bound
+   * parameters (never spliced into the SQL text by the engine). Rejects with the driver's error.
+   */
+  query<Row = Record<string, unknown>>(sql: string, params?: readonly SqlValue[]): Promise<SqlResult<Row>>;
+}
+
+/** Isolation levels the engine may ask a transaction for. */
+export type IsolationLevel = 'READ COMMITTED' | 'REPEATABLE READ';
+
+/** What the adapter knows about a driver error, read from errno / code fields, never from message text. */
+export interface DriverErrorInfo {
+  /** The server's error number (1213 deadlock, 1205 lock wait timeout, ...). */
+  readonly errno?: number;
+  /** The driver's own code (`PROTOCOL_CONNECTION_LOST`, `ECONNRESET`, ...). */
+  readonly code?: string;
+  /** The connection is gone (lost, reset, refused): a retry on a fresh connection may succeed. */
+  readonly lost?: boolean;
+  /** The client the application passed was closed (an ended pool); retrying cannot help. */
+  readonly closed?: boolean;
+}
+
+/** What an adapter implements. */
+export interface SqlClient extends SqlConnection {
+  /** The adapter's name, for messages (`mysql2`, `mariadb`, `knex`, `kysely`). */
+  readonly adapter: string;
+  /**
+   * True when this client is a transaction the application opened: statements run inside it, the
+   * engine MUST NOT begin, commit or retry, and the application's commit or rollback decides.
+   */
+  readonly joined: boolean;
+  /**
+   * Runs `fn` on one connection between BEGIN and COMMIT; ROLLBACK when `fn` rejects (rethrowing).
+   * MUST release the connection on every path. On a joined client, runs `fn` in the application's
+   * transaction without BEGIN / COMMIT.
+   */
+  transaction<T>(fn: (conn: SqlConnection) => Promise<T>, options?: { isolation?: IsolationLevel }): Promise<T>;
+  /** Classifies a driver error (see `DriverErrorInfo`). */
+  describeError(err: unknown): DriverErrorInfo;
+}
