@@ -1,5 +1,5 @@
-import { describeDonesConformance } from '@taskrow/core/conformance';
+import { describeConformance } from '@taskrow/core/conformance';
 import { mysql2Harness } from '../src/harnesses/mysql2.js';
 import { targets } from '../src/targets.js';
 
-describeDonesConformance(mysql2Harness(targets()));
+describeConformance(mysql2Harness(targets()));

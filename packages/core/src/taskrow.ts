@@ -8,7 +8,7 @@ import { validatePrefix } from './names.js';
 import type { SqlClient } from './port.js';
 import { DEFAULT_RETRY, withRetry, type RetryOptions } from './retry.js';
 import { migrate, schemaSql, type MigrateResult } from './schema/migrate.js';
-import { tablesFor } from './schema/tables.js';
+import { donesTables } from './dones/tables.js';
 
 /** Options every adapter factory accepts. */
 export interface TaskrowOptions {
@@ -77,16 +77,16 @@ function retryOptions(partial: Partial<RetryOptions> | undefined): RetryOptions 
 
 function build<Tx>(setup: TaskrowSetup<Tx>, client: SqlClient, dialect: Dialect, prefix: string, retry: RetryOptions): Taskrow<Tx> {
   const exec = new Executor(client, dialect, retry);
-  const tables = tablesFor(prefix);
+  const dt = donesTables(prefix);
   const background = backgroundWork();
   return {
     dialect,
     prefix,
-    migrate: () => migrate(exec, tables),
-    schemaSql: () => schemaSql(tables),
-    dones: (namespace) => createDones(exec, tables, namespace, background),
+    migrate: () => migrate(exec, prefix),
+    schemaSql: () => schemaSql(prefix),
+    dones: (namespace) => createDones(exec, dt, namespace, background),
     in: (tx) => build(setup, setup.joinTransaction(tx), dialect, prefix, retry),
-    purgeCleared: () => purgeRetired(exec, tables),
+    purgeCleared: () => purgeRetired(exec, dt),
     close: () => background.settle(),
   };
 }

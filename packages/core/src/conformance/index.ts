@@ -1,4 +1,6 @@
+export { describeConformance } from './all.js';
 export { describeDonesConformance } from './dones/index.js';
+export { useSession, type SuiteContext } from './session.js';
 export {
   dropPrefix,
   freshName,

@@ -4,7 +4,7 @@ import { invalid, TaskrowError } from '../errors.js';
 import { encodeKey, encodeKeys, type EncodedKey } from '../keys.js';
 import { validateName } from '../names.js';
 import type { SqlConnection } from '../port.js';
-import type { Tables } from '../schema/tables.js';
+import type { DonesTables } from './tables.js';
 import { intArg, toNumber } from '../validate.js';
 import { purgeGeneration, type BackgroundWork } from './purge.js';
 import type { DonePage, Dones, PurgeMode } from './types.js';
@@ -19,10 +19,10 @@ const EPOCH_MICROS = "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', `marked_
 const byDigest = (a: EncodedKey, b: EncodedKey): number => Buffer.compare(a.h, b.h);
 
 /** Creates the Dones of one namespace. */
-export function createDones(exec: Executor, t: Tables, namespace: unknown, background: BackgroundWork): Dones {
+export function createDones(exec: Executor, t: DonesTables, namespace: unknown, background: BackgroundWork): Dones {
   const ns = validateName('namespace', namespace);
   const bytes = statementBytes(exec.dialect.maxAllowedPacket);
-  const currentGen = `(SELECT \`gen\` FROM ${t.donesNs} WHERE \`name\` = ?)`;
+  const currentGen = `(SELECT \`gen\` FROM ${t.ns} WHERE \`name\` = ?)`;
 
   /**
    * The namespace's generation, share-locked for this transaction so clear() cannot move it until
@@ -30,7 +30,7 @@ export function createDones(exec: Executor, t: Tables, namespace: unknown, backg
    * the lock is a record lock, never a gap lock that concurrent creators would deadlock on.
    */
   async function lockGeneration(conn: SqlConnection): Promise<number | undefined> {
-    const found = await conn.query<{ gen: unknown }>(`SELECT \`gen\` FROM ${t.donesNs} WHERE \`name\` = ? LOCK IN SHARE MODE`, [ns]);
+    const found = await conn.query<{ gen: unknown }>(`SELECT \`gen\` FROM ${t.ns} WHERE \`name\` = ? LOCK IN SHARE MODE`, [ns]);
     return found.rows[0] ? toNumber(found.rows[0].gen) : undefined;
   }
 
@@ -42,16 +42,16 @@ export function createDones(exec: Executor, t: Tables, namespace: unknown, backg
   let exists = false;
   async function ensureNamespace(): Promise<void> {
     if (exists) return;
-    const have = await exec.query(`SELECT 1 FROM ${t.donesNs} WHERE \`name\` = ?`, [ns]);
+    const have = await exec.query(`SELECT 1 FROM ${t.ns} WHERE \`name\` = ?`, [ns]);
     if (have.rows.length === 0) {
-      const gen = (await exec.query(`INSERT INTO ${t.donesGen} (\`ns\`) VALUES (?)`, [ns])).insertId;
+      const gen = (await exec.query(`INSERT INTO ${t.gen} (\`ns\`) VALUES (?)`, [ns])).insertId;
       await exec.query(
-        `INSERT INTO ${t.donesNs} (\`name\`, \`gen\`, \`created_at\`) VALUES (?, ?, UTC_TIMESTAMP(6))
+        `INSERT INTO ${t.ns} (\`name\`, \`gen\`, \`created_at\`) VALUES (?, ?, UTC_TIMESTAMP(6))
          ON DUPLICATE KEY UPDATE \`name\` = \`name\``,
         [ns, gen],
       );
-      const now = await exec.query(`SELECT 1 FROM ${t.donesNs} WHERE \`name\` = ? AND \`gen\` = ?`, [ns, gen]);
-      if (now.rows.length === 0) await exec.query(`UPDATE ${t.donesGen} SET \`retired_at\` = UTC_TIMESTAMP(6) WHERE \`gen\` = ?`, [gen]);
+      const now = await exec.query(`SELECT 1 FROM ${t.ns} WHERE \`name\` = ? AND \`gen\` = ?`, [ns, gen]);
+      if (now.rows.length === 0) await exec.query(`UPDATE ${t.gen} SET \`retired_at\` = UTC_TIMESTAMP(6) WHERE \`gen\` = ?`, [gen]);
     }
     exists = true;
   }
@@ -203,12 +203,12 @@ export function createDones(exec: Executor, t: Tables, namespace: unknown, backg
       const mode: PurgeMode = options.purge ?? 'background';
       if (!['background', 'wait', 'none'].includes(mode)) throw invalid(`clear() purge must be "background", "wait" or "none", got ${String(mode)}`);
       const retired = await exec.transaction(async (conn) => {
-        const sel = await conn.query<{ gen: unknown }>(`SELECT \`gen\` FROM ${t.donesNs} WHERE \`name\` = ? FOR UPDATE`, [ns]);
+        const sel = await conn.query<{ gen: unknown }>(`SELECT \`gen\` FROM ${t.ns} WHERE \`name\` = ? FOR UPDATE`, [ns]);
         if (!sel.rows[0]) return undefined;
         const old = toNumber(sel.rows[0].gen);
-        const fresh = (await conn.query(`INSERT INTO ${t.donesGen} (\`ns\`) VALUES (?)`, [ns])).insertId;
-        await conn.query(`UPDATE ${t.donesGen} SET \`retired_at\` = UTC_TIMESTAMP(6) WHERE \`gen\` = ?`, [old]);
-        await conn.query(`UPDATE ${t.donesNs} SET \`gen\` = ? WHERE \`name\` = ?`, [fresh, ns]);
+        const fresh = (await conn.query(`INSERT INTO ${t.gen} (\`ns\`) VALUES (?)`, [ns])).insertId;
+        await conn.query(`UPDATE ${t.gen} SET \`retired_at\` = UTC_TIMESTAMP(6) WHERE \`gen\` = ?`, [old]);
+        await conn.query(`UPDATE ${t.ns} SET \`gen\` = ? WHERE \`name\` = ?`, [fresh, ns]);
         return old;
       });
       if (retired === undefined || mode === 'none' || exec.client.joined) return;

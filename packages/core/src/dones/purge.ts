@@ -1,5 +1,5 @@
 import type { Executor } from '../engine/executor.js';
-import type { Tables } from '../schema/tables.js';
+import type { DonesTables } from './tables.js';
 import { placeholderList } from '../chunk.js';
 import { toNumber } from '../validate.js';
 
@@ -41,7 +41,7 @@ export function backgroundWork(): BackgroundWork {
  * key (no range locks, so writers of other namespaces never wait), then forgets the generation.
  * Resumable: safe to run twice or after a crash. Resolves to the number of rows deleted.
  */
-export async function purgeGeneration(exec: Executor, t: Tables, gen: number): Promise<number> {
+export async function purgeGeneration(exec: Executor, t: DonesTables, gen: number): Promise<number> {
   let deleted = 0;
   for (;;) {
     const { rows } = await exec.query<{ h: Buffer }>(`SELECT \`h\` FROM ${t.dones} WHERE \`gen\` = ? LIMIT ${PURGE_ROWS}`, [gen]);
@@ -52,13 +52,13 @@ export async function purgeGeneration(exec: Executor, t: Tables, gen: number): P
     ]);
     deleted += res.affectedRows;
   }
-  await exec.query(`DELETE FROM ${t.donesGen} WHERE \`gen\` = ? AND \`retired_at\` IS NOT NULL`, [gen]);
+  await exec.query(`DELETE FROM ${t.gen} WHERE \`gen\` = ? AND \`retired_at\` IS NOT NULL`, [gen]);
   return deleted;
 }
 
 /** Purges every retired generation (left by `clear({ purge: 'none' })` or a process that stopped mid-purge). */
-export async function purgeRetired(exec: Executor, t: Tables): Promise<number> {
-  const { rows } = await exec.query<{ gen: unknown }>(`SELECT \`gen\` FROM ${t.donesGen} WHERE \`retired_at\` IS NOT NULL ORDER BY \`gen\``);
+export async function purgeRetired(exec: Executor, t: DonesTables): Promise<number> {
+  const { rows } = await exec.query<{ gen: unknown }>(`SELECT \`gen\` FROM ${t.gen} WHERE \`retired_at\` IS NOT NULL ORDER BY \`gen\``);
   let deleted = 0;
   for (const r of rows) deleted += await purgeGeneration(exec, t, toNumber(r.gen));
   return deleted;

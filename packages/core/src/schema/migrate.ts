@@ -1,7 +1,7 @@
 import type { Executor } from '../engine/executor.js';
 import { toNumber } from '../validate.js';
 import { MIGRATIONS, migrationsTableSql, SCHEMA_VERSION } from './migrations.js';
-import type { Tables } from './tables.js';
+import { table } from './tables.js';
 
 /** What `migrate()` did. */
 export interface MigrateResult {
@@ -16,16 +16,17 @@ export interface MigrateResult {
  * migrating at once both succeed, because every statement is `IF NOT EXISTS` and versions are
  * recorded with a keyed upsert. MUST NOT drop or rewrite data.
  */
-export async function migrate(exec: Executor, t: Tables): Promise<MigrateResult> {
-  await exec.query(migrationsTableSql(t));
-  const { rows } = await exec.query<{ version: unknown }>(`SELECT \`version\` FROM ${t.migrations}`);
+export async function migrate(exec: Executor, prefix: string): Promise<MigrateResult> {
+  const migrations = table(prefix, 'schema_migrations');
+  await exec.query(migrationsTableSql(prefix));
+  const { rows } = await exec.query<{ version: unknown }>(`SELECT \`version\` FROM ${migrations}`);
   const done = new Set(rows.map((r) => toNumber(r.version)));
   const applied: number[] = [];
   for (const m of MIGRATIONS) {
     if (done.has(m.version)) continue;
-    for (const sql of m.statements(t)) await exec.query(sql);
+    for (const sql of m.statements(prefix)) await exec.query(sql);
     await exec.query(
-      `INSERT INTO ${t.migrations} (\`version\`, \`name\`, \`applied_at\`) VALUES (?, ?, UTC_TIMESTAMP(6))
+      `INSERT INTO ${migrations} (\`version\`, \`name\`, \`applied_at\`) VALUES (?, ?, UTC_TIMESTAMP(6))
        ON DUPLICATE KEY UPDATE \`version\` = \`version\``,
       [m.version, m.name],
     );
@@ -35,12 +36,13 @@ export async function migrate(exec: Executor, t: Tables): Promise<MigrateResult>
 }
 
 /** The full DDL, each statement ending in `;`, for review or for applying by hand. */
-export function schemaSql(t: Tables): string {
-  const out = [migrationsTableSql(t)];
+export function schemaSql(prefix: string): string {
+  const migrations = table(prefix, 'schema_migrations');
+  const out = [migrationsTableSql(prefix)];
   for (const m of MIGRATIONS) {
-    out.push(...m.statements(t));
+    out.push(...m.statements(prefix));
     out.push(
-      `INSERT INTO ${t.migrations} (\`version\`, \`name\`, \`applied_at\`) VALUES (${m.version}, '${m.name}', UTC_TIMESTAMP(6)) ON DUPLICATE KEY UPDATE \`version\` = \`version\``,
+      `INSERT INTO ${migrations} (\`version\`, \`name\`, \`applied_at\`) VALUES (${m.version}, '${m.name}', UTC_TIMESTAMP(6)) ON DUPLICATE KEY UPDATE \`version\` = \`version\``,
     );
   }
   return `${out.join(';\n\n')};\n`;

@@ -1,0 +1,10 @@
+import type { ConformanceHarness } from './harness.js';
+import { describeDonesConformance } from './dones/index.js';
+
+/**
+ * Registers every primitive's conformance suites for `harness`. Adapters call this one function,
+ * so a primitive added to the kit runs on every adapter and every server.
+ */
+export function describeConformance<Tx>(harness: ConformanceHarness<Tx>): void {
+  describeDonesConformance(harness);
+}

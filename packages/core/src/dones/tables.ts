@@ -1,0 +1,15 @@
+import { table } from '../schema/tables.js';
+
+/** The Dones tables under one prefix. */
+export interface DonesTables {
+  /** name -> current generation. */
+  readonly ns: string;
+  /** Generation allocator; retired generations wait here for the purge. */
+  readonly gen: string;
+  /** (generation, key digest) -> key, time marked. */
+  readonly dones: string;
+}
+
+export function donesTables(prefix: string): DonesTables {
+  return { ns: table(prefix, 'dones_ns'), gen: table(prefix, 'dones_gen'), dones: table(prefix, 'dones') };
+}
