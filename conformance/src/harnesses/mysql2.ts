@@ -6,7 +6,7 @@ import { taskrow, type Mysql2Connection } from '@taskrow/mysql2';
 export async function mysql2Probe(url: string): Promise<Probe & { end(): Promise<void> }> {
   const conn = await mysql.createConnection(url);
   return {
-    query: async <Row>(sql: string, params: readonly unknown[] = []) => (await conn.query(sql, params))[0] as Row[],
+    query: async <Row>(sql: string, params: readonly unknown[] = []) => (await conn.query(sql, [...params]))[0] as Row[],
     end: () => conn.end(),
   };
 }

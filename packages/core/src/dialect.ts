@@ -30,7 +30,8 @@ function atLeast(version: string, major: number, minor: number, patch = 0): bool
 
 /** Builds the dialect from a `SELECT VERSION()` string. MUST reject servers without SKIP LOCKED, naming the version. */
 export function dialectFromVersion(versionString: string, maxAllowedPacket: number): Dialect {
-  const m = /^(\d+\.\d+\.\d+)/.exec(versionString);
+  // MariaDB's handshake (and some proxies) prefix "5.5.5-" to the real version.
+  const m = /^(?:5\.5\.5-(?=\d+\.\d+\.\d+.*mariadb))?(\d+\.\d+\.\d+)/i.exec(versionString);
   if (!m?.[1]) throw new UnsupportedServerError(`cannot read the server version from ${JSON.stringify(versionString)}`);
   const version = m[1];
   const engine = /mariadb/i.test(versionString) ? 'mariadb' : 'mysql';

@@ -1,5 +1,42 @@
 export { createTaskrow, type Taskrow, type TaskrowOptions, type TaskrowSetup } from './taskrow.js';
 export type { Dones, DoneEntry, DonePage, PurgeMode } from './dones/types.js';
+export type {
+  Loop,
+  LoopId,
+  LoopIdType,
+  LoopIdOf,
+  LoopIdInput,
+  LoopOptions,
+  CreateLoopOptions,
+  LoopCheck,
+  LoopStats,
+  AddOptions as LoopAddOptions,
+  GetOptions as LoopGetOptions,
+  AutoAddOptions as LoopAutoAddOptions,
+  BumpOptions as LoopBumpOptions,
+  DryRunOption as LoopDryRunOption,
+} from './loop/types.js';
+export { MAX_LOOP_ID_BYTES } from './loop/ids.js';
+export type {
+  ClaimOptions,
+  Enqueued,
+  EnqueueItem,
+  EnqueueOptions,
+  FailOutcome,
+  Job,
+  JobRef,
+  JobState,
+  Queue,
+  QueueOptions,
+  QueueStats,
+  JobContext,
+  JobHandler,
+  StopResult,
+  QueueWorker,
+  WorkerCounts,
+  WorkerOptions,
+} from './queue/index.js';
+export { LeaseLostError, MAX_PAYLOAD_BYTES } from './queue/index.js';
 export type { SqlClient, SqlConnection, SqlResult, SqlValue, DriverErrorInfo, IsolationLevel } from './port.js';
 export { dialectFromVersion, type Dialect } from './dialect.js';
 export {
@@ -13,4 +50,25 @@ export { classify, DEFAULT_RETRY, type ErrorClass, type RetryOptions } from './r
 export { NAME_PATTERN, TABLE_NAME_PATTERN, PREFIX_PATTERN, validateName } from './names.js';
 export { MAX_KEY_BYTES, encodeKey } from './keys.js';
 export { SCHEMA_VERSION, MIGRATIONS } from './schema/migrations.js';
+export { migrationSteps, schemaSql, type MigrationStep, type MigrateResult } from './schema/migrate.js';
 export { serialClient } from './serial.js';
+export type {
+  Resources,
+  ResourcesOptions,
+  ResourceJob,
+  ResourceKey,
+  JobOptions,
+  AcquireOptions,
+  ReleaseOptions,
+  RunCheck,
+  KeyReason,
+  UnavailableReason,
+  LostReason,
+  RunningJob,
+  FlowEdge,
+  TraversedEdge,
+  TimeWindow,
+} from './resources/types.js';
+export { ResourceUnavailableError, ResourceLockLostError } from './resources/errors.js';
+export { dotted, dottedName, type DottedName } from './resources/names.js';
+export { releaseAllHeld as releaseHeldResources } from './resources/shutdown.js';

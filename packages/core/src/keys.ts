@@ -5,16 +5,39 @@ import { show } from './validate.js';
 /** The longest key, in UTF-8 bytes: 1,024 emoji or 4,096 ASCII characters. */
 export const MAX_KEY_BYTES = 4096;
 
-/** A validated key: its exact UTF-8 bytes and their 16-byte digest (the index key). */
+/**
+ * Keys up to this many UTF-8 bytes are indexed as they are (so the index keeps their order and
+ * locality); longer keys are indexed by a prefix plus their SHA-256 (see `indexForm`).
+ */
+export const VERBATIM_KEY_BYTES = 2999;
+/** Width of the index column: one more than any verbatim key, so the two forms never collide. */
+export const INDEX_KEY_BYTES = VERBATIM_KEY_BYTES + 1;
+const LONG_PREFIX_BYTES = INDEX_KEY_BYTES - 32;
+
+/** The 16-byte digest of a key's bytes (first half of SHA-256). */
+export function keyDigest(bytes: Buffer): Buffer {
+  return (hash('sha256', bytes, 'buffer') as Buffer).subarray(0, 16);
+}
+
+/**
+ * The form a key takes in a unique index that must stay within InnoDB's 3,072-byte limit: the
+ * bytes themselves up to `VERBATIM_KEY_BYTES`, otherwise exactly `INDEX_KEY_BYTES` bytes (a prefix
+ * and the full SHA-256). Distinct keys always get distinct forms: verbatim forms are shorter than
+ * long ones, and long keys differ in prefix or digest.
+ */
+export function indexForm(bytes: Buffer): Buffer {
+  if (bytes.length <= VERBATIM_KEY_BYTES) return bytes;
+  return Buffer.concat([bytes.subarray(0, LONG_PREFIX_BYTES), hash('sha256', bytes, 'buffer') as Buffer]);
+}
+
+/** A validated key: its exact UTF-8 bytes and its index form. */
 export interface EncodedKey {
   readonly key: string;
   readonly bytes: Buffer;
-  readonly h: Buffer;
-}
-
-/** The 16-byte index digest of a key's bytes (first half of SHA-256). */
-export function keyDigest(bytes: Buffer): Buffer {
-  return (hash('sha256', bytes, 'buffer') as Buffer).subarray(0, 16);
+  /** `indexForm(bytes)`. */
+  readonly k: Buffer;
+  /** True when the key is longer than `VERBATIM_KEY_BYTES` and its bytes must be stored beside the index form. */
+  readonly long: boolean;
 }
 
 /**
@@ -32,7 +55,8 @@ export function encodeKey(key: unknown, what = 'key'): EncodedKey {
   if (bytes.length > MAX_KEY_BYTES) {
     throw new InvalidArgumentError('INVALID_KEY', `${what} ${show(key)} is ${bytes.length} bytes in UTF-8; the limit is ${MAX_KEY_BYTES}`);
   }
-  return { key, bytes, h: keyDigest(bytes) };
+  const long = bytes.length > VERBATIM_KEY_BYTES;
+  return { key, bytes, k: long ? indexForm(bytes) : bytes, long };
 }
 
 /** Accepts one key or an iterable of keys (not a bare string's characters) and validates them all before anything runs. */

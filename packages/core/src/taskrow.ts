@@ -9,6 +9,15 @@ import type { SqlClient } from './port.js';
 import { DEFAULT_RETRY, withRetry, type RetryOptions } from './retry.js';
 import { migrate, schemaSql, type MigrateResult } from './schema/migrate.js';
 import { donesTables } from './dones/tables.js';
+import { createResources } from './resources/resources.js';
+import { resourcesTables } from './resources/tables.js';
+import type { Resources, ResourcesOptions } from './resources/types.js';
+import { createLoop, openLoop } from './loop/loop.js';
+import { loopSchemaSql } from './loop/registry.js';
+import type { CreateLoopOptions, Loop, LoopIdOf, LoopIdType, LoopOptions } from './loop/types.js';
+import { createQueue } from './queue/queue.js';
+import { queueTables } from './queue/tables.js';
+import type { Queue, QueueOptions } from './queue/types.js';
 
 /** Options every adapter factory accepts. */
 export interface TaskrowOptions {
@@ -32,6 +41,32 @@ export interface Taskrow<Tx = unknown> {
   schemaSql(): string;
   /** The done-keys of one namespace (validated: see `validateName`). */
   dones(namespace: string): Dones;
+  /**
+   * jobs.py's input/output locks and flow history (keys are global under the table prefix). Locks
+   * can only be taken outside `in(tx)`; the admin writes (`produce`, `forceRelease`) join it.
+   */
+  resources(options?: ResourcesOptions): Resources;
+  /**
+   * The task loop `name` (doloop), created earlier with `createLoop`. Returns at once; the first
+   * operation reads the loop's id type from the registry and rejects with `NOT_FOUND` when the loop
+   * does not exist. MUST NOT create anything. Invalid names throw `INVALID_NAME` here, an invalid
+   * `idType` `INVALID_ARGUMENT`.
+   */
+  loop<T extends LoopIdType = LoopIdType>(name: string, options?: LoopOptions<T>): Loop<LoopIdOf<T>>;
+  /**
+   * Creates the task loop `name` (table `<prefix>loop_<name>`) with id type `idType` (default
+   * `'int'`) and records it; idempotent. Rejects with `INVALID_ARGUMENT` when the loop exists with
+   * another id type, and inside `in(tx)` (CREATE TABLE would commit the application's transaction).
+   */
+  createLoop<T extends LoopIdType = 'int'>(name: string, options?: CreateLoopOptions<T>): Promise<Loop<LoopIdOf<T>>>;
+  /** The DDL `createLoop` applies (doloop's `create-doloop-table`), for review or for applying by hand. */
+  loopSchemaSql(name: string, options?: CreateLoopOptions): string;
+  /**
+   * The job queue `name` (validated: see `validateName`). Every queue shares one jobs table; a
+   * queue exists as soon as a job is enqueued. Inside `in(tx)` enqueues and acks commit or roll
+   * back with the application's transaction.
+   */
+  queue<Payload = unknown>(name: string, options?: QueueOptions): Queue<Payload>;
   /**
    * The same taskrow bound to the application's open transaction `tx`: its writes commit or roll
    * back with that transaction, and nothing is retried inside it (the application decides).
@@ -85,6 +120,12 @@ function build<Tx>(setup: TaskrowSetup<Tx>, client: SqlClient, dialect: Dialect,
     migrate: () => migrate(exec, prefix),
     schemaSql: () => schemaSql(prefix),
     dones: (namespace) => createDones(exec, dt, namespace, background),
+    resources: (options) => createResources(exec, resourcesTables(prefix), options),
+    loop: <T extends LoopIdType>(name: string, options?: LoopOptions<T>) => openLoop(exec, prefix, name, options) as unknown as Loop<LoopIdOf<T>>,
+    createLoop: async <T extends LoopIdType>(name: string, options?: CreateLoopOptions<T>) =>
+      (await createLoop(exec, prefix, name, options)) as unknown as Loop<LoopIdOf<T>>,
+    loopSchemaSql: (name, options) => loopSchemaSql(prefix, name, options?.idType),
+    queue: <P>(name: string, options?: QueueOptions) => createQueue<P>(exec, queueTables(prefix), name, options),
     in: (tx) => build(setup, setup.joinTransaction(tx), dialect, prefix, retry),
     purgeCleared: () => purgeRetired(exec, dt),
     close: () => background.settle(),

@@ -48,7 +48,7 @@ export async function startContainer(engine: Engine, image: string): Promise<Ser
     .withDatabase('taskrow')
     .withUsername('taskrow')
     .withUserPassword('taskrow')
-    .withCommand(['--max-connections=2000', '--innodb-flush-log-at-trx-commit=0', '--character-set-server=utf8mb4'])
+    .withCommand(['--max-connections=4000', '--innodb-flush-log-at-trx-commit=0', '--character-set-server=utf8mb4'])
     .start();
   const url = `mysql://taskrow:taskrow@${started.getHost()}:${started.getMappedPort(3306)}/taskrow`;
   const versionString = await readVersion(url);

@@ -43,7 +43,7 @@ function serverArgs(s: InstalledServer, dir: string, port: number, durability: D
     '--user=root',
     '--skip-name-resolve',
     '--character-set-server=utf8mb4',
-    '--max-connections=2000',
+    '--max-connections=4000',
     '--innodb-buffer-pool-size=256M',
   ];
   if (durability === 'relaxed') args.push('--innodb-flush-log-at-trx-commit=0', '--innodb-doublewrite=0', '--sync-binlog=0');

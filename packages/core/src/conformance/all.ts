@@ -1,5 +1,8 @@
 import type { ConformanceHarness } from './harness.js';
 import { describeDonesConformance } from './dones/index.js';
+import { describeLoopConformance } from './loop/index.js';
+import { describeQueueConformance } from './queue/index.js';
+import { describeResourcesConformance } from './resources/index.js';
 
 /**
  * Registers every primitive's conformance suites for `harness`. Adapters call this one function,
@@ -7,4 +10,7 @@ import { describeDonesConformance } from './dones/index.js';
  */
 export function describeConformance<Tx>(harness: ConformanceHarness<Tx>): void {
   describeDonesConformance(harness);
+  describeLoopConformance(harness);
+  describeQueueConformance(harness);
+  describeResourcesConformance(harness);
 }

@@ -1,5 +1,8 @@
 export { describeConformance } from './all.js';
 export { describeDonesConformance } from './dones/index.js';
+export { describeLoopConformance } from './loop/index.js';
+export { describeQueueConformance } from './queue/index.js';
+export { describeResourcesConformance } from './resources/index.js';
 export { useSession, type SuiteContext } from './session.js';
 export {
   dropPrefix,

@@ -1,7 +1,7 @@
 import { chunks, placeholderList, placeholderRows, statementBytes } from '../chunk.js';
 import type { Executor } from '../engine/executor.js';
 import { invalid, TaskrowError } from '../errors.js';
-import { encodeKey, encodeKeys, type EncodedKey } from '../keys.js';
+import { encodeKey, encodeKeys, INDEX_KEY_BYTES, VERBATIM_KEY_BYTES, type EncodedKey } from '../keys.js';
 import { validateName } from '../names.js';
 import type { SqlConnection } from '../port.js';
 import type { DonesTables } from './tables.js';
@@ -16,7 +16,14 @@ const READ_ROWS = 2000;
 const PENDING_IN_FLIGHT = 3;
 const EPOCH_MICROS = "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', `marked_at`)";
 
-const byDigest = (a: EncodedKey, b: EncodedKey): number => Buffer.compare(a.h, b.h);
+const byIndex = (a: EncodedKey, b: EncodedKey): number => Buffer.compare(a.k, b.k);
+/**
+ * A Set member for a key, cheap to compute on both sides: a verbatim index form decodes to the
+ * key itself (keys are well-formed Unicode); a long key's form is tagged so the two never meet.
+ */
+const LONG_TAG = '\u0000long:';
+const tagOfRow = (k: Buffer): string => (k.length > VERBATIM_KEY_BYTES ? LONG_TAG + k.toString('latin1') : k.toString('utf8'));
+const tagOf = (k: EncodedKey): string => (k.long ? LONG_TAG + k.k.toString('latin1') : k.key);
 
 /** Creates the Dones of one namespace. */
 export function createDones(exec: Executor, t: DonesTables, namespace: unknown, background: BackgroundWork): Dones {
@@ -56,20 +63,20 @@ export function createDones(exec: Executor, t: DonesTables, namespace: unknown, 
     exists = true;
   }
 
-  /** Digests among `keys` that are done, with one query. */
-  async function doneDigests(keys: readonly EncodedKey[]): Promise<Set<string>> {
+  /** Index forms among `keys` that are done (as `tag`s), with one query. */
+  async function doneTags(keys: readonly EncodedKey[]): Promise<Set<string>> {
     if (keys.length === 0) return new Set();
-    const { rows } = await exec.query<{ h: Buffer }>(
-      `SELECT \`h\` FROM ${t.dones} WHERE \`gen\` = ${currentGen} AND \`h\` IN (${placeholderList(keys.length)})`,
-      [ns, ...keys.map((k) => k.h)],
+    const { rows } = await exec.query<{ k: Buffer }>(
+      `SELECT \`k\` FROM ${t.dones} WHERE \`gen\` = ${currentGen} AND \`k\` IN (${placeholderList(keys.length)})`,
+      [ns, ...keys.map((k) => k.k)],
     );
-    return new Set(rows.map((r) => r.h.toString('binary')));
+    return new Set(rows.map((r) => tagOfRow(r.k)));
   }
 
   async function doneAmong(keys: readonly EncodedKey[]): Promise<Set<string>> {
     const found = new Set<string>();
     for (const part of chunks(keys, { maxRows: READ_ROWS, maxBytes: Infinity }, () => 0)) {
-      for (const h of await doneDigests(part)) found.add(h);
+      for (const h of await doneTags(part)) found.add(h);
     }
     return found;
   }
@@ -80,17 +87,17 @@ export function createDones(exec: Executor, t: DonesTables, namespace: unknown, 
     async mark(keys) {
       const list = encodeKeys(keys);
       let added = 0;
-      for (const part of chunks(list, { maxRows: WRITE_ROWS, maxBytes: bytes }, (k) => k.bytes.length + 40)) {
-        part.sort(byDigest); // one lock order for every writer: overlapping batches wait, not deadlock
+      for (const part of chunks(list, { maxRows: WRITE_ROWS, maxBytes: bytes }, (k) => k.k.length * 2 + (k.long ? k.bytes.length * 2 : 0) + 40)) {
+        part.sort(byIndex); // one lock order for every writer: overlapping batches wait, not deadlock
         const write = (): Promise<number | undefined> =>
           exec.transaction(async (conn) => {
             const gen = await lockGeneration(conn);
             if (gen === undefined) return undefined;
             // IGNORE skips only duplicates here: every value was validated above (key bytes within
-            // the column, digest exactly 16 bytes), so nothing can be truncated or coerced.
+            // the columns), so nothing can be truncated or coerced.
             const res = await conn.query(
-              `INSERT IGNORE INTO ${t.dones} (\`gen\`, \`h\`, \`k\`, \`marked_at\`) VALUES ${placeholderRows(part.length, 4, '?, ?, ?, UTC_TIMESTAMP(6)')}`,
-              part.flatMap((k) => [gen, k.h, k.bytes]),
+              `INSERT IGNORE INTO ${t.dones} (\`gen\`, \`k\`, \`k_long\`, \`marked_at\`) VALUES ${placeholderRows(part.length, 4, '?, ?, ?, UTC_TIMESTAMP(6)')}`,
+              part.flatMap((k) => [gen, k.k, k.long ? k.bytes : null]),
             );
             return res.affectedRows;
           });
@@ -112,13 +119,13 @@ export function createDones(exec: Executor, t: DonesTables, namespace: unknown, 
       const list = encodeKeys(keys);
       let removed = 0;
       for (const part of chunks(list, { maxRows: WRITE_ROWS, maxBytes: Infinity }, () => 0)) {
-        part.sort(byDigest);
+        part.sort(byIndex);
         removed += await exec.transaction(async (conn) => {
           const gen = await lockGeneration(conn);
           if (gen === undefined) return 0;
           const res = await conn.query(
-            `DELETE FROM ${t.dones} WHERE \`gen\` = ? AND \`h\` IN (${placeholderList(part.length)})`,
-            [gen, ...part.map((k) => k.h)],
+            `DELETE FROM ${t.dones} WHERE \`gen\` = ? AND \`k\` IN (${placeholderList(part.length)})`,
+            [gen, ...part.map((k) => k.k)],
           );
           return res.affectedRows;
         });
@@ -128,19 +135,19 @@ export function createDones(exec: Executor, t: DonesTables, namespace: unknown, 
 
     async isDone(key) {
       const k = encodeKey(key);
-      return (await doneDigests([k])).size > 0;
+      return (await doneTags([k])).size > 0;
     },
 
     async areDone(keys) {
       const list = encodeKeys(keys);
       const found = await doneAmong(list);
-      return list.filter((k) => found.has(k.h.toString('binary'))).map((k) => k.key);
+      return list.filter((k) => found.has(tagOf(k))).map((k) => k.key);
     },
 
     async allDone(keys) {
       const list = encodeKeys(keys);
       const found = await doneAmong(list);
-      return list.every((k) => found.has(k.h.toString('binary')));
+      return list.every((k) => found.has(tagOf(k)));
     },
 
     async anyDone(keys) {
@@ -156,7 +163,7 @@ export function createDones(exec: Executor, t: DonesTables, namespace: unknown, 
       const launch = (): void => {
         const keys = batch;
         batch = [];
-        const done = doneDigests(keys);
+        const done = doneTags(keys);
         done.catch(() => undefined); // observed when drained; avoids an unhandled rejection meanwhile
         inFlight.push({ keys, done });
       };
@@ -178,8 +185,8 @@ export function createDones(exec: Executor, t: DonesTables, namespace: unknown, 
     async markedAt(key) {
       const k = encodeKey(key);
       const { rows } = await exec.query<{ us: unknown }>(
-        `SELECT ${EPOCH_MICROS} AS us FROM ${t.dones} WHERE \`gen\` = ${currentGen} AND \`h\` = ?`,
-        [ns, k.h],
+        `SELECT ${EPOCH_MICROS} AS us FROM ${t.dones} WHERE \`gen\` = ${currentGen} AND \`k\` = ?`,
+        [ns, k.k],
       );
       return rows[0] ? new Date(toNumber(rows[0].us) / 1000) : null;
     },
@@ -187,15 +194,15 @@ export function createDones(exec: Executor, t: DonesTables, namespace: unknown, 
     async list(options = {}): Promise<DonePage> {
       const limit = intArg('list() limit', options.limit ?? 1000, 1, 10_000);
       const after = options.after === undefined ? undefined : cursor(options.after);
-      const { rows } = await exec.query<{ h: Buffer; k: Buffer; us: unknown }>(
-        `SELECT \`h\`, \`k\`, ${EPOCH_MICROS} AS us FROM ${t.dones}
-         WHERE \`gen\` = ${currentGen}${after ? ' AND `h` > ?' : ''} ORDER BY \`h\` LIMIT ${limit + 1}`,
+      const { rows } = await exec.query<{ k: Buffer; k_long: Buffer | null; us: unknown }>(
+        `SELECT \`k\`, \`k_long\`, ${EPOCH_MICROS} AS us FROM ${t.dones}
+         WHERE \`gen\` = ${currentGen}${after ? ' AND `k` > ?' : ''} ORDER BY \`k\` LIMIT ${limit + 1}`,
         after ? [ns, after] : [ns],
       );
       const page = rows.slice(0, limit);
       return {
-        entries: page.map((r) => ({ key: r.k.toString('utf8'), markedAt: new Date(toNumber(r.us) / 1000) })),
-        next: rows.length > limit ? page[page.length - 1]!.h.toString('hex') : undefined,
+        entries: page.map((r) => ({ key: (r.k_long ?? r.k).toString('utf8'), markedAt: new Date(toNumber(r.us) / 1000) })),
+        next: rows.length > limit ? page[page.length - 1]!.k.toString('base64url') : undefined,
       };
     },
 
@@ -220,11 +227,12 @@ export function createDones(exec: Executor, t: DonesTables, namespace: unknown, 
 
   async function* drain(entry: { keys: EncodedKey[]; done: Promise<Set<string>> }): AsyncGenerator<string> {
     const found = await entry.done;
-    for (const k of entry.keys) if (!found.has(k.h.toString('binary'))) yield k.key;
+    for (const k of entry.keys) if (!found.has(tagOf(k))) yield k.key;
   }
 }
 
 function cursor(after: unknown): Buffer {
-  if (typeof after !== 'string' || !/^[0-9a-f]{32}$/.test(after)) throw invalid(`list() after must be a cursor returned as next, got ${String(after)}`);
-  return Buffer.from(after, 'hex');
+  const bytes = typeof after === 'string' && /^[A-Za-z0-9_-]+$/.test(after) ? Buffer.from(after, 'base64url') : undefined;
+  if (!bytes || bytes.length === 0 || bytes.length > INDEX_KEY_BYTES) throw invalid(`list() after must be a cursor returned as next, got ${String(after).slice(0, 40)}`);
+  return bytes;
 }

@@ -44,11 +44,11 @@ export function backgroundWork(): BackgroundWork {
 export async function purgeGeneration(exec: Executor, t: DonesTables, gen: number): Promise<number> {
   let deleted = 0;
   for (;;) {
-    const { rows } = await exec.query<{ h: Buffer }>(`SELECT \`h\` FROM ${t.dones} WHERE \`gen\` = ? LIMIT ${PURGE_ROWS}`, [gen]);
+    const { rows } = await exec.query<{ k: Buffer }>(`SELECT \`k\` FROM ${t.dones} WHERE \`gen\` = ? LIMIT ${PURGE_ROWS}`, [gen]);
     if (rows.length === 0) break;
-    const res = await exec.query(`DELETE FROM ${t.dones} WHERE \`gen\` = ? AND \`h\` IN (${placeholderList(rows.length)})`, [
+    const res = await exec.query(`DELETE FROM ${t.dones} WHERE \`gen\` = ? AND \`k\` IN (${placeholderList(rows.length)})`, [
       gen,
-      ...rows.map((r) => r.h),
+      ...rows.map((r) => r.k),
     ]);
     deleted += res.affectedRows;
   }

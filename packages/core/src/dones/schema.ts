@@ -1,4 +1,4 @@
-import { MAX_KEY_BYTES } from '../keys.js';
+import { INDEX_KEY_BYTES, MAX_KEY_BYTES, VERBATIM_KEY_BYTES } from '../keys.js';
 import type { Migration } from '../schema/migration.js';
 import { TABLE_OPTIONS } from '../schema/tables.js';
 import { donesTables } from './tables.js';
@@ -26,10 +26,10 @@ export const DONES_MIGRATION: Migration = {
 ) ${TABLE_OPTIONS}`,
       `CREATE TABLE IF NOT EXISTS ${t.dones} (
   \`gen\` BIGINT UNSIGNED NOT NULL,
-  \`h\` BINARY(16) NOT NULL COMMENT 'first 16 bytes of SHA-256 of the key',
-  \`k\` VARBINARY(${MAX_KEY_BYTES}) NOT NULL COMMENT 'the key, UTF-8 bytes, exact',
+  \`k\` VARBINARY(${INDEX_KEY_BYTES}) NOT NULL COMMENT 'the key, UTF-8 bytes, exact; over ${VERBATIM_KEY_BYTES} bytes: a prefix and its SHA-256',
+  \`k_long\` VARBINARY(${MAX_KEY_BYTES}) NULL COMMENT 'the whole key when it is over ${VERBATIM_KEY_BYTES} bytes',
   \`marked_at\` DATETIME(6) NOT NULL COMMENT 'UTC',
-  PRIMARY KEY (\`gen\`, \`h\`)
+  PRIMARY KEY (\`gen\`, \`k\`)
 ) ${TABLE_OPTIONS}`,
     ];
   },

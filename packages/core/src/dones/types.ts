@@ -46,7 +46,7 @@ export interface Dones {
   count(): Promise<number>;
   /** When `key` was marked, or null when it is not done. */
   markedAt(key: string): Promise<Date | null>;
-  /** A page of done keys in a stable order (by key digest); `after` is the previous page's `next`. */
+  /** A page of done keys in byte order of their UTF-8 form (keys over 2,999 bytes by prefix); `after` is the previous page's `next`. */
   list(options?: { limit?: number; after?: string }): Promise<DonePage>;
   /**
    * Unmarks every key of the namespace at once: the namespace moves to a new, empty generation in

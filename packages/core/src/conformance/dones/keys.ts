@@ -30,7 +30,7 @@ export function donesKeys<Tx>(ctx: () => SuiteContext<Tx>): void {
     const keys = ['😀', 'e\u0301', '\u00e9', 'Ünïcødé ✓', '中文键', '\u0000nul', 'x\r\ny', '🏳️‍🌈 flag'];
     expect(await d.mark(keys)).toBe(keys.length);
     const hex = await session.probe.query<{ h: string }>(
-      `SELECT HEX(d.k) AS h FROM \`${prefix}dones\` d JOIN \`${prefix}dones_ns\` n ON n.gen = d.gen WHERE n.name = ?`,
+      `SELECT HEX(COALESCE(d.k_long, d.k)) AS h FROM \`${prefix}dones\` d JOIN \`${prefix}dones_ns\` n ON n.gen = d.gen WHERE n.name = ?`,
       [ns],
     );
     expect(hex.map((r) => r.h.toLowerCase()).sort()).toEqual(keys.map((k) => Buffer.from(k, 'utf8').toString('hex')).sort());
@@ -50,6 +50,29 @@ export function donesKeys<Tx>(ctx: () => SuiteContext<Tx>): void {
     expect(await d.mark([ascii, emoji, atLimit])).toBe(3);
     expect(await d.areDone([ascii, emoji, atLimit, `${ascii}x`])).toEqual([ascii, emoji, atLimit]);
     expect(await probeKeys(session.probe, prefix, ns)).toEqual([ascii, emoji, atLimit].sort());
+  });
+
+  it('keeps long keys that share a 3,000-byte prefix apart', async () => {
+    const { session, prefix } = ctx();
+    const ns = freshName('ns');
+    const d = session.taskrow.dones(ns);
+    const stem = 'L'.repeat(3500);
+    const keys = [`${stem}a`, `${stem}b`, stem, stem.slice(0, 2999), stem.slice(0, 3000), stem.slice(0, 3001)];
+    expect(await d.mark(keys)).toBe(keys.length);
+    expect(await d.mark(keys)).toBe(0);
+    expect(await d.areDone([...keys, `${stem}c`, stem.slice(0, 2998)])).toEqual(keys);
+    expect(await probeKeys(session.probe, prefix, ns)).toEqual([...keys].sort());
+    expect(await d.unmark(`${stem}a`)).toBe(1);
+    expect(await d.areDone(keys)).toEqual(keys.slice(1));
+    const listed = (await d.list({ limit: 2 }));
+    const all = [...listed.entries.map((e) => e.key)];
+    let next = listed.next;
+    while (next) {
+      const page = await d.list({ limit: 2, after: next });
+      all.push(...page.entries.map((e) => e.key));
+      next = page.next;
+    }
+    expect(all.sort()).toEqual(keys.slice(1).sort());
   });
 
   it('rejects a too-long key, an empty key and non-strings, naming the limit, and writes nothing', async () => {
@@ -97,7 +120,7 @@ export function donesKeys<Tx>(ctx: () => SuiteContext<Tx>): void {
     const keys = Array.from({ length: 6000 }, (_, i) => `${String(i).padStart(6, '0')}${'p'.repeat(3994)}`);
     expect(await d.mark(keys)).toBe(6000);
     const rows = await session.probe.query<{ n: unknown; b: unknown }>(
-      `SELECT COUNT(*) AS n, SUM(LENGTH(d.k)) AS b FROM \`${prefix}dones\` d JOIN \`${prefix}dones_ns\` n ON n.gen = d.gen WHERE n.name = ?`,
+      `SELECT COUNT(*) AS n, SUM(LENGTH(COALESCE(d.k_long, d.k))) AS b FROM \`${prefix}dones\` d JOIN \`${prefix}dones_ns\` n ON n.gen = d.gen WHERE n.name = ?`,
       [ns],
     );
     expect(Number(rows[0]?.n)).toBe(6000);

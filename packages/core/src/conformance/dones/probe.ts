@@ -3,7 +3,7 @@ import type { Probe } from '../harness.js';
 /** The keys of a namespace's current generation, read with plain SQL, as exact strings, sorted. */
 export async function probeKeys(probe: Probe, prefix: string, ns: string): Promise<string[]> {
   const rows = await probe.query<{ k: Buffer }>(
-    `SELECT d.k FROM \`${prefix}dones\` d JOIN \`${prefix}dones_ns\` n ON n.gen = d.gen WHERE n.name = ?`,
+    `SELECT COALESCE(d.k_long, d.k) AS k FROM \`${prefix}dones\` d JOIN \`${prefix}dones_ns\` n ON n.gen = d.gen WHERE n.name = ?`,
     [ns],
   );
   return rows.map((r) => Buffer.from(r.k).toString('utf8')).sort();

@@ -1,0 +1,108 @@
+import mysql from 'mysql2/promise';
+import { taskrow } from '@taskrow/mysql2';
+import type { Queue } from '@taskrow/core';
+
+/** Enqueues `n` jobs, untimed, 1,000 per call. */
+export async function fillQueue(q: Queue, n: number, payload: () => object): Promise<void> {
+  for (let i = 0; i < n; i += 1000) await q.enqueueMany(Array.from({ length: Math.min(1000, n - i) }, () => ({ payload: payload() })));
+}
+
+/** A drain's outcome. */
+export interface DrainResult {
+  readonly rate: number;
+  readonly capped: boolean;
+  readonly done: number;
+  readonly errors: unknown[];
+}
+
+/**
+ * `consumers` taskrow workers, each on its own connection (concurrency and batch 100), draining
+ * queue `name` until `total` jobs are acked or `capSeconds` pass. With `produce`, that many
+ * producers (own connections) enqueue the `total` jobs meanwhile, `perCommit` per call.
+ * Leftover jobs of the queue are deleted afterwards.
+ */
+export async function taskrowDrain(
+  url: string,
+  prefix: string,
+  name: string,
+  consumers: number,
+  total: number,
+  capSeconds: number,
+  produce?: { producers: number; perCommit: number; payload: () => object },
+): Promise<DrainResult> {
+  const conns = await Promise.all(Array.from({ length: consumers + (produce?.producers ?? 0) }, () => mysql.createConnection(url)));
+  const trs = await Promise.all(conns.map((c) => taskrow(c, { prefix })));
+  const errors: unknown[] = [];
+  const t0 = performance.now();
+  const deadline = t0 + capSeconds * 1000;
+  const workers = trs.slice(0, consumers).map((tr) =>
+    tr.queue(name).work(() => undefined, { concurrency: 100, batchSize: 100, lease: 30, pollInterval: 0.05, onError: (e) => void errors.push(e) }),
+  );
+  const producing = produce
+    ? trs.slice(consumers).map(async (tr, p) => {
+        const q = tr.queue(name);
+        const mine = Math.floor(total / produce.producers) + (p < total % produce.producers ? 1 : 0);
+        for (let i = 0; i < mine && performance.now() < deadline; i += produce.perCommit) {
+          const items = Array.from({ length: Math.min(produce.perCommit, mine - i) }, () => ({ payload: produce.payload() }));
+          await q.enqueueMany(items).catch((e: unknown) => void errors.push(e));
+        }
+      })
+    : [];
+  const done = (): number => workers.reduce((s, w) => s + w.counts.completed, 0);
+  while (done() < total && performance.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+  const seconds = (performance.now() - t0) / 1000;
+  const n = done();
+  await Promise.all([...workers.map((w) => w.stop({ timeout: 5 })), ...producing]);
+  await conns[0]!.query(`DELETE FROM \`${prefix}queue_jobs\` WHERE queue = ?`, [name]);
+  await Promise.all(conns.map((c) => c.end()));
+  return { rate: n / seconds, capped: n < total, done: n, errors };
+}
+
+/** One consumer's claim(batch) + complete loop over `total` queued jobs: jobs/s and the median claim() time. */
+export async function taskrowClaimLoop(q: Queue, total: number, batch: number): Promise<{ rate: number; claimMs: number }> {
+  const claims: number[] = [];
+  let done = 0;
+  const t0 = performance.now();
+  while (done < total) {
+    const c0 = performance.now();
+    const jobs = await q.claim({ limit: batch, lease: 30 });
+    claims.push(performance.now() - c0);
+    if (jobs.length === 0) throw new Error(`the queue ran dry after ${done} of ${total} jobs`);
+    await q.complete(jobs);
+    done += jobs.length;
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  claims.sort((a, b) => a - b);
+  return { rate: done / seconds, claimMs: claims[claims.length >> 1]! };
+}
+
+/**
+ * Adds `n` finished jobs (state done, kept for a year) to queue `name` with plain SQL, doubling
+ * the rows each statement; resolves to the seconds it took.
+ */
+export async function fillKept(pool: mysql.Pool, prefix: string, name: string, n: number): Promise<number> {
+  const t = `\`${prefix}queue_jobs\``;
+  const t0 = performance.now();
+  const cols = '`queue`, `grp`, `phase`, `priority`, `due_at`, `run_at`, `max_attempts`, `lease`, `payload`, `created_at`, `finished_at`';
+  await pool.query(
+    `INSERT INTO ${t} (${cols}) VALUES (?, '', 3, 0, UTC_TIMESTAMP(6) + INTERVAL 1 YEAR, UTC_TIMESTAMP(6), 5, 1, ?, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6))`,
+    [name, JSON.stringify({ d: 'x'.repeat(64), e: 'y'.repeat(64) })],
+  );
+  for (let have = 1; have < n; ) {
+    const add = Math.min(have, n - have, 100_000);
+    await pool.query(
+      `INSERT INTO ${t} (${cols}) SELECT ${cols} FROM ${t} WHERE \`queue\` = ? AND \`phase\` = 3 LIMIT ${add}`,
+      [name],
+    );
+    have += add;
+  }
+  return (performance.now() - t0) / 1000;
+}
+
+/** The server's deadlock counter: MariaDB's Innodb_deadlocks status, or MySQL's lock_deadlocks metric. */
+export async function serverDeadlocks(pool: mysql.Pool): Promise<number> {
+  const [status] = await pool.query<mysql.RowDataPacket[]>("SHOW GLOBAL STATUS LIKE 'Innodb_deadlocks'");
+  if (status[0]) return Number(status[0]['Value']);
+  const [metric] = await pool.query<mysql.RowDataPacket[]>("SELECT `COUNT` AS n FROM information_schema.INNODB_METRICS WHERE NAME = 'lock_deadlocks'");
+  return Number(metric[0]?.['n'] ?? 0);
+}

@@ -1,0 +1,202 @@
+import mysql from 'mysql2/promise';
+import { describe, it } from 'vitest';
+import { taskrow } from '@taskrow/mysql2';
+import type { Taskrow } from '@taskrow/core';
+import { targets, label } from '../src/targets.js';
+import { describeServer, median, report, type BenchRow } from './lib.js';
+import { BASELINE_DDL, baselineConnection, baselineConsumer, baselineProducer, fillBaseline, letters, type BaselineCounts } from './queue-baseline.js';
+import { bullmqDrain, startRedis } from './queue-bullmq.js';
+import { fillKept, fillQueue, serverDeadlocks, taskrowClaimLoop, taskrowDrain } from './queue-taskrow.js';
+
+// Queue: Köhntopp's scenario (2 producers, 10 consumers, trivial jobs, batches of 100) against his
+// exact statements through bare mysql2; the drain scaling curve; claim cost with kept finished
+// jobs; BullMQ on a local Redis draining the same jobs with the same concurrency.
+// Scale: TASKROW_BENCH_QUEUE_JOBS (default 100,000), TASKROW_BENCH_RUNS (default 3),
+// TASKROW_BENCH_CONSUMERS (default "1,4,10,32"), TASKROW_BENCH_MAX_SECONDS (cap of one run,
+// default 30: a slower run reports its rate over the jobs it did), TASKROW_BENCH_KEPT (default
+// 1,000,000), TASKROW_BENCH_CLAIM_JOBS (default 20,000), TASKROW_BENCH_BULLMQ (0 skips it),
+// TASKROW_BENCH_TARGETS (comma-separated labels such as "mariadb 10.11"; default every server).
+const JOBS = Number(process.env['TASKROW_BENCH_QUEUE_JOBS'] ?? 100_000);
+const RUNS = Number(process.env['TASKROW_BENCH_RUNS'] ?? 3);
+const CONSUMERS = (process.env['TASKROW_BENCH_CONSUMERS'] ?? '1,4,10,32').split(',').map(Number);
+const CAP = Number(process.env['TASKROW_BENCH_MAX_SECONDS'] ?? 30);
+const KEPT = Number(process.env['TASKROW_BENCH_KEPT'] ?? 1_000_000);
+const CLAIM_JOBS = Number(process.env['TASKROW_BENCH_CLAIM_JOBS'] ?? 20_000);
+const BULLMQ = process.env['TASKROW_BENCH_BULLMQ'] !== '0';
+const ONLY = process.env['TASKROW_BENCH_TARGETS']?.split(',').map((s) => s.trim());
+const BATCH = 100;
+const PRODUCERS = 2;
+const MIXED_CONSUMERS = 10;
+
+const payload = (): { d: string; e: string } => ({ d: letters(), e: letters() });
+const fmt = (n: number): string => n.toLocaleString('en-US');
+let bullmqRate: { rate: number; note: string } | undefined;
+
+/** One timed drain: jobs done over seconds; `capped` when the run hit the time cap first. */
+interface Rate {
+  readonly rate: number;
+  readonly capped: boolean;
+}
+const rateOf = (runs: readonly Rate[]): number => median(runs.map((r) => r.rate));
+const cappedNote = (what: string, runs: readonly Rate[]): string[] =>
+  runs.some((r) => r.capped) ? [`${what}: stopped at the ${CAP} s cap; the rate is over the jobs done by then`] : [];
+
+for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) {
+  describe(`queue bench · ${label(target)}`, () => {
+    it(`drain ${fmt(JOBS)} jobs with ${CONSUMERS.join('/')} consumers, ${PRODUCERS} producers + ${MIXED_CONSUMERS} consumers, claim cost with ${fmt(KEPT)} kept jobs`, async () => {
+      const server = await describeServer(target);
+      const pool = mysql.createPool({ uri: target.url, connectionLimit: 8 });
+      const prefix = `qbench${process.pid}_`;
+      const base = `\`${prefix}koehntopp_jobs\``;
+      const tr: Taskrow = await taskrow(pool, { prefix });
+      await tr.migrate();
+      const notes: string[] = [];
+      try {
+        // 1. Drain a full queue: the scaling curve.
+        const curve: BenchRow[] = [];
+        let tenTaskrow = 0;
+        for (const c of CONSUMERS) {
+          const b: Rate[] = [];
+          const t: Rate[] = [];
+          for (let run = 0; run < RUNS; run++) {
+            await pool.query(`DROP TABLE IF EXISTS ${base}`);
+            await pool.query(BASELINE_DDL(base));
+            await fillBaseline(pool, base, JOBS);
+            b.push(await baselineDrain(target.url, base, c, JOBS));
+            const name = `drain${c}r${run}`;
+            await fillQueue(tr.queue(name), JOBS, payload);
+            const r = await taskrowDrain(target.url, prefix, name, c, JOBS, CAP);
+            if (r.errors.length > 0) throw new Error(`taskrow workers reported errors: ${String(r.errors[0])}`);
+            t.push(r);
+          }
+          curve.push({ scenario: `drain ${fmt(JOBS)} queued jobs, ${c} consumer(s)`, taskrow: rateOf(t), baseline: rateOf(b), unit: 'ops/s' });
+          if (c === MIXED_CONSUMERS) tenTaskrow = rateOf(t);
+          notes.push(...cappedNote(`baseline, ${c} consumer(s)`, b), ...cappedNote(`taskrow, ${c} consumer(s)`, t));
+        }
+
+        // 2. Köhntopp's scenario: producers insert while consumers drain.
+        const mixB: Rate[] = [];
+        const mixT: Rate[] = [];
+        const deadlocks = { baselineSeen: 0, baselineConflicts: 0, baselineServer: 0, taskrowErrors: 0, taskrowServer: 0 };
+        for (let run = 0; run < RUNS; run++) {
+          await pool.query(`DROP TABLE IF EXISTS ${base}`);
+          await pool.query(BASELINE_DDL(base));
+          const d0 = await serverDeadlocks(pool);
+          const mb = await baselineMixed(target.url, base, JOBS);
+          deadlocks.baselineServer += (await serverDeadlocks(pool)) - d0;
+          deadlocks.baselineSeen += mb.deadlocks;
+          deadlocks.baselineConflicts += mb.conflicts ?? 0;
+          mixB.push(mb);
+          const d1 = await serverDeadlocks(pool);
+          const mt = await taskrowDrain(target.url, prefix, `mixed${run}`, MIXED_CONSUMERS, JOBS, CAP, { producers: PRODUCERS, perCommit: 10, payload });
+          deadlocks.taskrowServer += (await serverDeadlocks(pool)) - d1;
+          deadlocks.taskrowErrors += mt.errors.length;
+          mixT.push(mt);
+        }
+        curve.push({
+          scenario: `${PRODUCERS} producers (10 jobs per commit) + ${MIXED_CONSUMERS} consumers, ${fmt(JOBS)} jobs`,
+          taskrow: rateOf(mixT),
+          baseline: rateOf(mixB),
+          unit: 'ops/s',
+        });
+        notes.push(
+          ...cappedNote('baseline, producers + consumers', mixB),
+          ...cappedNote('taskrow, producers + consumers', mixT),
+          `deadlocks over ${RUNS} produce+drain runs: baseline callers retried ${deadlocks.baselineSeen} (server counted ${deadlocks.baselineServer}) and ${deadlocks.baselineConflicts} lock-wait or snapshot conflicts; ` +
+            `taskrow: ${deadlocks.taskrowErrors} errors reached callers (server counted ${deadlocks.taskrowServer}, retried inside taskrow)`,
+          `medians of ${RUNS} runs; every consumer has its own connection; taskrow consumers are queue.work() with concurrency ${BATCH}, batchSize ${BATCH}, lease 30 s`,
+          `baseline: Köhntopp's statements (candidate SELECT on a random first letter of d, locking SELECT ... FOR UPDATE SKIP LOCKED by id, UPDATE, COMMIT, DELETE, COMMIT), autocommit off, REPEATABLE READ; producers insert one row per statement and commit every 10; taskrow producers enqueueMany() 10 jobs per call`,
+        );
+        report(`Queue vs Köhntopp's statements through bare mysql2 (${label(target)})`, server, curve, notes);
+
+        // 3. Claim cost with kept finished jobs: the same claim+complete loop on 0, then KEPT, done rows of the queue.
+        const keptName = 'kept';
+        const kq = tr.queue(keptName, { keepFinishedFor: 365 * 24 * 3600 });
+        const empty: number[] = [];
+        const full: number[] = [];
+        const claimMs = { empty: [] as number[], full: [] as number[] };
+        for (let run = 0; run < RUNS; run++) {
+          await fillQueue(kq, CLAIM_JOBS, payload);
+          const r = await taskrowClaimLoop(kq, CLAIM_JOBS, BATCH);
+          empty.push(r.rate);
+          claimMs.empty.push(r.claimMs);
+          await pool.query(`DELETE FROM \`${prefix}queue_jobs\` WHERE queue = ?`, [keptName]);
+        }
+        const fillSeconds = await fillKept(pool, prefix, keptName, KEPT);
+        for (let run = 0; run < RUNS; run++) {
+          await fillQueue(kq, CLAIM_JOBS, payload);
+          const r = await taskrowClaimLoop(kq, CLAIM_JOBS, BATCH);
+          full.push(r.rate);
+          claimMs.full.push(r.claimMs);
+        }
+        report(`Queue claim cost with kept finished jobs (${label(target)}): "taskrow" = ${fmt(KEPT)} kept, "baseline" = 0 kept`, server, [
+          { scenario: `claim ${BATCH} + complete, ${fmt(CLAIM_JOBS)} jobs, 1 consumer`, taskrow: median(full), baseline: median(empty), unit: 'ops/s' },
+        ], [
+          `median claim() of ${BATCH}: ${median(claimMs.empty).toFixed(2)} ms with 0 kept, ${median(claimMs.full).toFixed(2)} ms with ${fmt(KEPT)} kept (same queue, state done, keepFinishedFor one year)`,
+          `inserting the ${fmt(KEPT)} kept rows took ${fillSeconds.toFixed(0)} s (untimed)`,
+        ]);
+
+        // 4. BullMQ on a local Redis, the same jobs and the same concurrency as the 10-consumer drain.
+        if (BULLMQ && CONSUMERS.includes(MIXED_CONSUMERS)) {
+          bullmqRate ??= await runBullmq();
+          if (bullmqRate.rate > 0) {
+            report(`Queue vs BullMQ (${label(target)}): "baseline" = BullMQ`, server, [
+              { scenario: `drain ${fmt(JOBS)} queued jobs, ${MIXED_CONSUMERS} consumers x concurrency ${BATCH}`, taskrow: tenTaskrow, baseline: bullmqRate.rate, unit: 'ops/s' },
+            ], [bullmqRate.note]);
+          } else process.stdout.write(`${bullmqRate.note}\n`);
+        }
+      } finally {
+        await dropPrefixed(pool, prefix);
+        await pool.end();
+      }
+    });
+  });
+}
+
+async function dropPrefixed(pool: mysql.Pool, prefix: string): Promise<void> {
+  const [rows] = await pool.query<mysql.RowDataPacket[]>(
+    'SELECT table_name AS t FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE ?',
+    [`${prefix.replace(/_/g, '\\_')}%`],
+  );
+  for (const r of rows) await pool.query(`DROP TABLE IF EXISTS \`${String(r['t'])}\``);
+}
+
+/** `consumers` of his consumer on their own connections, draining `total` prefilled jobs. */
+async function baselineDrain(url: string, t: string, consumers: number, total: number): Promise<Rate & BaselineCounts> {
+  const conns = await Promise.all(Array.from({ length: consumers }, () => baselineConnection(url)));
+  const counts: BaselineCounts = { done: 0, deadlocks: 0 };
+  const t0 = performance.now();
+  await Promise.all(conns.map((c, i) => baselineConsumer(c, t, i + 1, total, t0 + CAP * 1000, counts)));
+  const seconds = (performance.now() - t0) / 1000;
+  await Promise.all(conns.map((c) => c.end()));
+  return { rate: counts.done / seconds, capped: counts.done < total, ...counts };
+}
+
+/** His full scenario: PRODUCERS generators and MIXED_CONSUMERS consumers at once, until `total` jobs are done. */
+async function baselineMixed(url: string, t: string, total: number): Promise<Rate & BaselineCounts> {
+  const producers = await Promise.all(Array.from({ length: PRODUCERS }, () => baselineConnection(url)));
+  const consumers = await Promise.all(Array.from({ length: MIXED_CONSUMERS }, () => baselineConnection(url)));
+  const counts: BaselineCounts = { done: 0, deadlocks: 0 };
+  const t0 = performance.now();
+  const deadline = t0 + CAP * 1000;
+  const produced = Promise.all(producers.map((p, i) => baselineProducer(p, t, Math.floor(total / PRODUCERS) + (i < total % PRODUCERS ? 1 : 0), counts, deadline)));
+  await Promise.all([produced, ...consumers.map((c, i) => baselineConsumer(c, t, i + 1, total, deadline, counts))]);
+  const seconds = (performance.now() - t0) / 1000;
+  await Promise.all([...producers, ...consumers].map((c) => c.end()));
+  return { rate: counts.done / seconds, capped: counts.done < total, ...counts };
+}
+
+async function runBullmq(): Promise<{ rate: number; note: string }> {
+  const redis = await startRedis();
+  if (!redis) return { rate: 0, note: 'BullMQ skipped: no redis-server (Debian: apt-get install -y redis-server)' };
+  try {
+    const times: number[] = [];
+    for (let run = 0; run < RUNS; run++) times.push(await bullmqDrain(redis.port, JOBS, MIXED_CONSUMERS, BATCH, payload));
+    return {
+      rate: JOBS / median(times),
+      note: `BullMQ 5.81.5 on redis-server ${redis.version} (no persistence, loopback), ${MIXED_CONSUMERS} Workers x concurrency ${BATCH}, removeOnComplete; medians of ${RUNS} runs`,
+    };
+  } finally {
+    await redis.stop();
+  }
+}

@@ -1,0 +1,112 @@
+import mariadb from 'mariadb';
+import mysql from 'mysql2/promise';
+import type { SqlClient } from '@taskrow/core';
+import type { ConformanceTarget } from '@taskrow/core/conformance';
+import { knexClient, taskrow as knexTaskrow } from '@taskrow/knex';
+import { kyselyClient, taskrow as kyselyTaskrow } from '@taskrow/kysely';
+import { mariadbClient, taskrow as mariadbTaskrow } from '@taskrow/mariadb';
+import { mysql2Client, taskrow as mysql2Taskrow } from '@taskrow/mysql2';
+import { inKnexTransaction, knexFor } from '../harnesses/knex.js';
+import { inKyselyTransaction, kyselyFor } from '../harnesses/kysely.js';
+import { mariadbConfig } from '../harnesses/mariadb.js';
+import { driverTransaction } from '../harnesses/shared.js';
+
+/** One adapter's `SqlClient` over a fresh pool, with what the port contract checks about it. */
+export interface PortFixture {
+  /** The adapter's client over a pool of `size` connections. */
+  readonly client: SqlClient;
+  /** Runs `fn` with a joined client inside a transaction opened with the library's own API. */
+  withJoined<T>(outcome: 'commit' | 'rollback', fn: (joined: SqlClient) => Promise<T>): Promise<T>;
+  /** Connections the pool has lent out and not taken back, read from the pool's own counters. */
+  inUse(): number;
+  /** Calls the adapter's `taskrow()` factory on the same pool. */
+  connect(): Promise<unknown>;
+  /** Ends the pool (as the application would). */
+  end(): Promise<void>;
+}
+
+/** How the port contract opens one adapter. */
+export interface PortSubject {
+  readonly adapter: string;
+  open(target: ConformanceTarget, size: number): Promise<PortFixture>;
+}
+
+/** Lent connections of a mysql2 (callback) pool. mysql2 has no public counter; its two queues are read. */
+function mysql2InUse(pool: unknown): number {
+  const p = pool as { _allConnections?: { length: number }; _freeConnections?: { length: number } };
+  if (!p._allConnections || !p._freeConnections) throw new Error('this mysql2 version no longer has _allConnections / _freeConnections');
+  return p._allConnections.length - p._freeConnections.length;
+}
+
+export const mysql2Subject: PortSubject = {
+  adapter: 'mysql2',
+  async open(target, size) {
+    const pool = mysql.createPool({ uri: target.url, connectionLimit: size });
+    return {
+      client: mysql2Client(pool),
+      async withJoined(outcome, fn) {
+        const conn = await pool.getConnection();
+        try {
+          return await driverTransaction(conn, outcome, () => fn(mysql2Client(conn, true)));
+        } finally {
+          conn.release();
+        }
+      },
+      inUse: () => mysql2InUse(pool.pool),
+      connect: () => mysql2Taskrow(pool),
+      end: () => pool.end(),
+    };
+  },
+};
+
+export const mariadbSubject: PortSubject = {
+  adapter: 'mariadb',
+  async open(target, size) {
+    const pool = mariadb.createPool(`${mariadbConfig(target)}&connectionLimit=${size}&acquireTimeout=20000`);
+    return {
+      client: mariadbClient(pool),
+      async withJoined(outcome, fn) {
+        const conn = await pool.getConnection();
+        try {
+          return await driverTransaction(conn, outcome, () => fn(mariadbClient(conn, true)));
+        } finally {
+          await conn.release();
+        }
+      },
+      inUse: () => pool.activeConnections(),
+      connect: () => mariadbTaskrow(pool),
+      end: () => pool.end(),
+    };
+  },
+};
+
+export const knexSubject: PortSubject = {
+  adapter: 'knex',
+  async open(target, size) {
+    const db = knexFor(target.url, size);
+    return {
+      client: knexClient(db),
+      withJoined: (outcome, fn) => inKnexTransaction(db, outcome, (trx) => fn(knexClient(trx, true))),
+      inUse: () => (db.client as { pool: { numUsed(): number } }).pool.numUsed(),
+      connect: () => knexTaskrow(db),
+      end: () => db.destroy(),
+    };
+  },
+};
+
+export const kyselySubject: PortSubject = {
+  adapter: 'kysely',
+  async open(target, size) {
+    const { db, pool } = kyselyFor(target.url, size);
+    return {
+      client: kyselyClient(db),
+      withJoined: (outcome, fn) => inKyselyTransaction(db, outcome, (trx) => fn(kyselyClient(trx, true))),
+      inUse: () => mysql2InUse(pool),
+      connect: () => kyselyTaskrow(db),
+      end: () => db.destroy(),
+    };
+  },
+};
+
+/** Every adapter's subject, mysql2 first (the reference). */
+export const PORT_SUBJECTS: readonly PortSubject[] = [mysql2Subject, mariadbSubject, knexSubject, kyselySubject];

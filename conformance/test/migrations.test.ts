@@ -1,0 +1,169 @@
+import type { Knex } from 'knex';
+import { Migrator, type Kysely } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MIGRATIONS, TaskrowError } from '@taskrow/core';
+import { dropPrefix, freshName } from '@taskrow/core/conformance';
+import { taskrow as knexTaskrow, taskrowMigrations } from '@taskrow/knex';
+import {
+  LOOP_TABLE_COLUMNS,
+  TASKROW_COLUMNS,
+  taskrow as kyselyTaskrow,
+  taskrowMigrationProvider,
+  type TaskrowDatabase,
+} from '@taskrow/kysely';
+import { taskrow as mysql2Taskrow } from '@taskrow/mysql2';
+import mysql from 'mysql2/promise';
+import { knexFor } from '../src/harnesses/knex.js';
+import { kyselyFor } from '../src/harnesses/kysely.js';
+import { mysql2Probe } from '../src/harnesses/mysql2.js';
+import { columnsOf, schemaOf, versionsOf } from '../src/schema/inspect.js';
+import { label, targets } from '../src/targets.js';
+
+type Probe = Awaited<ReturnType<typeof mysql2Probe>>;
+const VERSIONS = MIGRATIONS.map((m) => m.version);
+
+/** Opens a probe and applies core's `migrate()` under a fresh reference prefix; drops everything after. */
+function useReference(url: string): () => { probe: Probe; reference: string; prefixes: string[] } {
+  const reference = `${freshName('r')}_`;
+  const prefixes = [reference];
+  let probe: Probe | undefined;
+  beforeAll(async () => {
+    probe = await mysql2Probe(url);
+    const pool = mysql.createPool({ uri: url, connectionLimit: 2 });
+    try {
+      await (await mysql2Taskrow(pool, { prefix: reference })).migrate();
+    } finally {
+      await pool.end();
+    }
+  });
+  afterAll(async () => {
+    if (!probe) return;
+    for (const p of prefixes) await dropPrefix(probe, p);
+    await probe.end();
+  });
+  return () => {
+    if (!probe) throw new Error('the reference schema was not created (see the beforeAll error)');
+    return { probe, reference, prefixes };
+  };
+}
+
+for (const target of targets()) {
+  describe(`${label(target)} · knex · migrations`, () => {
+    const ref = useReference(target.url);
+    const prefix = `${freshName('k')}_`;
+    const config = (): Knex.MigratorConfig => ({ migrationSource: taskrowMigrations({ prefix }), tableName: `${prefix}knex_migrations` });
+    const knexTables = ['knex_migrations', 'knex_migrations_lock'];
+    let db: Knex;
+    beforeAll(() => {
+      ref().prefixes.push(prefix);
+      db = knexFor(target.url, 2);
+    });
+    afterAll(() => db?.destroy());
+
+    it("knex.migrate.latest() creates exactly the tables core's migrate() creates", async () => {
+      const { probe, reference } = ref();
+      const [, log] = (await db.migrate.latest(config())) as [number, string[]];
+      expect(log).toEqual(MIGRATIONS.map((m) => `${prefix}${String(m.version).padStart(4, '0')}_${m.name}`));
+      const expected = await schemaOf(probe, reference);
+      expect(expected.size).toBeGreaterThan(1);
+      expect(await schemaOf(probe, prefix, knexTables)).toEqual(expected);
+      expect(await versionsOf(probe, prefix)).toEqual(VERSIONS);
+    });
+
+    it('leaves nothing for migrate() to apply, and a second latest() runs nothing', async () => {
+      const tr = await knexTaskrow(db, { prefix });
+      expect((await tr.migrate()).applied).toEqual([]);
+      const [, log] = (await db.migrate.latest(config())) as [number, string[]];
+      expect(log).toEqual([]);
+    });
+
+    it("keeps taskrow's tables and rows through a Knex rollback, and re-applies cleanly", async () => {
+      const { probe, reference } = ref();
+      const tr = await knexTaskrow(db, { prefix });
+      const ns = freshName('ns');
+      await tr.dones(ns).mark(['kept']);
+      await db.migrate.rollback(config(), true);
+      expect(await tr.dones(ns).isDone('kept')).toBe(true);
+      await db.migrate.latest(config());
+      expect(await schemaOf(probe, prefix, knexTables)).toEqual(await schemaOf(probe, reference));
+      expect(await tr.dones(ns).areDone(['kept', 'other'])).toEqual(['kept']);
+    });
+
+    it('rejects an invalid prefix with INVALID_NAME before anything runs', () => {
+      let err: unknown;
+      try {
+        taskrowMigrations({ prefix: 'no-dashes!' });
+      } catch (e) {
+        err = e;
+      }
+      expect(err).toBeInstanceOf(TaskrowError);
+      expect((err as TaskrowError).code).toBe('INVALID_NAME');
+    });
+  });
+
+  describe(`${label(target)} · kysely · migrations`, () => {
+    const ref = useReference(target.url);
+    const prefix = `${freshName('y')}_`;
+    const kyselyTables = ['kysely_migration', 'kysely_migration_lock'];
+    let db: Kysely<TaskrowDatabase>;
+    const migrator = (): Migrator =>
+      new Migrator({
+        db,
+        provider: taskrowMigrationProvider({ prefix }),
+        migrationTableName: `${prefix}kysely_migration`,
+        migrationLockTableName: `${prefix}kysely_migration_lock`,
+      });
+    beforeAll(() => {
+      ref().prefixes.push(prefix);
+      db = kyselyFor(target.url, 2).db as Kysely<TaskrowDatabase>;
+    });
+    afterAll(() => db?.destroy());
+
+    it("Migrator.migrateToLatest() creates exactly the tables core's migrate() creates", async () => {
+      const { probe, reference } = ref();
+      const { error, results } = await migrator().migrateToLatest();
+      expect(error).toBeUndefined();
+      expect(results?.map((r) => [r.migrationName, r.status])).toEqual(
+        MIGRATIONS.map((m) => [`${prefix}${String(m.version).padStart(4, '0')}_${m.name}`, 'Success']),
+      );
+      const expected = await schemaOf(probe, reference);
+      expect(await schemaOf(probe, prefix, kyselyTables)).toEqual(expected);
+      expect(await versionsOf(probe, prefix)).toEqual(VERSIONS);
+    });
+
+    it('leaves nothing for migrate() to apply, and a second migrateToLatest() runs nothing', async () => {
+      const tr = await kyselyTaskrow(db, { prefix });
+      expect((await tr.migrate()).applied).toEqual([]);
+      const { error, results } = await migrator().migrateToLatest();
+      expect(error).toBeUndefined();
+      expect(results).toEqual([]);
+    });
+
+    it("the exported table types name exactly the columns of core's DDL", async () => {
+      const { probe, reference } = ref();
+      expect(await columnsOf(probe, reference)).toEqual(TASKROW_COLUMNS);
+      const tr = await kyselyTaskrow(db, { prefix: reference });
+      const loop = `l${freshName('').toLowerCase().slice(0, 20)}`;
+      await tr.createLoop(loop);
+      expect((await columnsOf(probe, `${reference}loop_${loop}`))['']).toEqual([...LOOP_TABLE_COLUMNS]);
+    });
+
+    it('the table types serve a type-checked query of the rows taskrow wrote', async () => {
+      const tr = await kyselyTaskrow(db, { prefix });
+      const ns = freshName('ns');
+      await tr.dones(ns).mark(['a', 'b']);
+      // The types are written for the default prefix; a query under another prefix names its tables explicitly.
+      const typed = db as unknown as Kysely<TaskrowDatabase<'p_'>>;
+      const nsTable = `${prefix}dones_ns` as 'p_dones_ns';
+      const donesTable = `${prefix}dones` as 'p_dones';
+      const rows = await typed
+        .selectFrom(donesTable)
+        .innerJoin(nsTable, (j) => j.onRef(`${donesTable}.gen`, '=', `${nsTable}.gen`))
+        .select([`${donesTable}.k`, `${nsTable}.name`])
+        .where(`${nsTable}.name`, '=', ns)
+        .execute();
+      expect(rows.map((r) => Buffer.from(r.k).toString('utf8')).sort()).toEqual(['a', 'b']);
+      expect(rows.every((r) => r.name === ns)).toBe(true);
+    });
+  });
+}

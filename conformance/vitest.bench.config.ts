@@ -1,0 +1,15 @@
+import { defineConfig } from 'vitest/config';
+
+// Benchmarks: not part of the test suite. `pnpm bench [file filter]` starts every available server
+// through the same global setup as the tests, then runs bench/*.bench.ts one file at a time.
+export default defineConfig({
+  test: {
+    name: 'bench',
+    include: ['bench/**/*.bench.ts'],
+    globalSetup: ['./src/global-setup.ts'],
+    fileParallelism: false,
+    testTimeout: 60 * 60_000,
+    hookTimeout: 10 * 60_000,
+    reporters: ['verbose'],
+  },
+});

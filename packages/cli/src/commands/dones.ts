@@ -1,0 +1,99 @@
+import { intFlag, need, parse } from '../args.js';
+import { connect } from '../connect.js';
+import { UsageError } from '../errors.js';
+import { batches, progress, stdinLines } from '../io.js';
+import type { Command } from './command.js';
+
+const BATCH = 5000;
+const USAGE = 'taskrow dones mark|unmark|check|pending|count|list|clear NAMESPACE [KEY...]';
+
+/** Keys from the command line, or streamed from stdin when none are given. */
+function keysFrom(rest: string[]): AsyncIterable<string> {
+  if (rest.length > 0) {
+    return (async function* () {
+      yield* rest;
+    })();
+  }
+  return stdinLines();
+}
+
+/** `taskrow dones ...`: the Dones of one namespace. */
+export const donesCommand: Command = async (argv, out) => {
+  const { values, positionals } = parse(argv, { limit: { type: 'string' }, after: { type: 'string' } });
+  const action = need(positionals, 0, `action (${USAGE})`);
+  if (!['mark', 'unmark', 'check', 'pending', 'count', 'list', 'clear'].includes(action)) {
+    throw new UsageError(`unknown dones action ${JSON.stringify(action)} (${USAGE})`);
+  }
+  const ns = need(positionals, 1, 'NAMESPACE');
+  const rest = positionals.slice(2);
+  if (['count', 'list', 'clear'].includes(action) && rest.length > 0) throw new UsageError(`dones ${action} takes no keys`);
+  const json = Boolean(values['json']);
+  const limit = intFlag(values, 'limit', 1000, 1, 10_000);
+  const conn = await connect(values);
+  try {
+    const d = conn.tr.dones(ns);
+    switch (action) {
+      case 'mark':
+      case 'unmark': {
+        const bar = progress(action === 'mark' ? 'marked' : 'unmarked');
+        let seen = 0;
+        let changed = 0;
+        for await (const batch of batches(keysFrom(rest), BATCH)) {
+          changed += action === 'mark' ? await d.mark(batch) : await d.unmark(batch);
+          seen += batch.length;
+          bar.tick(seen);
+        }
+        bar.done();
+        const word = action === 'mark' ? 'newly marked' : 'unmarked';
+        await out.write(json ? `${JSON.stringify({ keys: seen, changed })}\n` : `${seen} keys, ${changed} ${word}\n`);
+        return 0;
+      }
+      case 'check': {
+        for await (const batch of batches(keysFrom(rest), BATCH)) {
+          const done = new Set(await d.areDone(batch));
+          const lines = batch.map((k) => (json ? JSON.stringify({ key: k, done: done.has(k) }) : `${done.has(k) ? 'done' : 'pending'}\t${k}`));
+          await out.write(`${lines.join('\n')}\n`);
+        }
+        return 0;
+      }
+      case 'pending': {
+        const bar = progress('pending');
+        let n = 0;
+        let buf: string[] = [];
+        for await (const key of d.pending(keysFrom(rest))) {
+          buf.push(json ? JSON.stringify(key) : key);
+          n += 1;
+          if (buf.length >= 1000) {
+            await out.write(`${buf.join('\n')}\n`);
+            buf = [];
+            bar.tick(n);
+          }
+        }
+        if (buf.length > 0) await out.write(`${buf.join('\n')}\n`);
+        bar.done();
+        return 0;
+      }
+      case 'count': {
+        const n = await d.count();
+        await out.write(json ? `${JSON.stringify({ namespace: ns, count: n })}\n` : `${n}\n`);
+        return 0;
+      }
+      case 'list': {
+        const page = await d.list({ limit, ...(values['after'] ? { after: values['after'] as string } : {}) });
+        if (json) await out.write(`${JSON.stringify({ entries: page.entries, next: page.next ?? null })}\n`);
+        else {
+          await out.write(page.entries.map((e) => `${e.markedAt.toISOString()}\t${e.key}\n`).join(''));
+          if (page.next) process.stderr.write(`more: --after ${page.next}\n`);
+        }
+        return 0;
+      }
+      default: {
+        await d.clear({ purge: 'wait' });
+        await out.write(json ? `${JSON.stringify({ namespace: ns, cleared: true })}\n` : `cleared ${ns}\n`);
+        return 0;
+      }
+    }
+  } finally {
+    await conn.close();
+  }
+};

@@ -1,0 +1,74 @@
+import { intFlag, need, parse, secondsFlag } from '../args.js';
+import { connect } from '../connect.js';
+import { UsageError } from '../errors.js';
+import { batches, stdinLines } from '../io.js';
+import type { Command } from './command.js';
+
+const USAGE = 'taskrow queue enqueue|stats|retry-dead QUEUE [PAYLOAD_JSON...]';
+const ACTIONS = ['enqueue', 'stats', 'retry-dead'];
+
+/** Parses one JSON payload from the command line or stdin, naming its position when it is not JSON. */
+function payloadOf(text: string, index: number): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new UsageError(`payload #${index} is not JSON: ${text.length > 60 ? `${text.slice(0, 60)}...` : text}`);
+  }
+}
+
+/** `taskrow queue ...`: look at and feed a job queue. */
+export const queueCommand: Command = async (argv, out) => {
+  const { values, positionals } = parse(argv, {
+    delay: { type: 'string' },
+    priority: { type: 'string' },
+    'max-attempts': { type: 'string' },
+    'dedup-key': { type: 'string' },
+    group: { type: 'string' },
+    limit: { type: 'string' },
+  });
+  const action = need(positionals, 0, `action (${USAGE})`);
+  if (!ACTIONS.includes(action)) throw new UsageError(`unknown queue action ${JSON.stringify(action)} (${USAGE})`);
+  const name = need(positionals, 1, 'QUEUE');
+  const rest = positionals.slice(2);
+  if (action !== 'enqueue' && rest.length > 0) throw new UsageError(`queue ${action} takes no payloads`);
+  const asJson = Boolean(values['json']);
+  const options = {
+    ...(values['delay'] === undefined ? {} : { delay: secondsFlag(values, 'delay', 0, 0, 1e9) }),
+    ...(values['priority'] === undefined ? {} : { priority: intFlag(values, 'priority', 0, -1e9, 1e9) }),
+    ...(values['max-attempts'] === undefined ? {} : { maxAttempts: intFlag(values, 'max-attempts', 1, 1, 1000) }),
+    ...(values['group'] === undefined ? {} : { group: values['group'] as string }),
+  };
+  const dedupKey = values['dedup-key'] as string | undefined;
+  const conn = await connect(values);
+  try {
+    const queue = conn.tr.queue(name);
+    if (action === 'stats') {
+      const s = await queue.stats();
+      if (asJson) await out.write(`${JSON.stringify(s)}\n`);
+      else {
+        const lines = Object.entries(s.counts).map(([state, n]) => `${state}\t${n}`);
+        lines.push(`oldest_runnable_age\t${s.oldestRunnableAge ?? ''}`);
+        await out.write(`${lines.join('\n')}\n`);
+      }
+      return 0;
+    }
+    if (action === 'retry-dead') {
+      const n = await queue.retryDead(values['limit'] === undefined ? {} : { limit: intFlag(values, 'limit', 1, 1, 1_000_000) });
+      await out.write(asJson ? `${JSON.stringify({ queue: name, retried: n })}\n` : `${n}\n`);
+      return 0;
+    }
+    if (dedupKey !== undefined && rest.length !== 1) throw new UsageError('--dedup-key takes exactly one payload argument');
+    let index = 0;
+    let enqueued = 0;
+    let deduplicated = 0;
+    const source = rest.length > 0 ? (async function* () { yield* rest; })() : stdinLines();
+    for await (const batch of batches(source, 1000)) {
+      const items = batch.map((text) => ({ payload: payloadOf(text, index++), ...options, ...(dedupKey === undefined ? {} : { dedupKey }) }));
+      for (const r of await queue.enqueueMany(items)) r.deduplicated ? (deduplicated += 1) : (enqueued += 1);
+    }
+    await out.write(asJson ? `${JSON.stringify({ queue: name, enqueued, deduplicated })}\n` : `${enqueued} enqueued${deduplicated ? `, ${deduplicated} already queued` : ''}\n`);
+    return 0;
+  } finally {
+    await conn.close();
+  }
+};

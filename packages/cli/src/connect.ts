@@ -1,0 +1,71 @@
+import mysql from 'mysql2/promise';
+import type { Taskrow } from '@taskrow/core';
+import { taskrow, type Mysql2Connection } from '@taskrow/mysql2';
+import { startServer, type Engine, type ServerHandle } from '@taskrow/servers';
+import { UsageError } from './errors.js';
+import { parseDatabaseUrl, redactUrl } from './url.js';
+import type { Parsed } from './args.js';
+
+/** An open connection for one command; `close()` stops everything the command started. */
+export interface Connection {
+  readonly tr: Taskrow<Mysql2Connection>;
+  readonly pool: mysql.Pool;
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/** How long the first connection may take before the command says the server is unreachable. */
+const CONNECT_TIMEOUT_MS = 4000;
+
+/**
+ * Connects from `--url`, `TASKROW_URL` or `--embedded` (a local server started through
+ * @taskrow/servers, announced on stderr and stopped by `close()`). MUST fail within a few seconds
+ * with a message naming the (redacted) URL when the server does not answer.
+ */
+export async function connect(values: Parsed['values'], options: { embeddedByDefault?: boolean } = {}): Promise<Connection> {
+  const raw = (values['url'] as string | undefined) ?? process.env['TASKROW_URL'];
+  let server: ServerHandle | undefined;
+  let url: string;
+  if (raw !== undefined && !values['embedded']) {
+    url = parseDatabaseUrl(raw);
+  } else if (values['embedded'] || options.embeddedByDefault) {
+    const engine = (values['engine'] as string | undefined) ?? 'mariadb';
+    if (engine !== 'mysql' && engine !== 'mariadb') throw new UsageError(`--engine must be mysql or mariadb, got ${JSON.stringify(engine)}`);
+    process.stderr.write(`taskrow: no --url given; starting an embedded ${engine} server through @taskrow/servers...\n`);
+    server = await startServer({ engine: engine as Engine });
+    process.stderr.write(`taskrow: started ${server.engine} ${server.versionString} (${server.source}) at ${redactUrl(server.url)}\n`);
+    url = server.url;
+  } else {
+    throw new UsageError('no database: pass --url mysql://user:password@host:port/database, set TASKROW_URL, or use --embedded');
+  }
+  try {
+    const probe = await mysql.createConnection({ uri: url, connectTimeout: CONNECT_TIMEOUT_MS });
+    await probe.end();
+  } catch (err) {
+    await server?.stop();
+    const e = err as { code?: string; message?: string };
+    throw new Error(`cannot reach the database at ${redactUrl(url)}: ${e.code ?? ''} ${e.message ?? ''}`.trim());
+  }
+  const pool = mysql.createPool({ uri: url, connectionLimit: 16, connectTimeout: CONNECT_TIMEOUT_MS });
+  try {
+    const prefix = values['prefix'] as string | undefined;
+    const tr = await taskrow(pool, prefix === undefined ? {} : { prefix });
+    return {
+      tr,
+      pool,
+      url,
+      async close() {
+        await tr.close().catch(() => undefined);
+        await pool.end().catch(() => undefined);
+        if (server) {
+          await server.stop();
+          process.stderr.write(`taskrow: stopped the embedded ${server.engine} server\n`);
+        }
+      },
+    };
+  } catch (err) {
+    await pool.end().catch(() => undefined);
+    await server?.stop();
+    throw err;
+  }
+}

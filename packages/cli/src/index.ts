@@ -1,0 +1,2 @@
+export { main, COMMANDS } from './main.js';
+export { parseDatabaseUrl, redactUrl } from './url.js';

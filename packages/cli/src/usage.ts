@@ -1,0 +1,30 @@
+/** The text `taskrow --help` prints. */
+export const USAGE = `usage: taskrow COMMAND [ARGS] [--url URL | --embedded] [--prefix P] [--json]
+
+commands:
+  migrate                                  create or upgrade taskrow's tables
+  schema                                   print the DDL (no connection needed)
+  dones mark|unmark NS [KEY...]            mark / unmark keys (stdin, one per line, when no KEY)
+  dones check NS [KEY...]                  print done/pending for each key
+  dones pending NS                         read candidate keys on stdin, write the not-done ones
+  dones count|list|clear NS                count, list (--limit, --after) or clear a namespace
+  loop create LOOP [--id-type int|bigint|string:N]        create a task loop (doloop)
+  loop add|remove|did|unlock|bump LOOP [ID...]    write ids (stdin when no ID); --dry-run rolls back
+  loop get LOOP --limit N [--lock-for S] [--min-loop-time S]      lease the most overdue ids
+  loop check LOOP [ID...] | loop stats LOOP       since-updated / locked-for seconds; loop stats
+  queue enqueue QUEUE [JSON...]            enqueue payloads (stdin, one JSON per line, when none);
+                                           --delay S --priority N --max-attempts N --group G --dedup-key K
+  queue stats QUEUE | queue retry-dead QUEUE [--limit N]
+  resources show                           running jobs and the keys they hold
+  resources edges [--since S] | upstream|downstream KEY          the flow graph (jobs.py history)
+  resources produce KEY... [--ttl S] | force-release KEY...       create outputs / free keys by hand
+  demo                                     the main demo, on an embedded server unless --url is given
+
+connection:
+  --url mysql://user:password@host:port/database   (or mariadb://; default: $TASKROW_URL)
+  --embedded [--engine mariadb|mysql]               start a local server through @taskrow/servers
+
+stdin: one key per line; a trailing CR is dropped (CRLF files work) and blank lines are skipped.
+output: stdout is machine-readable (--json for JSON); progress goes to stderr on a terminal.
+exit codes: 0 ok, 1 error, 2 usage.
+`;

@@ -1,0 +1,104 @@
+import { createConnection as tcp } from 'node:net';
+import mysql from 'mysql2/promise';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { taskrow } from './run.js';
+
+const target = inject('targets')[0]!;
+const prefix = `clc${process.pid}_`;
+const env = { TASKROW_URL: target.url };
+const common = ['--prefix', prefix];
+
+const portOpen = (port: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    const s = tcp({ host: '127.0.0.1', port });
+    s.once('connect', () => (s.destroy(), resolve(true)));
+    s.once('error', () => resolve(false));
+  });
+
+describe(`taskrow loop, queue, resources and demo against ${target.engine} ${target.version}`, () => {
+  let probe: mysql.Connection;
+  beforeAll(async () => {
+    probe = await mysql.createConnection(target.url);
+    expect((await taskrow(['migrate', ...common], { env })).code).toBe(0);
+  });
+  afterAll(async () => {
+    const [rows] = await probe.query<mysql.RowDataPacket[]>(
+      'SELECT table_name AS t FROM information_schema.tables WHERE table_schema = DATABASE() AND (table_name LIKE ? OR table_name LIKE ?)',
+      [`${prefix}%`, `${prefix}demo%`],
+    );
+    for (const r of rows) await probe.query(`DROP TABLE \`${r['t']}\``);
+    await probe.end();
+  });
+
+  it('creates a loop, adds ids from stdin, leases them with get and reports them with did', async () => {
+    expect((await taskrow(['loop', 'create', 'pages', '--id-type', 'int', ...common], { env })).code).toBe(0);
+    const add = await taskrow(['loop', 'add', 'pages', ...common], { env, stdin: '1\n2\n3\n4\n5\n' });
+    expect(add.stdout).toBe('5\n');
+    const got = await taskrow(['loop', 'get', 'pages', '--limit', '3', '--json', ...common], { env });
+    const ids = JSON.parse(got.stdout) as number[];
+    expect(ids).toHaveLength(3);
+    const [locked] = await probe.query<mysql.RowDataPacket[]>(`SELECT id FROM \`${prefix}loop_pages\` WHERE lock_until IS NOT NULL ORDER BY id`);
+    expect(locked.map((r) => r['id'])).toEqual([...ids].sort((a, b) => a - b));
+    const did = await taskrow(['loop', 'did', 'pages', ...ids.map(String), ...common], { env });
+    expect(did.stdout).toBe('3\n');
+    const stats = JSON.parse((await taskrow(['loop', 'stats', 'pages', '--json', ...common], { env })).stdout) as Record<string, unknown>;
+    expect(stats['locked']).toBe(0);
+    expect(stats['minId']).toBe(1);
+    expect(stats['maxId']).toBe(5);
+    const dry = await taskrow(['loop', 'remove', 'pages', '1', '2', '--dry-run', ...common], { env });
+    expect(dry.stdout).toBe('2\n');
+    const [count] = await probe.query<mysql.RowDataPacket[]>(`SELECT COUNT(*) AS n FROM \`${prefix}loop_pages\``);
+    expect(Number(count[0]!['n'])).toBe(5);
+    const bad = await taskrow(['loop', 'add', 'pages', 'x1', ...common], { env });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('"x1" is not an integer');
+  });
+
+  it('enqueues JSON payloads from stdin, shows stats, and rejects a payload that is not JSON', async () => {
+    const q = await taskrow(['queue', 'enqueue', 'mail', ...common], { env, stdin: '{"to":"a"}\n{"to":"b"}\n[1,2]\n' });
+    expect(q.code).toBe(0);
+    expect(q.stdout).toBe('3 enqueued\n');
+    const stats = JSON.parse((await taskrow(['queue', 'stats', 'mail', '--json', ...common], { env })).stdout) as { counts: Record<string, number> };
+    const total = Object.values(stats.counts).reduce((a, b) => a + b, 0);
+    expect(total).toBe(3);
+    const bad = await taskrow(['queue', 'enqueue', 'mail', '{nope', ...common], { env });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('payload #0 is not JSON');
+    const dedup = await taskrow(['queue', 'enqueue', 'mail', '{"x":1}', '--dedup-key', 'once', ...common], { env });
+    const again = await taskrow(['queue', 'enqueue', 'mail', '{"x":1}', '--dedup-key', 'once', ...common], { env });
+    expect(dedup.stdout).toBe('1 enqueued\n');
+    expect(again.stdout).toBe('0 enqueued, 1 already queued\n');
+  });
+
+  it('produces outputs by hand and shows them in resources commands', async () => {
+    const p = await taskrow(['resources', 'produce', 'raw.2026-11-22', ...common], { env });
+    expect(p.code).toBe(0);
+    expect(p.stdout).toBe('1\n');
+    const show = await taskrow(['resources', 'show', '--json', ...common], { env });
+    expect(JSON.parse(show.stdout)).toEqual([]);
+  });
+
+  it('runs the demo on a given server: every job once, exactly 30% of the tasks pending', async () => {
+    const demoPrefix = `${prefix}demo_`;
+    const r = await taskrow(['demo', '--jobs', '3000', '--tasks', '10000', '--ids', '1000', '--prefix', demoPrefix], { env });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('3,000 jobs produced and consumed concurrently');
+    expect(r.stdout).toContain('each exactly once; 0 left in the table');
+    expect(r.stdout).toContain('3,000 to resubmit');
+    expect(r.stdout).toMatch(/loop: 1,000 ids leased, updated and reported .* each once; 0 still locked/);
+    const [marked] = await probe.query<mysql.RowDataPacket[]>(
+      `SELECT COUNT(*) AS n FROM \`${demoPrefix}dones\` d JOIN \`${demoPrefix}dones_ns\` n ON n.gen = d.gen WHERE n.name = 'demo-run'`,
+    );
+    expect(Number(marked[0]!['n'])).toBe(7000);
+  });
+
+  it('--embedded starts a local server, says so, and stops it before exiting', async () => {
+    const r = await taskrow(['migrate', '--embedded'], { env: { TASKROW_URL: undefined } });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/started mariadb \S+/);
+    expect(r.stderr).toContain('stopped the embedded mariadb server');
+    const port = Number(/127\.0\.0\.1:(\d+)/.exec(r.stderr)?.[1]);
+    expect(port).toBeGreaterThan(0);
+    expect(await portOpen(port)).toBe(false);
+  });
+});

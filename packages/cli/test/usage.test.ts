@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { taskrow } from './run.js';
+
+describe('taskrow: usage and bad input (no server needed)', () => {
+  it('prints usage with --help (exit 0) and without a command (exit 2)', async () => {
+    const help = await taskrow(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/usage: taskrow COMMAND/);
+    const none = await taskrow([]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/usage: taskrow COMMAND/);
+  });
+
+  it('exits 2 on unknown commands, actions and flags, naming them', async () => {
+    const cmd = await taskrow(['frobnicate']);
+    expect(cmd.code).toBe(2);
+    expect(cmd.stderr).toContain('unknown command "frobnicate"');
+    const flag = await taskrow(['dones', 'count', 'ns', '--bogus'], { env: { TASKROW_URL: undefined } });
+    expect(flag.code).toBe(2);
+    expect(flag.stderr).toContain('--bogus');
+    const action = await taskrow(['dones', 'explode', 'ns'], { env: { TASKROW_URL: undefined } });
+    expect(action.code).toBe(2);
+    expect(action.stderr).toContain('unknown dones action "explode"');
+  });
+
+  it('asks for a database when neither --url nor TASKROW_URL is given', async () => {
+    const r = await taskrow(['dones', 'count', 'ns'], { env: { TASKROW_URL: undefined } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--url/);
+    expect(r.stderr).toMatch(/TASKROW_URL/);
+    expect(r.stderr).toMatch(/--embedded/);
+  });
+
+  it('names what is wrong with a bad URL and never prints its password', async () => {
+    const scheme = await taskrow(['migrate', '--url', 'postgres://me:hunter2@db.example/app']);
+    expect(scheme.code).toBe(2);
+    expect(scheme.stderr).toContain('unsupported scheme "postgres"');
+    expect(scheme.stderr).not.toContain('hunter2');
+    const nodb = await taskrow(['migrate', '--url', 'mysql://me:hunter2@127.0.0.1:3306']);
+    expect(nodb.code).toBe(2);
+    expect(nodb.stderr).toContain('no database name');
+    expect(nodb.stderr).not.toContain('hunter2');
+    const garbage = await taskrow(['migrate', '--url', 'not a url']);
+    expect(garbage.code).toBe(2);
+    expect(garbage.stderr).toContain('not a URL');
+  });
+
+  it('says an unreachable server is unreachable within a few seconds, password hidden', async () => {
+    const r = await taskrow(['dones', 'count', 'ns', '--url', 'mysql://me:hunter2@127.0.0.1:1/app']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('cannot reach the database at mysql://me:***@127.0.0.1:1/app');
+    expect(r.stderr).not.toContain('hunter2');
+    expect(r.ms).toBeLessThan(10_000);
+  });
+
+  it('prints the DDL without a connection, under the given prefix', async () => {
+    const r = await taskrow(['schema', '--prefix', 'app_'], { env: { TASKROW_URL: undefined } });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('CREATE TABLE IF NOT EXISTS `app_dones`');
+    expect(r.stdout).toContain('CREATE TABLE IF NOT EXISTS `app_schema_migrations`');
+    const bad = await taskrow(['schema', '--prefix', 'bad-prefix']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('INVALID_NAME');
+  });
+});

@@ -1,0 +1,108 @@
+import { expect, it } from 'vitest';
+import { idCodec } from '../../loop/ids.js';
+import { loopSql } from '../../loop/sql.js';
+import { loopTable } from '../../loop/tables.js';
+import type { Loop } from '../../loop/types.js';
+import type { SuiteContext } from '../session.js';
+import { freshLoop, probeRows, range } from './probe.js';
+
+/** Parallel getters: TASKROW_CONFORMANCE_LOOP_GETTERS, default 32, at least 16. */
+function getterCount(): number {
+  const n = Number(process.env['TASKROW_CONFORMANCE_LOOP_GETTERS'] ?? 32);
+  return Number.isInteger(n) && n >= 16 ? n : 32;
+}
+
+/** Every id handed out, and no id twice: the union of `batches` is exactly `expected`. */
+function expectDisjointUnion(batches: readonly number[][], expected: readonly number[]): void {
+  const all = batches.flat();
+  expect(all.length).toBe(new Set(all).size);
+  expect([...all].sort((a, b) => a - b)).toEqual([...expected]);
+}
+
+/** Many workers on separate connections at once: disjoint ids, nothing lost, nobody waits. */
+export function loopConcurrency<Tx>(ctx: () => SuiteContext<Tx>): void {
+  const n = getterCount();
+
+  it(`${n} concurrent getters receive disjoint ids, and every id is handed out once`, async () => {
+    const c = ctx();
+    const loop = await freshLoop(c);
+    const ids = range(1, 2000);
+    await loop.add(ids);
+    const { clients, close } = await c.session.openClients(n);
+    try {
+      const loops = clients.map((t) => t.loop(loop.name, { idType: 'int' }));
+      const batches = await Promise.all(
+        loops.map(async (l) => {
+          const mine: number[] = [];
+          for (;;) {
+            const got = await l.get(25);
+            if (got.length === 0) return mine;
+            mine.push(...got);
+          }
+        }),
+      );
+      expectDisjointUnion(batches, ids);
+      expect(batches.filter((b) => b.length > 0).length).toBeGreaterThan(1);
+      const rows = await probeRows(c.session.probe, loop.table);
+      expect(rows.filter((r) => r.lockUntil === null)).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
+  it(`${n} workers cycling get -> did process every id exactly once`, async () => {
+    const c = ctx();
+    const loop = await freshLoop(c);
+    const ids = range(1, 1500);
+    await loop.add(ids);
+    const { clients, close } = await c.session.openClients(n);
+    try {
+      const work = async (l: Loop<number>): Promise<{ seen: number[]; reported: number }> => {
+        const seen: number[] = [];
+        let reported = 0;
+        for (;;) {
+          const got = await l.get(10);
+          if (got.length === 0) return { seen, reported };
+          seen.push(...got);
+          reported += await l.did(got);
+        }
+      };
+      const results = await Promise.all(clients.map((t) => work(t.loop(loop.name, { idType: 'int' }))));
+      expectDisjointUnion(results.map((r) => r.seen), ids);
+      expect(results.reduce((s, r) => s + r.reported, 0)).toBe(ids.length);
+      const rows = await probeRows(c.session.probe, loop.table);
+      expect(rows).toHaveLength(ids.length);
+      expect(rows.filter((r) => r.lockUntil !== null || r.lastUpdated === null)).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
+  it(`${n} getters never wait on rows a getter's open transaction holds: they skip them`, async () => {
+    const c = ctx();
+    const loop = await freshLoop(c);
+    await loop.add(range(1, 1000));
+    const { probe } = c.session;
+    const sql = loopSql(loopTable(c.prefix, loop.name), idCodec('int'));
+    const { clients, close } = await c.session.openClients(n);
+    let finishedWhileHeld = false;
+    let batches: number[][] = [];
+    // The probe's connection runs get()'s own statements and keeps its transaction open, as a
+    // getter between its claim and its commit (or a getter that hangs there).
+    await probe.query('SET TRANSACTION ISOLATION LEVEL READ COMMITTED');
+    await probe.query('START TRANSACTION');
+    try {
+      const held = (await probe.query<{ v: unknown }>(sql.claim(100), [3600])).map((r) => Number(r.v));
+      await probe.query(sql.lock(held.length), [3600, ...held]);
+      expect(held).toEqual(range(1, 100));
+      const all = Promise.all(clients.map((t) => t.loop(loop.name, { idType: 'int' }).get(20)));
+      finishedWhileHeld = await Promise.race([all.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 10_000))]);
+      batches = await all;
+    } finally {
+      await probe.query('ROLLBACK');
+      await close();
+    }
+    expect(finishedWhileHeld).toBe(true);
+    expectDisjointUnion(batches, range(101, 100 + 20 * n));
+  });
+}

@@ -1,0 +1,86 @@
+import { expect, it } from 'vitest';
+import { freshName } from '../harness.js';
+import type { SuiteContext } from '../session.js';
+import { makeDue, probeJobs, setDueOffset } from './probe.js';
+
+/** retryDead, retention of finished jobs, purges and stats. */
+export function queueMaintenance<Tx>(ctx: () => SuiteContext<Tx>): void {
+  it('re-drives dead jobs with their attempts reset, all or by id', async () => {
+    const { session, prefix } = ctx();
+    const name = freshName('q');
+    const q = session.taskrow.queue<number>(name, { maxAttempts: 1 });
+    await q.enqueueMany([1, 2, 3].map((payload) => ({ payload })));
+    for (const job of await q.claim({ limit: 3, lease: 60 })) await q.fail(job, `e${job.payload}`);
+    expect((await probeJobs(session.probe, prefix, name)).map((j) => j.state)).toEqual(['dead', 'dead', 'dead']);
+    const ids = (await probeJobs(session.probe, prefix, name)).map((j) => j.id);
+    expect(await q.retryDead({ ids: [ids[1]!, 999_999_999] })).toBe(1);
+    expect((await q.claim({ limit: 5, lease: 60 })).map((j) => [j.payload, j.attempt])).toEqual([[2, 1]]);
+    expect(await q.retryDead()).toBe(2);
+    const rows = await probeJobs(session.probe, prefix, name);
+    expect(rows.filter((j) => j.state === 'ready').map((j) => [j.payload, j.attempt, j.lastError])).toEqual([[1, 0, 'e1'], [3, 0, 'e3']]);
+    expect(await q.retryDead()).toBe(0);
+    // another queue's dead job is not touched
+    expect(await session.taskrow.queue(freshName('q')).retryDead({ ids })).toBe(0);
+  });
+
+  it('keeps finished jobs for keepFinishedFor, then purge() deletes them', async () => {
+    const { session, prefix } = ctx();
+    const name = freshName('q');
+    const q = session.taskrow.queue<number>(name, { keepFinishedFor: 3600 });
+    await q.enqueueMany([1, 2, 3].map((payload) => ({ payload })));
+    const jobs = await q.claim({ limit: 3, lease: 60 });
+    await q.complete(jobs);
+    const kept = await probeJobs(session.probe, prefix, name);
+    expect(kept.map((j) => j.state)).toEqual(['done', 'done', 'done']);
+    expect(kept[0]!.dueIn).toBeGreaterThan(3590);
+    expect(await q.claim({ limit: 3, lease: 60 })).toEqual([]);
+    expect(await q.purge()).toBe(0);
+    await makeDue(session.probe, prefix, [kept[0]!.id, kept[1]!.id]);
+    expect(await q.purge()).toBe(2);
+    expect((await probeJobs(session.probe, prefix, name)).map((j) => j.id)).toEqual([kept[2]!.id]);
+  });
+
+  it('purgeDead deletes dead jobs, all or by id', async () => {
+    const { session, prefix } = ctx();
+    const name = freshName('q');
+    const q = session.taskrow.queue(name, { maxAttempts: 1 });
+    await q.enqueueMany([1, 2, 3, 4].map((payload) => ({ payload })));
+    const jobs = await q.claim({ limit: 3, lease: 60 });
+    for (const j of jobs) await q.fail(j, 'x');
+    expect(await q.purgeDead({ ids: [jobs[0]!.id] })).toBe(1);
+    expect(await q.purgeDead()).toBe(2);
+    expect((await probeJobs(session.probe, prefix, name)).map((j) => j.state)).toEqual(['ready']);
+  });
+
+  it('reports counts by state, the dead count and the oldest runnable age by the database clock', async () => {
+    const { session, prefix } = ctx();
+    const name = freshName('q');
+    const q = session.taskrow.queue(name, { keepFinishedFor: 60 });
+    expect(await q.stats()).toEqual({
+      queue: name,
+      counts: { ready: 0, delayed: 0, running: 0, done: 0, dead: 0 },
+      dead: 0,
+      oldestRunnableAge: null,
+    });
+    const ids = (await q.enqueueMany([
+      { payload: 'run' }, { payload: 'done' }, { payload: 'dead', maxAttempts: 1 }, { payload: 'r1' }, { payload: 'r2' }, { payload: 'later', delay: 600 },
+    ])).map((r) => r.id);
+    const jobs = await q.claim({ limit: 3, lease: 60 });
+    await q.complete(jobs[1]!);
+    await q.fail(jobs[2]!, 'x');
+    await setDueOffset(session.probe, prefix, ids[3]!, -100);
+    const s = await q.stats();
+    expect(s.counts).toEqual({ ready: 2, delayed: 1, running: 1, done: 1, dead: 1 });
+    expect(s.dead).toBe(1);
+    expect(s.oldestRunnableAge).toBeGreaterThanOrEqual(100);
+    expect(s.oldestRunnableAge).toBeLessThan(130);
+    // an expired lease counts as runnable from its place in line (its run_at), before it is taken back
+    await q.claim({ limit: 2, lease: 60 });
+    expect((await q.stats()).oldestRunnableAge).toBeNull();
+    await session.probe.query(`UPDATE \`${prefix}queue_jobs\` SET run_at = UTC_TIMESTAMP(6) - INTERVAL 500 SECOND WHERE id = ?`, [ids[0]]);
+    await makeDue(session.probe, prefix, [ids[0]!]);
+    const age = (await q.stats()).oldestRunnableAge!;
+    expect(age).toBeGreaterThanOrEqual(500);
+    expect(age).toBeLessThan(530);
+  });
+}

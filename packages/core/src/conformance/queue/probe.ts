@@ -1,0 +1,117 @@
+import { expect } from 'vitest';
+import { TaskrowError } from '../../errors.js';
+import type { JobState } from '../../queue/tables.js';
+import { STATE_OF } from '../../queue/tables.js';
+import type { Probe } from '../harness.js';
+
+/** One job row as the probe reads it, with times as seconds from the database's now. */
+export interface ProbedJob {
+  readonly id: number;
+  readonly queue: string;
+  readonly group: string;
+  readonly state: JobState;
+  readonly priority: number;
+  readonly attempt: number;
+  readonly maxAttempts: number;
+  readonly token: number;
+  readonly dedup: string | null;
+  readonly payload: unknown;
+  readonly lastError: string | null;
+  /** `due_at` minus now, in seconds (lease expiry for running jobs). */
+  readonly dueIn: number;
+  /** `run_at` minus now, in seconds. */
+  readonly runIn: number;
+  /** `due_at` in ms since the epoch. */
+  readonly dueAtMs: number;
+}
+
+const jobs = (prefix: string): string => `\`${prefix}queue_jobs\``;
+const us = (col: string): string => `TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', ${col})`;
+
+interface Raw {
+  id: unknown; queue: string; grp: string; phase: unknown; priority: unknown; attempt: unknown; max_attempts: unknown;
+  lease: unknown; dedup_k: Buffer | null; payload: string | Buffer; last_error: string | Buffer | null;
+  due_us: unknown; run_us: unknown; now_us: unknown;
+}
+
+function toJob(r: Raw): ProbedJob {
+  const now = Number(r.now_us);
+  const text = (v: string | Buffer): string => (Buffer.isBuffer(v) ? v.toString('utf8') : String(v));
+  return {
+    id: Number(r.id),
+    queue: r.queue,
+    group: r.grp,
+    state: STATE_OF[Number(r.phase)]!,
+    priority: Number(r.priority),
+    attempt: Number(r.attempt),
+    maxAttempts: Number(r.max_attempts),
+    token: Number(r.lease),
+    dedup: r.dedup_k === null ? null : Buffer.from(r.dedup_k).toString('utf8'),
+    payload: JSON.parse(text(r.payload)),
+    lastError: r.last_error === null ? null : text(r.last_error),
+    dueIn: (Number(r.due_us) - now) / 1e6,
+    runIn: (Number(r.run_us) - now) / 1e6,
+    dueAtMs: Number(r.due_us) / 1000,
+  };
+}
+
+const SELECT = (prefix: string): string =>
+  `SELECT id, queue, grp, phase, priority, attempt, max_attempts, lease, dedup_k, payload, last_error,
+          ${us('due_at')} AS due_us, ${us('run_at')} AS run_us, ${us('UTC_TIMESTAMP(6)')} AS now_us FROM ${jobs(prefix)}`;
+
+/** Every row of `queue`, by id. */
+export async function probeJobs(probe: Probe, prefix: string, queue: string): Promise<ProbedJob[]> {
+  return (await probe.query<Raw>(`${SELECT(prefix)} WHERE queue = ? ORDER BY id`, [queue])).map(toJob);
+}
+
+/** One row by id, or undefined. */
+export async function probeJob(probe: Probe, prefix: string, id: number): Promise<ProbedJob | undefined> {
+  const rows = await probe.query<Raw>(`${SELECT(prefix)} WHERE id = ?`, [id]);
+  return rows[0] ? toJob(rows[0]) : undefined;
+}
+
+/** Rows of the whole jobs table (every queue). */
+export async function probeTotal(probe: Probe, prefix: string): Promise<number> {
+  return Number((await probe.query<{ n: unknown }>(`SELECT COUNT(*) AS n FROM ${jobs(prefix)}`))[0]?.n);
+}
+
+/** Moves time for `ids`: their `due_at` (lease expiry, run time, purge time) becomes `seconds` ago. */
+export async function makeDue(probe: Probe, prefix: string, ids: readonly number[], seconds = 1): Promise<void> {
+  if (ids.length === 0) return;
+  await probe.query(
+    `UPDATE ${jobs(prefix)} SET due_at = UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND WHERE id IN (${ids.map(() => '?').join(', ')})`,
+    [Math.round(seconds * 1e6), ...ids],
+  );
+}
+
+/** Sets `due_at` of job `id` to `seconds` from now (negative: in the past): moves a job in line or in time. */
+export async function setDueOffset(probe: Probe, prefix: string, id: number, seconds: number): Promise<void> {
+  await probe.query(`UPDATE ${jobs(prefix)} SET due_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND WHERE id = ?`, [Math.round(seconds * 1e6), id]);
+}
+
+/** The database clock in ms since the epoch. */
+export async function probeNowMs(probe: Probe): Promise<number> {
+  return Number((await probe.query<{ n: unknown }>(`SELECT ${us('UTC_TIMESTAMP(6)')} AS n`))[0]?.n) / 1000;
+}
+
+/** Awaits `p`, expects a TaskrowError with `code`, and returns it. */
+export async function rejection(p: Promise<unknown> | (() => unknown), code?: string): Promise<TaskrowError> {
+  let err: unknown;
+  try {
+    await (typeof p === 'function' ? p() : p);
+  } catch (e) {
+    err = e;
+  }
+  expect(err).toBeInstanceOf(TaskrowError);
+  if (code) expect((err as TaskrowError).code, (err as Error).message).toBe(code);
+  return err as TaskrowError;
+}
+
+/** Polls `check` every 25 ms until it is true; fails after `seconds`. For events only another actor causes. */
+export async function until(what: string, check: () => Promise<boolean> | boolean, seconds = 20): Promise<void> {
+  const end = Date.now() + seconds * 1000;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for: ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}

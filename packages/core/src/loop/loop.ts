@@ -1,0 +1,227 @@
+import { chunks, statementBytes } from '../chunk.js';
+import type { Executor } from '../engine/executor.js';
+import { invalid, TaskrowError } from '../errors.js';
+import type { SqlConnection, SqlValue } from '../port.js';
+import { toNumber } from '../validate.js';
+import { encodeBatch, idBatch, idCodec, parseIdType, type EncodedId, type IdCodec } from './ids.js';
+import { addOptions, autoAddOptions, bumpOptions, dryRunOptions, getArgs } from './options.js';
+import { createLoopTable, resolveIdType } from './registry.js';
+import { loopSql, type LoopSql } from './sql.js';
+import { loopTable } from './tables.js';
+import type { Loop, LoopCheck, LoopId, LoopIdType, LoopStats } from './types.js';
+
+/** Ids per statement (and per transaction outside `taskrow.in(tx)`). */
+const IDS_PER_STATEMENT = 1000;
+
+interface Resolved {
+  readonly codec: IdCodec;
+  readonly sql: LoopSql;
+}
+
+interface StatsRow {
+  min_id: unknown;
+  max_id: unknown;
+  min_update_time: unknown;
+  max_update_time: unknown;
+  locked: unknown;
+  min_lock_time: unknown;
+  max_lock_time: unknown;
+  bumped: unknown;
+  min_bump_time: unknown;
+  max_bump_time: unknown;
+}
+
+const secondsOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : toNumber(v));
+
+/**
+ * The loop `name` over `exec`. Validates the name at once (`INVALID_NAME`); the id type is read
+ * from the registry on first use (or `known` when the caller just created the loop), and an
+ * operation on a loop that does not exist rejects with `NOT_FOUND`.
+ */
+export function openLoop(exec: Executor, prefix: string, name: unknown, options: unknown, known?: LoopIdType): Loop {
+  const t = loopTable(prefix, name);
+  const declaredRaw = typeof options === 'object' && options !== null ? (options as { idType?: unknown }).idType : undefined;
+  if (options !== undefined && (typeof options !== 'object' || options === null)) throw invalid(`loop() options must be an object, got ${typeof options}`);
+  const declared = declaredRaw === undefined ? undefined : parseIdType(declaredRaw);
+  const early = declared ? idCodec(declared) : undefined;
+  const bytes = statementBytes(exec.dialect.maxAllowedPacket);
+  const bind = (type: LoopIdType): Resolved => {
+    const codec = idCodec(type);
+    return { codec, sql: loopSql(t, codec) };
+  };
+  let resolved: Promise<Resolved> | undefined = known ? Promise.resolve(bind(known)) : undefined;
+
+  function resolve(): Promise<Resolved> {
+    resolved ??= resolveIdType(exec, prefix, t, declared).then(
+      (type) => bind(type),
+      (err: unknown) => {
+        resolved = undefined;
+        throw err;
+      },
+    );
+    return resolved;
+  }
+
+  /** A loop that is registered but whose table was dropped by hand: say so, instead of "run migrate()". */
+  async function guard<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (err) {
+      if (err instanceof TaskrowError && err.code === 'SCHEMA_MISSING') {
+        throw new TaskrowError('NOT_FOUND', `loop ${JSON.stringify(t.loop)} is registered but its table ${t.name} is missing: run taskrow.createLoop() again`, {
+          cause: err,
+          errno: err.errno,
+        });
+      }
+      throw err;
+    }
+  }
+
+  /**
+   * Validates the ids (against the declared type before any statement, else after reading the
+   * registry), and runs `work` on them in parts of at most IDS_PER_STATEMENT ids, summing the
+   * results. An empty batch resolves to 0 without a statement.
+   */
+  async function eachPart(ids: unknown, work: (r: Resolved, part: EncodedId[], params: SqlValue[]) => Promise<number>): Promise<number> {
+    const batch = idBatch(ids);
+    if (early) encodeBatch(early, batch);
+    if (batch.items.length === 0) return 0;
+    const r = await resolve();
+    const list = encodeBatch(r.codec, batch);
+    return guard(async () => {
+      let total = 0;
+      for (const part of chunks(list, { maxRows: IDS_PER_STATEMENT, maxBytes: bytes }, (e) => e.size)) {
+        total += await work(r, part, part.map((e) => e.param));
+      }
+      return total;
+    });
+  }
+
+  /**
+   * One unit of writes. `autocommit`: each of its statements is correct on its own and runs (and is
+   * retried) alone; otherwise, and for every dry run, one READ COMMITTED transaction.
+   */
+  function write(dryRun: boolean, autocommit: boolean, work: (conn: SqlConnection) => Promise<number>): Promise<number> {
+    if (autocommit && !dryRun) return work({ query: (sql, params) => exec.query(sql, params) });
+    return exec.transaction(work, { dryRun, isolation: 'READ COMMITTED' });
+  }
+
+  /**
+   * `did` and `unlock`: an update of the ids found; with `autoAdd`, when some were missing, an
+   * upsert of the part adds them (every distinct id then counts). Each statement is correct on its
+   * own, so outside a dry run they run in autocommit: the common case (every id present) is one
+   * primary-key update per part.
+   */
+  function settle(ids: unknown, o: { dryRun: boolean; autoAdd: boolean }, pick: (sql: LoopSql) => [(n: number) => string, (n: number) => string]): Promise<number> {
+    return eachPart(ids, (r, part, params) =>
+      write(o.dryRun, true, async (conn) => {
+        const [upsert, update] = pick(r.sql);
+        const found = (await conn.query(update(part.length), params)).affectedRows;
+        if (!o.autoAdd || found >= part.length) return found;
+        await conn.query(upsert(part.length), params);
+        return part.length;
+      }),
+    );
+  }
+
+  const loop: Loop = {
+    name: t.loop,
+    table: t.name,
+
+    async idType() {
+      return (await resolve()).codec.type;
+    },
+
+    async add(ids, options) {
+      const o = addOptions(options);
+      return eachPart(ids, (r, part, params) =>
+        write(o.dryRun, true, async (conn) => (await conn.query(r.sql.add(part.length, o.updated), params)).affectedRows),
+      );
+    },
+
+    async remove(ids, options) {
+      const o = dryRunOptions('remove()', options);
+      return eachPart(ids, (r, part, params) => write(o.dryRun, true, async (conn) => (await conn.query(r.sql.remove(part.length), params)).affectedRows));
+    },
+
+    async get(limit, options) {
+      const o = getArgs(limit, options);
+      if (o.limit === 0) return [];
+      const r = await resolve();
+      return guard(() =>
+        exec.transaction(
+          async (conn) => {
+            const { rows } = await conn.query<{ v: unknown }>(r.sql.claim(o.limit), [o.minLoopTime]);
+            const ids = rows.map((row) => r.codec.decode(row.v));
+            const encoded = ids.map((id) => r.codec.encode(id, 'id'));
+            for (const part of chunks(encoded, { maxRows: IDS_PER_STATEMENT, maxBytes: bytes }, (e) => e.size)) {
+              await conn.query(r.sql.lock(part.length), [o.lockFor, ...part.map((e) => e.param)]);
+            }
+            return ids;
+          },
+          { dryRun: o.dryRun, isolation: 'READ COMMITTED' },
+        ),
+      );
+    },
+
+    async did(ids, options) {
+      return settle(ids, autoAddOptions('did()', options), (sql) => [sql.didUpsert, sql.did]);
+    },
+
+    async unlock(ids, options) {
+      return settle(ids, autoAddOptions('unlock()', options), (sql) => [sql.unlockUpsert, sql.unlock]);
+    },
+
+    async bump(ids, options) {
+      const o = bumpOptions(options);
+      return eachPart(ids, (r, part, params) =>
+        write(o.dryRun, !o.autoAdd, async (conn) => {
+          if (o.autoAdd) await conn.query(r.sql.ensure(part.length), params);
+          return (await conn.query(r.sql.bump(part.length), [o.lockFor, o.lockFor, ...params])).affectedRows;
+        }),
+      );
+    },
+
+    async check(ids) {
+      const out = new Map<LoopId, LoopCheck>();
+      await eachPart(ids, async (r, part, params) => {
+        const { rows } = await exec.query<{ v: unknown; since_updated: unknown; locked_for: unknown }>(r.sql.check(part.length), params);
+        for (const row of rows) {
+          out.set(r.codec.decode(row.v), { sinceUpdated: secondsOrNull(row.since_updated), lockedFor: secondsOrNull(row.locked_for) });
+        }
+        return rows.length;
+      });
+      return out;
+    },
+
+    async stats() {
+      const r = await resolve();
+      const { rows } = await guard(() => exec.query<StatsRow>(r.sql.stats()));
+      const s = rows[0];
+      if (!s) throw new TaskrowError('DATABASE_ERROR', `stats() of loop ${JSON.stringify(t.loop)} returned no row`);
+      const n = (v: unknown): number => (v === null || v === undefined ? 0 : toNumber(v));
+      const id = (v: unknown): LoopId | null => (v === null || v === undefined ? null : r.codec.decode(v));
+      const stats: LoopStats = {
+        bumped: n(s.bumped),
+        locked: n(s.locked),
+        minBumpTime: n(s.min_bump_time),
+        maxBumpTime: n(s.max_bump_time),
+        minId: id(s.min_id),
+        maxId: id(s.max_id),
+        minLockTime: n(s.min_lock_time),
+        maxLockTime: n(s.max_lock_time),
+        minUpdateTime: n(s.min_update_time),
+        maxUpdateTime: n(s.max_update_time),
+      };
+      return stats;
+    },
+  };
+  return loop;
+}
+
+/** Creates (or finds) a loop and returns it; see `createLoopTable`. */
+export async function createLoop(exec: Executor, prefix: string, name: unknown, options: unknown): Promise<Loop> {
+  if (options !== undefined && (typeof options !== 'object' || options === null)) throw invalid(`createLoop() options must be an object, got ${typeof options}`);
+  const { t, type } = await createLoopTable(exec, prefix, name, (options as { idType?: unknown } | undefined)?.idType);
+  return openLoop(exec, prefix, t.loop, { idType: type }, type);
+}

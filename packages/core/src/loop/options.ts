@@ -1,0 +1,73 @@
+import { invalid } from '../errors.js';
+import { boolArg, intArg, show } from '../validate.js';
+
+/** The largest number of seconds any loop option takes: 100 years. */
+export const MAX_LOOP_SECONDS = 3_155_760_000;
+/** The most ids one `get()` returns. */
+export const MAX_GET_LIMIT = 100_000;
+
+/** The original's defaults. */
+export const DEFAULT_LOCK_FOR = 3600;
+export const DEFAULT_MIN_LOOP_TIME = 3600;
+
+/**
+ * Reads an options argument: undefined or a plain object whose keys are all in `allowed`. MUST
+ * reject unknown keys (a misspelt `lock_for` would otherwise silently fall back to a default).
+ */
+function optionsOf(method: string, options: unknown, allowed: readonly string[]): Record<string, unknown> {
+  if (options === undefined) return {};
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw invalid(`${method} options must be an object, got ${show(options)}`);
+  }
+  for (const key of Object.keys(options)) {
+    if (!allowed.includes(key)) throw invalid(`${method} has no option ${JSON.stringify(key)}; its options are ${allowed.join(', ')}`);
+  }
+  return options as Record<string, unknown>;
+}
+
+function flag(method: string, o: Record<string, unknown>, key: string, fallback: boolean): boolean {
+  return o[key] === undefined ? fallback : boolArg(`${method} ${key}`, o[key]);
+}
+
+function seconds(method: string, o: Record<string, unknown>, key: string, min: number, fallback: number): number {
+  return o[key] === undefined ? fallback : intArg(`${method} ${key} (whole seconds)`, o[key], min, MAX_LOOP_SECONDS);
+}
+
+/** Options of `remove()`: only `dryRun`. */
+export function dryRunOptions(method: string, options: unknown): { dryRun: boolean } {
+  const o = optionsOf(method, options, ['dryRun']);
+  return { dryRun: flag(method, o, 'dryRun', false) };
+}
+
+/** Options of `add()`. */
+export function addOptions(options: unknown): { dryRun: boolean; updated: boolean } {
+  const o = optionsOf('add()', options, ['updated', 'dryRun']);
+  return { dryRun: flag('add()', o, 'dryRun', false), updated: flag('add()', o, 'updated', false) };
+}
+
+/** Options of `did()` and `unlock()`; `autoAdd` defaults to true, as the original's `auto_add`. */
+export function autoAddOptions(method: string, options: unknown): { dryRun: boolean; autoAdd: boolean } {
+  const o = optionsOf(method, options, ['autoAdd', 'dryRun']);
+  return { dryRun: flag(method, o, 'dryRun', false), autoAdd: flag(method, o, 'autoAdd', true) };
+}
+
+/** Options of `bump()`: `lockFor` may be negative (higher priority) and defaults to 0. */
+export function bumpOptions(options: unknown): { dryRun: boolean; autoAdd: boolean; lockFor: number } {
+  const o = optionsOf('bump()', options, ['lockFor', 'autoAdd', 'dryRun']);
+  return {
+    dryRun: flag('bump()', o, 'dryRun', false),
+    autoAdd: flag('bump()', o, 'autoAdd', true),
+    lockFor: seconds('bump()', o, 'lockFor', -MAX_LOOP_SECONDS, 0),
+  };
+}
+
+/** `get()`'s arguments. `lockFor` MUST be at least 1 (the original rejects 0 and negatives). */
+export function getArgs(limit: unknown, options: unknown): { limit: number; dryRun: boolean; lockFor: number; minLoopTime: number } {
+  const o = optionsOf('get()', options, ['lockFor', 'minLoopTime', 'dryRun']);
+  return {
+    limit: intArg('get() limit', limit, 0, MAX_GET_LIMIT),
+    dryRun: flag('get()', o, 'dryRun', false),
+    lockFor: seconds('get()', o, 'lockFor', 1, DEFAULT_LOCK_FOR),
+    minLoopTime: seconds('get()', o, 'minLoopTime', -MAX_LOOP_SECONDS, DEFAULT_MIN_LOOP_TIME),
+  };
+}

@@ -1,0 +1,81 @@
+import type { IdCodec } from './ids.js';
+import type { LoopTable } from './tables.js';
+
+/**
+ * The statements of a loop, over one table and id type. Every time is the database clock's
+ * `UNIX_TIMESTAMP()` (constant within a statement); every id is a bound parameter; counts inlined
+ * in `LIMIT` are integers checked by the caller.
+ */
+export interface LoopSql {
+  /** `INSERT IGNORE` of `n` ids: only duplicates are skipped, every value was validated first. */
+  add(n: number, updated: boolean): string;
+  remove(n: number): string;
+  /** Adds missing ids, taking an exclusive lock on existing ones at once (no shared-then-exclusive upgrade). */
+  ensure(n: number): string;
+  /** `did` with auto-add, when some ids are missing: adds them, and marks every id of the part. */
+  didUpsert(n: number): string;
+  did(n: number): string;
+  /** `unlock` with auto-add, when some ids are missing: adds them, and unlocks every id of the part. */
+  unlockUpsert(n: number): string;
+  unlock(n: number): string;
+  /** Params: lockFor, lockFor, ...ids. Matches only the rows whose `lock_until` it lowers. */
+  bump(n: number): string;
+  /**
+   * `get`'s candidates, both of the original's steps in one locking read, each in index order and
+   * skipping rows other transactions hold. Params: minLoopTime. Rows: v (the id, as `decode`
+   * and the placeholder take it), p (step), k1, k2, k3 (order keys).
+   */
+  claim(limit: number): string;
+  /** Params: lockFor, ...ids. */
+  lock(n: number): string;
+  /** Rows: v, since_updated, locked_for. */
+  check(n: number): string;
+  /** One row, one statement (one snapshot): index ends, and ranges over the locked and bumped rows only. */
+  stats(): string;
+}
+
+/** The statements of loop table `t` with ids of `codec`'s type. */
+export function loopSql(t: LoopTable, codec: IdCodec): LoopSql {
+  const tbl = t.quoted;
+  const list = (n: number): string => Array(n).fill(codec.placeholder).join(', ');
+  const rows = (n: number, inner: string): string => Array(n).fill(`(${inner})`).join(', ');
+  const v = codec.select('`id`');
+  return {
+    add: (n, updated) =>
+      `INSERT IGNORE INTO ${tbl} (\`id\`, \`last_updated\`) VALUES ${rows(n, `${codec.placeholder}, ${updated ? 'UNIX_TIMESTAMP()' : 'NULL'}`)}`,
+    remove: (n) => `DELETE FROM ${tbl} WHERE \`id\` IN (${list(n)})`,
+    ensure: (n) => `INSERT INTO ${tbl} (\`id\`) VALUES ${rows(n, codec.placeholder)} ON DUPLICATE KEY UPDATE \`id\` = \`id\``,
+    didUpsert: (n) =>
+      `INSERT INTO ${tbl} (\`id\`, \`last_updated\`, \`lock_until\`) VALUES ${rows(n, `${codec.placeholder}, UNIX_TIMESTAMP(), NULL`)}
+       ON DUPLICATE KEY UPDATE \`last_updated\` = UNIX_TIMESTAMP(), \`lock_until\` = NULL`,
+    did: (n) => `UPDATE ${tbl} SET \`last_updated\` = UNIX_TIMESTAMP(), \`lock_until\` = NULL WHERE \`id\` IN (${list(n)})`,
+    unlockUpsert: (n) => `INSERT INTO ${tbl} (\`id\`) VALUES ${rows(n, codec.placeholder)} ON DUPLICATE KEY UPDATE \`lock_until\` = NULL`,
+    unlock: (n) => `UPDATE ${tbl} SET \`lock_until\` = NULL WHERE \`id\` IN (${list(n)})`,
+    bump: (n) =>
+      `UPDATE ${tbl} SET \`lock_until\` = UNIX_TIMESTAMP() + ?
+       WHERE (\`lock_until\` IS NULL OR \`lock_until\` > UNIX_TIMESTAMP() + ?) AND \`id\` IN (${list(n)})`,
+    claim: (limit) =>
+      `(SELECT ${v} AS v, 1 AS p, \`lock_until\` AS k1, \`last_updated\` AS k2, \`id\` AS k3 FROM ${tbl}
+         WHERE \`lock_until\` <= UNIX_TIMESTAMP()
+         ORDER BY \`lock_until\`, \`last_updated\`, \`id\` LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+       UNION ALL
+       (SELECT ${v}, 2, NULL, \`last_updated\`, \`id\` FROM ${tbl}
+         WHERE \`lock_until\` IS NULL AND (\`last_updated\` IS NULL OR \`last_updated\` <= UNIX_TIMESTAMP() - ?)
+         ORDER BY \`last_updated\`, \`id\` LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+       ORDER BY p, k1, k2, k3 LIMIT ${limit}`,
+    lock: (n) => `UPDATE ${tbl} SET \`lock_until\` = UNIX_TIMESTAMP() + ? WHERE \`id\` IN (${list(n)})`,
+    check: (n) =>
+      `SELECT ${v} AS v, UNIX_TIMESTAMP() - \`last_updated\` AS since_updated, \`lock_until\` - UNIX_TIMESTAMP() AS locked_for
+       FROM ${tbl} WHERE \`id\` IN (${list(n)})`,
+    stats: () =>
+      `SELECT i.min_id, i.max_id, u.min_update_time, u.max_update_time,
+              l.n AS locked, l.min_lock_time, l.max_lock_time, b.n AS bumped, b.min_bump_time, b.max_bump_time
+       FROM (SELECT ${codec.select('MIN(`id`)')} AS min_id, ${codec.select('MAX(`id`)')} AS max_id FROM ${tbl}) i
+       CROSS JOIN (SELECT UNIX_TIMESTAMP() - MAX(\`last_updated\`) AS min_update_time, UNIX_TIMESTAMP() - MIN(\`last_updated\`) AS max_update_time
+                   FROM ${tbl} WHERE \`lock_until\` IS NULL) u
+       CROSS JOIN (SELECT COUNT(*) AS n, MIN(\`lock_until\`) - UNIX_TIMESTAMP() AS min_lock_time, MAX(\`lock_until\`) - UNIX_TIMESTAMP() AS max_lock_time
+                   FROM ${tbl} WHERE \`lock_until\` > UNIX_TIMESTAMP()) l
+       CROSS JOIN (SELECT COUNT(*) AS n, UNIX_TIMESTAMP() - MAX(\`lock_until\`) AS min_bump_time, UNIX_TIMESTAMP() - MIN(\`lock_until\`) AS max_bump_time
+                   FROM ${tbl} WHERE \`lock_until\` <= UNIX_TIMESTAMP()) b`,
+  };
+}

@@ -1,0 +1,124 @@
+import { placeholderList } from '../chunk.js';
+import type { Executor } from '../engine/executor.js';
+import type { SqlConnection } from '../port.js';
+import { toNumber } from '../validate.js';
+import { decodePayload } from './payload.js';
+import { micros, NOW_MICROS, NOW_PLUS, PHASE, updateById, type QueueTables } from './tables.js';
+import type { Job } from './types.js';
+
+interface ClaimRow {
+  id: unknown;
+  grp: string;
+  priority: unknown;
+  attempt: unknown;
+  max_attempts: unknown;
+  lease: unknown;
+  payload: unknown;
+  run_us: unknown;
+  now_us: unknown;
+}
+
+/** An expired lease on the job's last attempt: the job dies instead of coming back. */
+const SPENT = `\`phase\` = ${PHASE.running} AND \`attempt\` >= \`max_attempts\``;
+
+/**
+ * Makes up to `limit` due delayed jobs and expired leases ready (or dead, for a lease that expired
+ * on the last attempt), in the caller's transaction; resolves to the number made ready. A plain
+ * read of the `claim` index range of due rows comes first (in the common case nothing is due and
+ * nothing gets locked), then the rows found are locked by primary key, skipping rows others hold,
+ * and updated by primary key. Assignments are ordered so each reads
+ * only columns not yet assigned (MySQL assigns left to right).
+ */
+async function promoteDue(conn: SqlConnection, t: QueueTables, queue: string, limit: number): Promise<number> {
+  // A plain read first: in the common case nothing is due and nothing is locked.
+  const due = `\`queue\` = ? AND \`phase\` IN (${PHASE.delayed}, ${PHASE.running}) AND \`ready_priority\` = 0 AND \`due_at\` <= UTC_TIMESTAMP(6)`;
+  const seen = await conn.query<{ id: unknown }>(`SELECT \`id\` FROM ${t.jobs} FORCE INDEX (\`claim\`) WHERE ${due} LIMIT ${limit}`, [queue]);
+  if (seen.rows.length === 0) return 0;
+  const { rows } = await conn.query<{ id: unknown }>(
+    `SELECT \`id\` FROM ${t.jobs} FORCE INDEX (PRIMARY) WHERE \`id\` IN (${placeholderList(seen.rows.length)}) AND ${due} FOR UPDATE SKIP LOCKED`,
+    [...seen.rows.map((r) => toNumber(r.id)), queue],
+  );
+  if (rows.length === 0) return 0;
+  await conn.query(
+    `${updateById(t.jobs)} SET
+       \`last_error\` = IF(${SPENT}, CONCAT('lease expired on attempt ', \`attempt\`, ' of ', \`max_attempts\`), \`last_error\`),
+       \`dedup_k\` = IF(${SPENT}, NULL, \`dedup_k\`),
+       \`due_at\` = IF(${SPENT}, UTC_TIMESTAMP(6), \`run_at\`),
+       \`ready_priority\` = IF(${SPENT}, 0, \`priority\`),
+       \`phase\` = IF(${SPENT}, ${PHASE.dead}, ${PHASE.ready})
+     WHERE \`id\` IN (${placeholderList(rows.length)})`,
+    rows.map((r) => toNumber(r.id)),
+  );
+  return rows.length;
+}
+
+/** How often (ms) a queue handle looks for due delayed jobs and expired leases while its claims find enough ready jobs. */
+export const PROMOTE_EVERY_MS = 50;
+
+/** Per queue handle: when it last looked for due jobs (`performance.now()`). */
+export interface ClaimState {
+  lastPromote: number;
+}
+
+/**
+ * Claims up to `limit` jobs of `queue` (of `group` when given) in one READ COMMITTED transaction:
+ * `SELECT ... FOR UPDATE SKIP LOCKED` over the `claim` index range of ready rows (by priority, due
+ * time, then group and id), then one UPDATE by primary key that sets the lease expiry (database
+ * clock), counts the attempt and moves the fencing token on. Due delayed jobs and expired leases
+ * are made ready first when this handle has not looked for them for `PROMOTE_EVERY_MS`, and always
+ * when fewer than `limit` ready jobs were found (then the claim reads again). READ COMMITTED takes
+ * no gap locks, so producers inserting meanwhile never wait on a claimer; SKIP LOCKED means a
+ * claimer never waits on another. The transaction always ends (COMMIT), also when nothing is found.
+ */
+export async function claimJobs<P>(
+  exec: Executor,
+  t: QueueTables,
+  queue: string,
+  args: { limit: number; leaseMicros: number; group: string | undefined },
+  state: ClaimState,
+): Promise<Job<P>[]> {
+  if (args.limit === 0) return [];
+  const rows = await exec.transaction(async (conn) => {
+    const ready = (): Promise<{ rows: ClaimRow[] }> =>
+      conn.query<ClaimRow>(
+        `SELECT \`id\`, \`grp\`, \`priority\`, \`attempt\`, \`max_attempts\`, \`lease\`, \`payload\`,
+                ${micros('`run_at`')} AS run_us, ${NOW_MICROS} AS now_us
+         FROM ${t.jobs} FORCE INDEX (\`claim\`)
+         WHERE \`queue\` = ?${args.group === undefined ? '' : ' AND `grp` = ?'} AND \`phase\` = ${PHASE.ready}
+         ORDER BY \`ready_priority\`, \`due_at\`, \`grp\`, \`id\` LIMIT ${args.limit} FOR UPDATE SKIP LOCKED`,
+        args.group === undefined ? [queue] : [queue, args.group],
+      );
+    const started = performance.now();
+    let looked = started - state.lastPromote >= PROMOTE_EVERY_MS;
+    if (looked) await promoteDue(conn, t, queue, args.limit);
+    let found = await ready();
+    if (found.rows.length < args.limit && !looked) {
+      looked = true;
+      // Rows this transaction already locked come back again (its own locks are not skipped).
+      if ((await promoteDue(conn, t, queue, args.limit)) > 0) found = await ready();
+    }
+    if (looked) state.lastPromote = started;
+    if (found.rows.length === 0) return [];
+    await conn.query(
+      `${updateById(t.jobs)} SET \`due_at\` = ${NOW_PLUS}, \`attempt\` = \`attempt\` + 1, \`lease\` = \`lease\` + 1, \`ready_priority\` = 0, \`phase\` = ${PHASE.running}
+       WHERE \`id\` IN (${placeholderList(found.rows.length)})`,
+      [args.leaseMicros, ...found.rows.map((r) => toNumber(r.id))],
+    );
+    return found.rows;
+  }, { isolation: 'READ COMMITTED' });
+  return rows.map((r) => {
+    const nowMs = toNumber(r.now_us) / 1000;
+    return Object.freeze({
+      id: toNumber(r.id),
+      queue,
+      token: toNumber(r.lease) + 1,
+      payload: decodePayload<P>(r.payload),
+      attempt: toNumber(r.attempt) + 1,
+      maxAttempts: toNumber(r.max_attempts),
+      priority: toNumber(r.priority),
+      group: r.grp === '' ? null : r.grp,
+      runAt: new Date(toNumber(r.run_us) / 1000),
+      leaseUntil: new Date(nowMs + args.leaseMicros / 1000),
+    });
+  });
+}

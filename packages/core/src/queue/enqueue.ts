@@ -1,0 +1,128 @@
+import { randomInt } from 'node:crypto';
+import { chunks, placeholderList, placeholderRows, statementBytes } from '../chunk.js';
+import type { Executor } from '../engine/executor.js';
+import { invalid, TaskrowError } from '../errors.js';
+import type { SqlConnection } from '../port.js';
+import { show, toNumber } from '../validate.js';
+import { jobRow, type JobRow, type QueueSettings } from './options.js';
+import { PHASE, type QueueTables } from './tables.js';
+import type { Enqueued, EnqueueItem } from './types.js';
+
+/** Rows per INSERT: 11 placeholders each, far under 65,535. */
+const INSERT_ROWS = 1000;
+/** Most jobs one enqueueMany call takes (one transaction). */
+export const MAX_ENQUEUE_BATCH = 100_000;
+
+const COLUMNS = '`queue`, `grp`, `phase`, `priority`, `ready_priority`, `due_at`, `run_at`, `max_attempts`, `lease`, `dedup_k`, `payload`, `created_at`';
+/** `run_at` repeats the `due_at` set earlier in the same row. */
+const ROW = "?, ?, ?, ?, ?, DATE_ADD(COALESCE(CAST(? AS DATETIME(6)), UTC_TIMESTAMP(6)), INTERVAL ? MICROSECOND), `due_at`, ?, ?, ?, ?, UTC_TIMESTAMP(6)";
+
+/** Validates a batch whole, before any SQL. */
+export function jobRows(items: unknown, settings: QueueSettings): JobRow[] {
+  if (items === null || typeof items !== 'object' || !(Symbol.iterator in items) || typeof items === 'string') {
+    throw invalid(`enqueueMany() expects an iterable of { payload, ...options }, got ${show(items)}`);
+  }
+  const rows: JobRow[] = [];
+  let i = 0;
+  for (const item of items as Iterable<EnqueueItem<unknown>>) {
+    if (item === null || typeof item !== 'object' || !('payload' in item)) throw invalid(`jobs[${i}] must be an object with a payload, got ${show(item)}`);
+    const { payload, ...options } = item;
+    rows.push(jobRow(payload, options, settings, `jobs[${i}]`));
+    if (++i > MAX_ENQUEUE_BATCH) throw invalid(`enqueueMany() takes at most ${MAX_ENQUEUE_BATCH} jobs per call`);
+  }
+  return rows;
+}
+
+const hex = (b: Buffer | null): string | null => (b ? b.toString('hex') : null);
+
+/**
+ * Inserts validated rows: every row or none. Rows with a dedup key whose live job exists are not
+ * inserted; their entry carries the live job's id. Resolves to one entry per row, in order. One
+ * job without a dedup key is a single autocommit statement (or a statement of the application's
+ * transaction, inside `taskrow.in(tx)`); anything else is one transaction, so the new rows stay
+ * invisible to claimers until their ids were read back. With dedup keys it runs at READ
+ * COMMITTED: the upsert then meets the latest committed row (under REPEATABLE READ, MariaDB 11.6+
+ * snapshot isolation fails it with error 1020 when a concurrent enqueue of the same key won).
+ */
+export async function insertJobs(exec: Executor, t: QueueTables, queue: string, rows: readonly JobRow[]): Promise<Enqueued[]> {
+  if (rows.length === 0) return [];
+  const bytes = statementBytes(exec.dialect.maxAllowedPacket);
+  const parts = [...chunks(rows, { maxRows: INSERT_ROWS, maxBytes: bytes }, (r) => r.payloadBytes + (r.dedup?.length ?? 0) * 2 + 200)];
+  const keyed = rows.some((r) => r.dedup);
+  // One new row without a dedup key: a single statement, whose insert id is the job's id.
+  if (rows.length === 1 && !keyed) return insertChunk(exec, t, queue, rows);
+  return exec.transaction(async (conn) => {
+    const out: Enqueued[] = [];
+    for (const part of parts) out.push(...(await insertChunk(conn, t, queue, part)));
+    return out;
+  }, keyed ? { isolation: 'READ COMMITTED' } : {});
+}
+
+/** Live jobs of `queue` with these dedup keys (index forms): hex -> id. `lock` reads the latest committed rows. */
+async function liveByDedup(conn: SqlConnection, t: QueueTables, queue: string, keys: Buffer[], lock: boolean): Promise<Map<string, number>> {
+  const found = new Map<string, number>();
+  if (keys.length === 0) return found;
+  const { rows } = await conn.query<{ id: unknown; dedup_k: Buffer }>(
+    `SELECT \`id\`, \`dedup_k\` FROM ${t.jobs} WHERE \`queue\` = ? AND \`dedup_k\` IN (${placeholderList(keys.length)})${lock ? ' LOCK IN SHARE MODE' : ''}`,
+    [queue, ...keys],
+  );
+  for (const r of rows) found.set(r.dedup_k.toString('hex'), toNumber(r.id));
+  return found;
+}
+
+async function insertChunk(conn: SqlConnection, t: QueueTables, queue: string, part: readonly JobRow[]): Promise<Enqueued[]> {
+  const keyed = part.filter((r) => r.dedup);
+  const existing = await liveByDedup(conn, t, queue, [...new Map(keyed.map((r) => [hex(r.dedup), r.dedup!])).values()], false);
+  // Which rows to insert: unkeyed ones, and the first of each key that has no live job.
+  const firstOfKey = new Set<string>();
+  const insert = part.filter((r) => {
+    const k = hex(r.dedup);
+    if (k === null) return true;
+    if (existing.has(k) || firstOfKey.has(k)) return false;
+    firstOfKey.add(k);
+    return true;
+  });
+  const inserted = new Map<JobRow, number>();
+  if (insert.length > 0) {
+    // A random start for the fencing token doubles as this statement's mark: the ids of the new
+    // rows are read back by it (auto-increment ids of one statement need not be consecutive).
+    const mark = randomInt(1, 2 ** 47);
+    const res = await conn.query(
+      `INSERT INTO ${t.jobs} (${COLUMNS}) VALUES ${placeholderRows(insert.length, 0, ROW)}` +
+        (keyed.length > 0 ? ' ON DUPLICATE KEY UPDATE `id` = `id`' : ''),
+      insert.flatMap((r) => [queue, r.group, r.delayed ? PHASE.delayed : PHASE.ready, r.priority, r.delayed ? 0 : r.priority, r.runAt, r.delayMicros, r.maxAttempts, mark, r.dedup, r.payload]),
+    );
+    if (res.insertId > 0 && insert.length === 1 && !insert[0]!.dedup) {
+      inserted.set(insert[0]!, res.insertId); // one new row: its id is the insert id
+    } else if (res.insertId > 0) {
+      const back = await conn.query<{ id: unknown; dedup_k: Buffer | null }>(
+        `SELECT \`id\`, \`dedup_k\` FROM ${t.jobs} WHERE \`id\` >= ? AND \`lease\` = ? AND \`queue\` = ? ORDER BY \`id\` LIMIT ${insert.length}`,
+        [res.insertId, mark, queue],
+      );
+      // New rows come back in insertion order; a keyed row missing here lost a race to a
+      // concurrent enqueue of the same key (the upsert left the other job alone).
+      let p = 0;
+      for (const r of insert) {
+        const row = back.rows[p];
+        if (row && hex(row.dedup_k ? Buffer.from(row.dedup_k) : null) === hex(r.dedup)) {
+          inserted.set(r, toNumber(row.id));
+          p += 1;
+        } else if (!r.dedup) {
+          throw new TaskrowError('DATABASE_ERROR', `enqueue could not read back the id of a new job (queue ${JSON.stringify(queue)})`);
+        }
+      }
+    }
+    const raced = insert.filter((r) => r.dedup && !inserted.has(r));
+    if (raced.length > 0) for (const [k, id] of await liveByDedup(conn, t, queue, raced.map((r) => r.dedup!), true)) existing.set(k, id);
+  }
+  const byKey = new Map<string, number>();
+  for (const [r, id] of inserted) if (r.dedup) byKey.set(hex(r.dedup)!, id);
+  return part.map((r) => {
+    const own = inserted.get(r);
+    if (own !== undefined) return { id: own, deduplicated: false };
+    const k = hex(r.dedup)!;
+    const id = existing.get(k) ?? byKey.get(k);
+    if (id === undefined) throw new TaskrowError('DATABASE_ERROR', `enqueue could not find the live job of a dedup key (queue ${JSON.stringify(queue)})`);
+    return { id, deduplicated: true };
+  });
+}

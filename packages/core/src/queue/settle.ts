@@ -1,0 +1,96 @@
+import type { Executor } from '../engine/executor.js';
+import type { SqlConnection } from '../port.js';
+import { ackFast, ackHeld, expectAll, fence, type HeldRow } from './ack.js';
+import { backoffSeconds, errorText, toMicros, type QueueSettings } from './options.js';
+import { toNumber } from '../validate.js';
+import { deleteById, NOW_MICROS, NOW_PLUS, PHASE, updateById, type QueueTables } from './tables.js';
+import type { FailOutcome, JobRef } from './types.js';
+
+/** What the ack functions share. */
+export interface AckContext {
+  readonly exec: Executor;
+  readonly t: QueueTables;
+  readonly queue: string;
+  readonly settings: QueueSettings;
+}
+
+/** Deletes (or keeps as done, dedup key freed) the held jobs; see `Queue.complete`. */
+export async function completeJobs(c: AckContext, refs: readonly JobRef[]): Promise<void> {
+  if (refs.length === 0) return;
+  const write = async (conn: SqlConnection, jobs: readonly JobRef[]): Promise<number> => {
+    const f = fence(c.queue, jobs);
+    const res =
+      c.settings.keepFinishedFor > 0
+        ? await conn.query(
+            `${updateById(c.t.jobs)} SET \`dedup_k\` = NULL, \`finished_at\` = UTC_TIMESTAMP(6), \`due_at\` = ${NOW_PLUS}, \`phase\` = ${PHASE.done} WHERE ${f.sql}`,
+            [toMicros(c.settings.keepFinishedFor), ...f.params],
+          )
+        : await conn.query(`${deleteById(c.t.jobs)} WHERE ${f.sql}`, f.params);
+    return res.affectedRows;
+  };
+  if (await ackFast(c.exec, refs, true, write)) return;
+  await ackHeld(c.exec, c.t, c.queue, refs, 'complete', true, async (conn, held) => {
+    expectAll('complete', await write(conn, held.map((h) => h.ref)), held);
+  });
+}
+
+/** Schedules a retry with backoff, or makes the job dead on its last attempt; see `Queue.fail`. */
+export async function failJob(c: AckContext, ref: JobRef, error: unknown, retryIn: number | undefined): Promise<FailOutcome> {
+  const text = errorText(error);
+  const { result } = await ackHeld(c.exec, c.t, c.queue, [ref], 'fail', true, async (conn, held): Promise<FailOutcome> => {
+    const h = held[0] as HeldRow;
+    const f = fence(c.queue, held.map((h) => h.ref));
+    if (h.attempt >= h.maxAttempts) {
+      const res = await conn.query(
+        `${updateById(c.t.jobs)} SET \`last_error\` = ?, \`dedup_k\` = NULL, \`due_at\` = UTC_TIMESTAMP(6), \`phase\` = ${PHASE.dead} WHERE ${f.sql}`,
+        [text, ...f.params],
+      );
+      expectAll('fail', res.affectedRows, held);
+      return { state: 'dead' };
+    }
+    const delay = toMicros(retryIn ?? backoffSeconds(h.attempt, c.settings));
+    const res = await conn.query(
+      `${updateById(c.t.jobs)} SET \`last_error\` = ?, \`run_at\` = ${NOW_PLUS}, \`due_at\` = ${NOW_PLUS}, \`phase\` = ${PHASE.delayed} WHERE ${f.sql}`,
+      [text, delay, delay, ...f.params],
+    );
+    expectAll('fail', res.affectedRows, held);
+    return { state: 'delayed', runAt: new Date((h.nowUs + delay) / 1000) };
+  });
+  return result as FailOutcome;
+}
+
+/** Gives jobs back without counting the attempt; see `Queue.release`. */
+export async function releaseJobs(c: AckContext, refs: readonly JobRef[], delay: number): Promise<void> {
+  if (refs.length === 0) return;
+  const write = async (conn: SqlConnection, jobs: readonly JobRef[]): Promise<number> => {
+    const f = fence(c.queue, jobs);
+    const uncount = '`attempt` = IF(`attempt` > 0, `attempt` - 1, 0)';
+    const res =
+      delay > 0
+        ? await conn.query(
+            `${updateById(c.t.jobs)} SET ${uncount}, \`run_at\` = ${NOW_PLUS}, \`due_at\` = ${NOW_PLUS}, \`phase\` = ${PHASE.delayed} WHERE ${f.sql}`,
+            [toMicros(delay), toMicros(delay), ...f.params],
+          )
+        : await conn.query(`${updateById(c.t.jobs)} SET ${uncount}, \`due_at\` = \`run_at\`, \`ready_priority\` = \`priority\`, \`phase\` = ${PHASE.ready} WHERE ${f.sql}`, f.params);
+    return res.affectedRows;
+  };
+  if (await ackFast(c.exec, refs, true, write)) return;
+  await ackHeld(c.exec, c.t, c.queue, refs, 'release', true, async (conn, held) => {
+    expectAll('release', await write(conn, held.map((h) => h.ref)), held);
+  });
+}
+
+/** Moves lease expiries to `seconds` from now; see `Queue.extend`. */
+export async function extendJobs(c: AckContext, refs: readonly JobRef[], seconds: number): Promise<Date> {
+  const micros = toMicros(seconds);
+  if (refs.length === 0) {
+    const { rows } = await c.exec.query<{ now_us: unknown }>(`SELECT ${NOW_MICROS} AS now_us`);
+    return new Date((toNumber(rows[0]?.now_us) + micros) / 1000);
+  }
+  const { held } = await ackHeld(c.exec, c.t, c.queue, refs, 'extend', false, async (conn, held) => {
+    const f = fence(c.queue, held.map((h) => h.ref));
+    const res = await conn.query(`${updateById(c.t.jobs)} SET \`due_at\` = ${NOW_PLUS} WHERE ${f.sql}`, [micros, ...f.params]);
+    expectAll('extend', res.affectedRows, held);
+  });
+  return new Date(((held[0] as HeldRow).nowUs + micros) / 1000);
+}

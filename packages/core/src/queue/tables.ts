@@ -1,0 +1,50 @@
+import { table } from '../schema/tables.js';
+
+/** The Queue table under one prefix: every queue's jobs, keyed by queue name. */
+export interface QueueTables {
+  readonly jobs: string;
+}
+
+export function queueTables(prefix: string): QueueTables {
+  return { jobs: table(prefix, 'queue_jobs') };
+}
+
+/**
+ * Where a job is in its life, stored in `phase` (the second column of every claim index, so the
+ * rows of one phase are one contiguous index range and claims never read finished or dead rows).
+ */
+export const PHASE = {
+  /** Due and claimable; `due_at` is the time it became due (its place in line). */
+  ready: 0,
+  /** Scheduled for later (delay, runAt, retry backoff); `due_at` is when it becomes ready. */
+  delayed: 1,
+  /** Leased to a worker; `due_at` is the lease expiry. */
+  running: 2,
+  /** Finished and kept (`keepFinishedFor`); `due_at` is when it may be purged. */
+  done: 3,
+  /** Failed `max_attempts` times; `due_at` is when it died. Kept until `retryDead` or `purgeDead`. */
+  dead: 4,
+} as const;
+
+export type JobState = keyof typeof PHASE;
+
+/** State names by phase number. */
+export const STATE_OF: readonly JobState[] = ['ready', 'delayed', 'running', 'done', 'dead'];
+
+/** `due_at` as microseconds since the epoch, independent of the session time zone. */
+export const micros = (column: string): string => `TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', ${column})`;
+
+/** The database clock as microseconds since the epoch. */
+export const NOW_MICROS = micros('UTC_TIMESTAMP(6)');
+
+/** `UTC_TIMESTAMP(6)` plus `?` microseconds. */
+export const NOW_PLUS = 'UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND';
+
+/**
+ * Writes by primary key name it as their only access path: with the queue and phase also in the
+ * WHERE clause the optimizer may otherwise range-scan the `claim` index, and under REPEATABLE READ
+ * lock (and deadlock on) other workers' rows. Single-table DELETE takes no index hint, so deletes
+ * use the multi-table form.
+ */
+export const updateById = (table: string): string => `UPDATE ${table} FORCE INDEX (PRIMARY)`;
+export const deleteById = (table: string): string => `DELETE j FROM ${table} AS j FORCE INDEX (PRIMARY)`;

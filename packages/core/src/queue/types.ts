@@ -1,0 +1,155 @@
+import type { JobState } from './tables.js';
+import type { QueueWorker, WorkerOptions, JobHandler } from './worker-types.js';
+
+export type { JobState } from './tables.js';
+
+/** What an ack needs to name a lease: the job, its queue and the fencing token of the claim. */
+export interface JobRef {
+  readonly id: number;
+  readonly queue: string;
+  /** The fencing token the claim handed out; every ack checks it. */
+  readonly token: number;
+}
+
+/** A claimed job, leased to the claimer. */
+export interface Job<Payload = unknown> extends JobRef {
+  readonly payload: Payload;
+  /** Claims counted so far, this one included (1 on the first run). */
+  readonly attempt: number;
+  readonly maxAttempts: number;
+  readonly priority: number;
+  /** The group given at enqueue, or null. */
+  readonly group: string | null;
+  /** When the job was scheduled to run (database clock). */
+  readonly runAt: Date;
+  /**
+   * When the lease expires (database clock), as of the claim: a lower bound, since the server set
+   * the expiry a moment later. `extend()` resolves to the new expiry.
+   */
+  readonly leaseUntil: Date;
+}
+
+/** How one job is enqueued. */
+export interface EnqueueOptions {
+  /** Run no earlier than this time. Excludes `delay`. */
+  readonly runAt?: Date;
+  /** Run no earlier than this many seconds from now, by the database clock. Excludes `runAt`. */
+  readonly delay?: number;
+  /** Lower runs first; -32768 to 32767, default 0. */
+  readonly priority?: number;
+  /** Claims before the job is dead; 1 to 1000, default the queue's `maxAttempts`. */
+  readonly maxAttempts?: number;
+  /**
+   * While a job with this key is ready, delayed or running in this queue, enqueueing another with
+   * the same key does nothing and returns the live job's id. Exact string, at most 4,096 UTF-8 bytes.
+   */
+  readonly dedupKey?: string;
+  /** A group for filtered claims (`claim({ group })`); same rules as queue names. */
+  readonly group?: string;
+}
+
+/** One job of a batch: its payload and options. */
+export interface EnqueueItem<Payload> extends EnqueueOptions {
+  readonly payload: Payload;
+}
+
+/** What enqueue did with one job. */
+export interface Enqueued {
+  readonly id: number;
+  /** True when a live job with the same dedup key existed: nothing was added, `id` is that job's. */
+  readonly deduplicated: boolean;
+}
+
+/** What `claim` is asked for. */
+export interface ClaimOptions {
+  /** Most jobs to claim, 0 to 1000. */
+  readonly limit: number;
+  /** Lease length in seconds (database clock), more than 0 and at most 7 days. */
+  readonly lease: number;
+  /** Claim only jobs of this group. */
+  readonly group?: string;
+}
+
+/** Settings of one queue handle. */
+export interface QueueOptions {
+  /** Default `maxAttempts` of jobs enqueued through this handle; default 5. */
+  readonly maxAttempts?: number;
+  /** Retry backoff after `fail`: `base * 2^(attempt - 1)` seconds capped at `max`, with jitter. Defaults 1 and 3600. */
+  readonly backoff?: { readonly base?: number; readonly max?: number };
+  /**
+   * Seconds to keep finished jobs (state `done`) before `purge()` deletes them. 0 (the default)
+   * deletes a job when it completes.
+   */
+  readonly keepFinishedFor?: number;
+}
+
+/** What `fail` did. */
+export type FailOutcome =
+  | { readonly state: 'delayed'; /** When it runs again (database clock). */ readonly runAt: Date }
+  | { readonly state: 'dead' };
+
+/** Counts and age of one queue. */
+export interface QueueStats {
+  readonly queue: string;
+  /** Jobs per state; `running` includes expired leases not yet taken back. */
+  readonly counts: Readonly<Record<JobState, number>>;
+  readonly dead: number;
+  /** Seconds the oldest runnable job has waited since it became due (database clock); null when none is runnable. */
+  readonly oldestRunnableAge: number | null;
+}
+
+/**
+ * One named queue. Every method validates its arguments before any SQL runs. All times come from
+ * the database clock.
+ */
+export interface Queue<Payload = unknown> {
+  readonly name: string;
+  /** Enqueues one job (see `enqueueMany`). */
+  enqueue(payload: Payload, options?: EnqueueOptions): Promise<Enqueued>;
+  /**
+   * Enqueues a batch in one transaction: all jobs or none. Resolves to one entry per item, in
+   * order. Inside `taskrow.in(tx)` the jobs commit or roll back with the application's transaction.
+   */
+  enqueueMany(items: Iterable<EnqueueItem<Payload>>): Promise<Enqueued[]>;
+  /**
+   * Claims up to `limit` runnable jobs: ready ones by priority, then due time, then id; due
+   * delayed jobs and expired leases are made ready first (an expired lease whose attempts are used
+   * up makes its job dead). Each claimed job gets a lease of `lease` seconds by the database clock,
+   * its attempt counted and a new fencing token. MUST hand each job to at most one live lease;
+   * MUST NOT wait on rows other claimers or ackers hold (they are skipped). Resolves to [] when
+   * nothing is runnable; a claimer that loses every race also sees [].
+   */
+  claim(options: ClaimOptions): Promise<Job<Payload>[]>;
+  /**
+   * Completes jobs: deletes them (or keeps them as `done` for `keepFinishedFor`). Checks each
+   * fencing token: jobs whose lease was lost are left alone and the call rejects with a
+   * `LeaseLostError` (code `LEASE_LOST`) listing them, after completing the rest.
+   */
+  complete(jobs: JobRef | readonly JobRef[]): Promise<void>;
+  /**
+   * Fails a job: it runs again after an exponential backoff with jitter (or `retryIn` seconds),
+   * or, once its attempts are used up, becomes `dead` keeping `error` as its last error.
+   * Rejects with `LEASE_LOST` when the lease is no longer the caller's.
+   */
+  fail(job: JobRef, error: unknown, options?: { retryIn?: number }): Promise<FailOutcome>;
+  /**
+   * Gives jobs back without counting the attempt: they are ready again in their old place in line
+   * (or after `delay` seconds). Same lease checks and errors as `complete`.
+   */
+  release(jobs: JobRef | readonly JobRef[], options?: { delay?: number }): Promise<void>;
+  /**
+   * Extends leases to `seconds` from now (heartbeat). Resolves to the new expiry. Same lease
+   * checks and errors as `complete`: a lost lease is never revived.
+   */
+  extend(jobs: JobRef | readonly JobRef[], seconds: number): Promise<Date>;
+  /** Makes dead jobs ready again with their attempts reset: the given ids, or all (up to `limit`). Resolves to the number re-driven. */
+  retryDead(options?: { ids?: readonly number[]; limit?: number }): Promise<number>;
+  /** Deletes finished jobs whose retention has passed. Resolves to the number deleted. */
+  purge(): Promise<number>;
+  /** Deletes dead jobs (the given ids, or all). Resolves to the number deleted. */
+  purgeDead(options?: { ids?: readonly number[] }): Promise<number>;
+  /** Counts by state, dead count, and the oldest runnable job's age. Read-only. */
+  stats(): Promise<QueueStats>;
+  /** Starts a worker that runs `handler` for claimed jobs (see `WorkerOptions`). */
+  work(handler: JobHandler<Payload>, options?: WorkerOptions): QueueWorker;
+}

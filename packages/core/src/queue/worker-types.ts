@@ -1,0 +1,61 @@
+import type { Job } from './types.js';
+
+/** What a handler gets besides the job. */
+export interface JobContext {
+  /**
+   * Fires when the job's lease is lost (another worker may now run it) or when `stop()`'s timeout
+   * passes before the handler finished (the job is then released). Its `reason` says which.
+   */
+  readonly signal: AbortSignal;
+}
+
+/**
+ * Runs one job. Resolving completes it, throwing fails it (retry with backoff, or dead). A handler
+ * that acks the job itself (for example `tr.in(tx).queue(name).complete(job)` inside its own
+ * transaction, so the ack commits with its writes) is left alone by the worker.
+ */
+export type JobHandler<Payload> = (job: Job<Payload>, context: JobContext) => unknown;
+
+/** How a worker runs. */
+export interface WorkerOptions {
+  /** Handlers running at once; 1 to 1000, default 1. */
+  readonly concurrency?: number;
+  /**
+   * Jobs per claim; 1 to 1000, default `concurrency`. A worker holds at most this many claimed
+   * jobs that have not started; their leases are extended while they wait.
+   */
+  readonly batchSize?: number;
+  /** Lease in seconds; extended while a job runs (at half-life). Default 30. */
+  readonly lease?: number;
+  /** Longest wait between claims while the queue is idle, in seconds; default 1. */
+  readonly pollInterval?: number;
+  /** Claim only jobs of this group. */
+  readonly group?: string;
+  /** Called with errors the worker recovers from (database unreachable, ...). Default: console.error. */
+  readonly onError?: (error: unknown) => void;
+}
+
+/** What `stop()` did. */
+export interface StopResult {
+  /** Jobs given back unstarted or unfinished. */
+  readonly released: number;
+}
+
+/** Counters of a worker since it started. */
+export interface WorkerCounts {
+  readonly completed: number;
+  readonly failed: number;
+  /** Jobs whose lease was lost while this worker held them. */
+  readonly lost: number;
+}
+
+/** A running worker. */
+export interface QueueWorker {
+  /**
+   * Stops claiming, gives back the claimed jobs that have not started, waits up to `timeout`
+   * seconds (default 30) for running handlers, then aborts the rest (their signal fires) and
+   * gives them back. Resolves once every ack has been written. Safe to call twice.
+   */
+  stop(options?: { timeout?: number }): Promise<StopResult>;
+  readonly counts: WorkerCounts;
+}

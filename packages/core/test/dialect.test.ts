@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { dialectFromVersion } from '../src/dialect.js';
+import { TaskrowError } from '../src/errors.js';
+
+describe('dialect', () => {
+  it('reads engine and version from VERSION() strings', () => {
+    const my = dialectFromVersion('9.7.4-2', 67108864);
+    expect([my.engine, my.version, my.skipLocked, my.insertReturning, my.nowaitErrno]).toEqual(['mysql', '9.7.4', true, false, 3572]);
+    const ma = dialectFromVersion('10.11.19-MariaDB-0+deb12u1', 16777216);
+    expect([ma.engine, ma.version, ma.insertReturning, ma.deleteReturning, ma.nowaitErrno]).toEqual(['mariadb', '10.11.19', true, true, 1205]);
+    expect(Object.isFrozen(ma)).toBe(true);
+  });
+
+  it('fails loudly on servers without SKIP LOCKED, naming the version and what is needed', () => {
+    for (const [v, need] of [
+      ['5.7.44-log', 'MySQL 8.0.1'],
+      ['8.0.0-dmr', 'MySQL 8.0.1'],
+      ['10.5.23-MariaDB', 'MariaDB 10.6'],
+      ['5.5.5-10.4.32-MariaDB', 'MariaDB 10.6'],
+    ] as const) {
+      let err: unknown;
+      try {
+        dialectFromVersion(v, 1 << 24);
+      } catch (e) {
+        err = e;
+      }
+      expect(err, v).toBeInstanceOf(TaskrowError);
+      expect((err as TaskrowError).code).toBe('UNSUPPORTED_SERVER');
+      expect((err as TaskrowError).message).toContain(v);
+      expect((err as TaskrowError).message).toContain(need);
+    }
+    expect(dialectFromVersion('8.0.1', 1 << 24).skipLocked).toBe(true);
+    expect(dialectFromVersion('10.6.0-MariaDB', 1 << 24).skipLocked).toBe(true);
+    expect(dialectFromVersion('5.5.5-11.8.6-MariaDB', 1 << 24).version).toBe('11.8.6');
+  });
+});

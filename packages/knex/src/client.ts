@@ -1,0 +1,79 @@
+import type { Knex } from 'knex';
+import type { IsolationLevel, SqlClient, SqlConnection, SqlResult, SqlValue } from '@taskrow/core';
+import { describeKnexError } from './errors.js';
+
+/** Knex's names for the isolation levels the engine asks for. */
+const ISOLATION: Record<IsolationLevel, Knex.IsolationLevels> = {
+  'READ COMMITTED': 'read committed',
+  'REPEATABLE READ': 'repeatable read',
+};
+
+/** What `knex.raw()` resolves to with the mysql2 client: mysql2's `[rows or header, fields]`. */
+function toResult<Row>(response: unknown): SqlResult<Row> {
+  const raw = Array.isArray(response) ? response[0] : undefined;
+  if (Array.isArray(raw)) return { rows: raw as Row[], affectedRows: 0, insertId: 0 };
+  const h = (raw ?? {}) as { affectedRows?: unknown; insertId?: unknown };
+  return { rows: [], affectedRows: Number(h.affectedRows ?? 0), insertId: Number(h.insertId ?? 0) };
+}
+
+/** Statements through `raw()` of a Knex instance (any pooled connection) or of a transaction (its connection). */
+function connectionOf(db: Knex | Knex.Transaction): SqlConnection {
+  return {
+    query: async <Row>(sql: string, params: readonly SqlValue[] = []) =>
+      toResult<Row>(await db.raw(sql, params as unknown as readonly Knex.RawBinding[])),
+  };
+}
+
+/** The callback API of the mysql2 connection Knex lends a transaction. */
+interface Mysql2CallbackConnection {
+  query(sql: string, values: unknown, cb: (err: unknown, result: unknown) => void): void;
+}
+
+/**
+ * Statements of taskrow's own transactions, sent straight to the mysql2 connection that Knex's
+ * `knex.transaction()` holds (Knex lends it to the transaction's own statements the same way, via
+ * `trx.client.acquireConnection()`). This skips Knex's query builder machinery on the engine's
+ * hot path; BEGIN, COMMIT, ROLLBACK and the connection's return to the pool stay Knex's.
+ */
+async function transactionConnectionOf(trx: Knex.Transaction): Promise<SqlConnection> {
+  const conn = (await trx.client.acquireConnection()) as Mysql2CallbackConnection;
+  return {
+    query: <Row>(sql: string, params: readonly SqlValue[] = []) =>
+      new Promise<SqlResult<Row>>((resolve, reject) => {
+        conn.query(sql, params, (err, result) => (err ? reject(err) : resolve(toResult<Row>([result]))));
+      }),
+  };
+}
+
+/**
+ * True once the application destroyed the Knex instance (`knex.destroy()` drops its pool) or, for a
+ * transaction, once it committed or rolled back.
+ */
+export function knexClosed(db: Knex | Knex.Transaction): boolean {
+  const trx = db as Partial<Knex.Transaction>;
+  // A transaction's client has no pool of its own: only its completion closes it.
+  if (trx.isTransaction === true) return typeof trx.isCompleted === 'function' && trx.isCompleted();
+  return !(db.client as { pool?: unknown }).pool;
+}
+
+/**
+ * The `SqlClient` over a Knex instance (mysql2 client). Each of taskrow's transactions runs in
+ * `knex.transaction()`, which lends one pooled connection and gives it back on every path; the
+ * isolation level goes through Knex's own `isolationLevel` option. `joined` wraps the application's
+ * `Knex.Transaction`: statements run on its connection and Knex's commit or rollback decides.
+ */
+export function knexClient(db: Knex | Knex.Transaction, joined = false): SqlClient {
+  const describeError = (err: unknown) => describeKnexError(err, () => knexClosed(db));
+  const base = connectionOf(db);
+  if (joined) {
+    return { adapter: 'knex', joined: true, describeError, query: base.query, transaction: (fn) => fn(base) };
+  }
+  return {
+    adapter: 'knex',
+    joined: false,
+    describeError,
+    query: base.query,
+    transaction: (fn, options) =>
+      db.transaction(async (trx) => fn(await transactionConnectionOf(trx)), options?.isolation ? { isolationLevel: ISOLATION[options.isolation] } : undefined),
+  };
+}

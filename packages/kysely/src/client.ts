@@ -1,0 +1,71 @@
+import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
+import { TaskrowError, type IsolationLevel, type SqlClient, type SqlConnection, type SqlValue } from '@taskrow/core';
+import { describeKyselyError, isDriverError } from './errors.js';
+
+/** Kysely's names for the isolation levels the engine asks for. */
+const ISOLATION = { 'READ COMMITTED': 'read committed', 'REPEATABLE READ': 'repeatable read' } as const satisfies Record<IsolationLevel, string>;
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyKysely = Kysely<any>;
+
+/**
+ * Statements through `executeQuery` of a Kysely instance (any pooled connection) or of a
+ * transaction (its connection). Kysely's `QueryResult` already normalises the driver's answer:
+ * `numAffectedRows` and `insertId` arrive as bigints and leave as numbers.
+ */
+function connectionOf(db: AnyKysely): SqlConnection {
+  return {
+    async query<Row>(sql: string, params: readonly SqlValue[] = []) {
+      const r = await db.executeQuery<Row>(CompiledQuery.raw(sql, params as unknown[]));
+      return { rows: [...r.rows], affectedRows: Number(r.numAffectedRows ?? 0n), insertId: Number(r.insertId ?? 0n) };
+    },
+  };
+}
+
+/**
+ * The `SqlClient` over a Kysely instance. Each of taskrow's transactions runs in
+ * `db.transaction().execute()`, which lends one pooled connection and gives it back on every path;
+ * the isolation level goes through Kysely's `setIsolationLevel`. `joined` wraps the application's
+ * `Transaction` (or `ControlledTransaction`): statements run on its connection and the application
+ * commits or rolls back. Plugins are left out (`withoutPlugins()`): a CamelCasePlugin would rename
+ * the engine's columns.
+ */
+export function kyselyClient(input: AnyKysely | Transaction<unknown>, joined = false): SqlClient {
+  const db = (input as AnyKysely).withoutPlugins();
+  /** Errors that came from a client the application destroyed (see `markIfClosed`). */
+  const closedErrors = new WeakSet<object>();
+  const describeError = (err: unknown) => describeKyselyError(err, () => typeof err === 'object' && err !== null && closedErrors.has(err));
+  const base = connectionOf(db);
+  if (joined) {
+    return { adapter: 'kysely', joined: true, describeError, query: base.query, transaction: (fn) => fn(base) };
+  }
+
+  /**
+   * Kysely and mysql2 report a destroyed instance or an ended pool with a plain Error (no errno,
+   * no code). When such an error arrives, asking for a connection tells the cases apart without
+   * reading the message: it fails the same way only when the client itself is closed.
+   */
+  async function markIfClosed(err: unknown): Promise<void> {
+    if (!(err instanceof Error) || err instanceof TaskrowError || isDriverError(err)) return;
+    const open = await db.connection().execute(async () => true).catch((e: unknown) => isDriverError(e));
+    if (!open) closedErrors.add(err);
+  }
+  const guarded = <T>(op: () => Promise<T>): Promise<T> =>
+    op().catch(async (err: unknown) => {
+      await markIfClosed(err);
+      throw err;
+    });
+
+  return {
+    adapter: 'kysely',
+    joined: false,
+    describeError,
+    query: (sql, params) => guarded(() => base.query(sql, params)),
+    transaction: (fn, options) =>
+      guarded(() => {
+        let builder = db.transaction();
+        if (options?.isolation) builder = builder.setIsolationLevel(ISOLATION[options.isolation]);
+        return builder.execute((trx) => fn(connectionOf(trx)));
+      }),
+  };
+}

@@ -1,0 +1,37 @@
+import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { migrationSteps } from '@taskrow/core';
+
+/** Options of `taskrowMigrationProvider`. */
+export interface TaskrowMigrationProviderOptions {
+  /** The table prefix your taskrow uses (the `prefix` option of `taskrow()`). Default `taskrow_`. */
+  readonly prefix?: string;
+}
+
+/**
+ * taskrow's schema as a Kysely `MigrationProvider`, for `new Migrator({ db, provider })`. Each
+ * schema version is one migration named `<prefix><version>_<primitive>` (`taskrow_0001_dones`, so
+ * Kysely's name order is version order) whose `up` runs exactly the statements core's `migrate()`
+ * runs: the tables are identical and a later `tr.migrate()` applies nothing. Every statement is
+ * idempotent.
+ *
+ * There is no `down`: migrating down MUST NOT drop taskrow's tables or rows (taskrow never drops
+ * data), so Kysely skips these migrations then; drop the tables by hand if you mean to.
+ *
+ * Give taskrow its own `migrationTableName` and `migrationLockTableName` (say
+ * `taskrow_kysely_migration`), or merge this provider's migrations with yours: Kysely refuses to
+ * run when a migration it recorded is missing from the provider.
+ */
+export function taskrowMigrationProvider(options: TaskrowMigrationProviderOptions = {}): MigrationProvider {
+  const prefix = options.prefix ?? 'taskrow_';
+  const steps = migrationSteps(prefix); // validates the prefix now, not when Kysely runs
+  const migrations: Record<string, Migration> = {};
+  for (const step of steps) {
+    migrations[`${prefix}${step.id}`] = {
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any
+      async up(db: Kysely<any>) {
+        for (const statement of step.statements) await sql.raw(statement).execute(db);
+      },
+    };
+  }
+  return { getMigrations: async () => migrations };
+}

@@ -1,0 +1,162 @@
+import type { ColumnType, Generated } from 'kysely';
+
+/**
+ * Row types of taskrow's tables, for type-safe reads with Kysely (`Kysely<TaskrowDatabase>`). The
+ * shapes are what mysql2 returns with its defaults: integers as numbers, binary columns as
+ * Buffers, DATETIME(6) as Date. taskrow stores every time in UTC: read them with mysql2's
+ * `timezone: 'Z'` (or `dateStrings: true`), or the Dates are off by the process's UTC offset.
+ * taskrow's tables belong to taskrow: read them freely, write them only through taskrow.
+ */
+
+/** A DATETIME(6) column holding UTC. */
+export type UtcDateTime = ColumnType<Date, Date | string, Date | string>;
+
+export interface SchemaMigrationsTable {
+  version: number;
+  name: string;
+  applied_at: UtcDateTime;
+}
+
+/** Dones: namespace name -> current generation. */
+export interface DonesNsTable {
+  name: string;
+  gen: number;
+  created_at: UtcDateTime;
+}
+
+/** Dones: generations; a retired one waits for the purge. */
+export interface DonesGenTable {
+  gen: Generated<number>;
+  ns: string;
+  retired_at: UtcDateTime | null;
+}
+
+/** Dones: one row per done key. `k` is the key's UTF-8 bytes (or, past 2,999 bytes, a prefix and digest; then `k_long` holds the key). */
+export interface DonesTable {
+  gen: number;
+  k: Buffer;
+  k_long: Buffer | null;
+  marked_at: UtcDateTime;
+}
+
+/** Loop: the registry of loops and their id types. */
+export interface LoopsTable {
+  name: string;
+  id_type: string;
+  created_at: UtcDateTime;
+}
+
+/** One loop's table (`<prefix>loop_<name>`); `Id` is number for int/bigint loops, string for string(N) loops. Times are unix seconds. */
+export interface LoopTable<Id extends number | string = number | string> {
+  id: Id;
+  last_updated: number | null;
+  lock_until: number | null;
+}
+
+/** Queue: every job of every queue. `phase`: 0 ready, 1 delayed, 2 running, 3 done, 4 dead. `payload` is JSON text. */
+export interface QueueJobsTable {
+  id: Generated<number>;
+  queue: string;
+  grp: Generated<string>;
+  phase: number;
+  priority: Generated<number>;
+  ready_priority: Generated<number>;
+  due_at: UtcDateTime;
+  run_at: UtcDateTime;
+  attempt: Generated<number>;
+  max_attempts: number;
+  lease: number;
+  dedup_k: Buffer | null;
+  payload: string;
+  last_error: string | null;
+  created_at: UtcDateTime;
+  finished_at: UtcDateTime | null;
+}
+
+/** Resources: every key by digest `h`; `k` is the key's UTF-8 bytes. */
+export interface ResourcesTable {
+  h: Buffer;
+  k: Buffer;
+  produced_at: UtcDateTime | null;
+  expires_at: UtcDateTime | null;
+  produced_by: Buffer | null;
+}
+
+/** Resources: the locks jobs hold on keys. */
+export interface ResourceLocksTable {
+  h: Buffer;
+  holder: Buffer;
+  mode: 'reader' | 'writer';
+  lease_until: UtcDateTime;
+}
+
+/** Resources: running jobs. */
+export interface ResourceJobsTable {
+  holder: Buffer;
+  job: Buffer;
+  owner: string;
+  acquired_at: UtcDateTime;
+  lease_until: UtcDateTime;
+}
+
+/** Resources: the history graph (input: key -> job; output: job -> key). */
+export interface ResourceEdgesTable {
+  src_h: Buffer;
+  dst_h: Buffer;
+  kind: 'input' | 'output';
+  src: Buffer;
+  dst: Buffer;
+  last_seen: UtcDateTime;
+}
+
+/** Every table `migrate()` creates, by name without the prefix. */
+export interface TaskrowTables {
+  schema_migrations: SchemaMigrationsTable;
+  dones_ns: DonesNsTable;
+  dones_gen: DonesGenTable;
+  dones: DonesTable;
+  loops: LoopsTable;
+  queue_jobs: QueueJobsTable;
+  resources: ResourcesTable;
+  resource_locks: ResourceLocksTable;
+  resource_jobs: ResourceJobsTable;
+  resource_edges: ResourceEdgesTable;
+}
+
+/** taskrow's tables under prefix `P`: `Kysely<TaskrowDatabase>` (default prefix) or `Kysely<MyDb & TaskrowDatabase<'jobs_'>>`. */
+export type TaskrowDatabase<P extends string = 'taskrow_'> = { [K in keyof TaskrowTables as `${P}${K}`]: TaskrowTables[K] };
+
+/** The tables of loops `Names` under prefix `P`, each with its id type: `TaskrowLoopTables<'taskrow_', 'crawl'>`. */
+export type TaskrowLoopTables<P extends string = 'taskrow_', Names extends string = string, Id extends number | string = number | string> = {
+  [N in Names as `${P}loop_${N}`]: LoopTable<Id>;
+};
+
+/**
+ * The columns of every table in `TaskrowTables`, in DDL order, for code (and the tests that keep
+ * these types equal to core's DDL) that needs them at run time. The compiler checks that this
+ * list and the interfaces above name the same columns.
+ */
+export const TASKROW_COLUMNS = {
+  schema_migrations: ['version', 'name', 'applied_at'],
+  dones_ns: ['name', 'gen', 'created_at'],
+  dones_gen: ['gen', 'ns', 'retired_at'],
+  dones: ['gen', 'k', 'k_long', 'marked_at'],
+  loops: ['name', 'id_type', 'created_at'],
+  queue_jobs: [
+    'id', 'queue', 'grp', 'phase', 'priority', 'ready_priority', 'due_at', 'run_at', 'attempt', 'max_attempts', 'lease', 'dedup_k', 'payload',
+    'last_error', 'created_at', 'finished_at',
+  ],
+  resources: ['h', 'k', 'produced_at', 'expires_at', 'produced_by'],
+  resource_locks: ['h', 'holder', 'mode', 'lease_until'],
+  resource_jobs: ['holder', 'job', 'owner', 'acquired_at', 'lease_until'],
+  resource_edges: ['src_h', 'dst_h', 'kind', 'src', 'dst', 'last_seen'],
+} as const satisfies { readonly [T in keyof TaskrowTables]: readonly (keyof TaskrowTables[T])[] };
+
+/** The columns of one loop table, in DDL order. */
+export const LOOP_TABLE_COLUMNS = ['id', 'last_updated', 'lock_until'] as const satisfies readonly (keyof LoopTable)[];
+
+// Compile-time: every interface column is listed (the `satisfies` above checks the other direction).
+type Unlisted = { [T in keyof TaskrowTables]: Exclude<keyof TaskrowTables[T], (typeof TASKROW_COLUMNS)[T][number]> }[keyof TaskrowTables];
+type LoopUnlisted = Exclude<keyof LoopTable, (typeof LOOP_TABLE_COLUMNS)[number]>;
+const everyColumnListed: [Unlisted | LoopUnlisted] extends [never] ? true : Unlisted | LoopUnlisted = true;
+void everyColumnListed;
