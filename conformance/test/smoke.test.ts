@@ -1,5 +1,6 @@
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { classify } from '@taskrow/core';
 import { REQUIRED_LOCAL, versionMatches } from '@taskrow/servers';
 import { label, targets } from '../src/targets.js';
 
@@ -68,6 +69,29 @@ for (const target of targets()) {
         expect(err?.errno).toBe(target.engine === 'mysql' ? 3572 : 1205);
       } finally {
         await a.rollback();
+      }
+    });
+
+    it(`a REPEATABLE READ write to a row changed after the snapshot ${target.engine === 'mysql' ? 'proceeds on MySQL' : 'fails with 1020 under snapshot isolation, which taskrow retries'}`, async () => {
+      // MariaDB 11.6+ turns innodb_snapshot_isolation on by default; 10.11 has it off (set here to test both).
+      if (target.engine === 'mariadb') await a.query('SET SESSION innodb_snapshot_isolation = ON');
+      await a.query('SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ');
+      await a.beginTransaction();
+      try {
+        await a.query(`SELECT v FROM \`${table}\` WHERE id = 1`);
+        await b.query(`UPDATE \`${table}\` SET v = v + 1 WHERE id = 1`);
+        const err = await a.query(`UPDATE \`${table}\` SET v = v + 1 WHERE id = 1`).then(
+          () => null,
+          (e: { errno?: number }) => e,
+        );
+        if (target.engine === 'mysql') expect(err).toBeNull();
+        else {
+          expect(err?.errno).toBe(1020);
+          expect(classify({ errno: err!.errno })).toBe('retryable');
+        }
+      } finally {
+        await a.rollback();
+        if (target.engine === 'mariadb') await a.query('SET SESSION innodb_snapshot_isolation = DEFAULT');
       }
     });
   });

@@ -14,6 +14,8 @@ commands:
   loop check LOOP [ID...] | loop stats LOOP       since-updated / locked-for seconds; loop stats
   queue enqueue QUEUE [JSON...]            enqueue payloads (stdin, one JSON per line, when none);
                                            --delay S --priority N --max-attempts N --group G --dedup-key K
+  queue list QUEUE [--state S[,S...]] [--group G] [--limit N] [--after CURSOR]
+                                           a page of jobs: id, state, attempt/max, priority, group, due, payload
   queue stats QUEUE | queue retry-dead QUEUE [--limit N]
   resources show                           running jobs and the keys they hold
   resources edges [--since S] | upstream|downstream KEY          the flow graph (jobs.py history)

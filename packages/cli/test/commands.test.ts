@@ -70,6 +70,41 @@ describe(`taskrow loop, queue, resources and demo against ${target.engine} ${tar
     expect(again.stdout).toBe('0 enqueued, 1 already queued\n');
   });
 
+  it('lists a queue page by page, in claim order, filtered by state, as text or JSON', async () => {
+    const stdin = [5, 1, 3, 2, 4].map((p) => JSON.stringify({ p })).join('\n');
+    expect((await taskrow(['queue', 'enqueue', 'reports', ...common], { env, stdin: `${stdin}\n` })).code).toBe(0);
+    expect((await taskrow(['queue', 'enqueue', 'reports', '{"p":0}', '--priority=-1', ...common], { env })).code).toBe(0);
+    expect((await taskrow(['queue', 'enqueue', 'reports', '{"p":9}', '--delay', '600', '--group', 'night', ...common], { env })).code).toBe(0);
+    const [rows] = await probe.query<mysql.RowDataPacket[]>(
+      `SELECT id, phase FROM \`${prefix}queue_jobs\` WHERE queue = 'reports' ORDER BY phase, ready_priority, due_at, grp, id`,
+    );
+    const first = await taskrow(['queue', 'list', 'reports', '--limit', '4', ...common], { env });
+    expect(first.code).toBe(0);
+    const lines = first.stdout.trimEnd().split('\n').map((l) => l.split('\t'));
+    expect(lines.map((l) => Number(l[0]))).toEqual(rows.slice(0, 4).map((r) => Number(r['id'])));
+    expect(lines[0]!.slice(1, 5)).toEqual(['ready', '0/5', '-1', '-']);
+    expect(JSON.parse(lines[0]![6]!)).toEqual({ p: 0 });
+    expect(lines.slice(1).map((l) => JSON.parse(l[6]!).p)).toEqual([5, 1, 3]);
+    const after = /^more: --after (\S+)$/m.exec(first.stderr)?.[1];
+    expect(after).toBeDefined();
+    const rest = JSON.parse((await taskrow(['queue', 'list', 'reports', '--after', after!, '--json', ...common], { env })).stdout) as {
+      jobs: { id: number; state: string; group: string | null; payload: { p: number } }[];
+      next: string | null;
+    };
+    expect(rest.next).toBeNull();
+    expect(rest.jobs.map((j) => j.id)).toEqual(rows.slice(4).map((r) => Number(r['id'])));
+    expect(rest.jobs.map((j) => [j.payload.p, j.state, j.group])).toEqual([[2, 'ready', null], [4, 'ready', null], [9, 'delayed', 'night']]);
+    const delayed = await taskrow(['queue', 'list', 'reports', '--state', 'delayed,dead', ...common], { env });
+    expect(delayed.stdout.trimEnd().split('\n').map((l) => l.split('\t').slice(1, 5))).toEqual([['delayed', '0/5', '0', 'night']]);
+    expect(delayed.stderr).toBe('');
+    const bad = await taskrow(['queue', 'list', 'reports', '--state', 'waiting', ...common], { env });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--state must be a comma-separated list of ready, delayed, running, done, dead, got "waiting"');
+    const cursor = await taskrow(['queue', 'list', 'reports', '--after', 'xyz', ...common], { env });
+    expect(cursor.code).toBe(1);
+    expect(cursor.stderr).toContain('INVALID_ARGUMENT');
+  });
+
   it('produces outputs by hand and shows them in resources commands', async () => {
     const p = await taskrow(['resources', 'produce', 'raw.2026-11-22', ...common], { env });
     expect(p.code).toBe(0);

@@ -13,8 +13,13 @@ export interface RetryOptions {
 
 export const DEFAULT_RETRY: RetryOptions = { attempts: 10, baseDelayMs: 5, maxDelayMs: 1000 };
 
-/** Server errors that mean "run the whole transaction again": deadlock (also Galera's certification failure) and lock wait timeout. */
-const RETRYABLE_ERRNO = new Set([1213, 1205]);
+/**
+ * Server errors that mean "run the whole transaction again": deadlock (also Galera's certification
+ * failure), lock wait timeout, and MariaDB's snapshot isolation conflict (1020, "Record has changed
+ * since last read": a REPEATABLE READ transaction wrote a row committed after its snapshot; on by
+ * default from MariaDB 11.6). A fresh transaction takes a fresh snapshot.
+ */
+const RETRYABLE_ERRNO = new Set([1213, 1205, 1020]);
 /** Server errors that mean the connection is gone: gone away, lost, killed, shutting down, idle timeout. */
 const LOST_ERRNO = new Set([2006, 2013, 2055, 1053, 1927, 4031, 1158, 1159, 1160, 1161]);
 const MISSING_TABLE_ERRNO = new Set([1146]);

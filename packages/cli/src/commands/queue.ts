@@ -1,11 +1,29 @@
+import type { JobInfo } from '@taskrow/core';
 import { intFlag, need, parse, secondsFlag } from '../args.js';
 import { connect } from '../connect.js';
 import { UsageError } from '../errors.js';
 import { batches, stdinLines } from '../io.js';
 import type { Command } from './command.js';
 
-const USAGE = 'taskrow queue enqueue|stats|retry-dead QUEUE [PAYLOAD_JSON...]';
-const ACTIONS = ['enqueue', 'stats', 'retry-dead'];
+const USAGE = 'taskrow queue enqueue|list|stats|retry-dead QUEUE [PAYLOAD_JSON...]';
+const ACTIONS = ['enqueue', 'list', 'stats', 'retry-dead'];
+const STATES = ['ready', 'delayed', 'running', 'done', 'dead'] as const;
+type State = (typeof STATES)[number];
+
+/** `--state ready,dead`: the states to list, each checked. */
+function statesFlag(raw: string | boolean | undefined): State[] | undefined {
+  if (raw === undefined) return undefined;
+  const states = String(raw).split(',');
+  for (const s of states) {
+    if (!(STATES as readonly string[]).includes(s)) throw new UsageError(`--state must be a comma-separated list of ${STATES.join(', ')}, got ${JSON.stringify(raw)}`);
+  }
+  return states as State[];
+}
+
+/** One job as a line: id, state, attempt/max, priority, group, due time, payload JSON; tab-separated. */
+function jobLine(j: JobInfo): string {
+  return [j.id, j.state, `${j.attempt}/${j.maxAttempts}`, j.priority, j.group ?? '-', j.dueAt.toISOString(), JSON.stringify(j.payload)].join('\t');
+}
 
 /** Parses one JSON payload from the command line or stdin, naming its position when it is not JSON. */
 function payloadOf(text: string, index: number): unknown {
@@ -25,6 +43,8 @@ export const queueCommand: Command = async (argv, out) => {
     'dedup-key': { type: 'string' },
     group: { type: 'string' },
     limit: { type: 'string' },
+    state: { type: 'string' },
+    after: { type: 'string' },
   });
   const action = need(positionals, 0, `action (${USAGE})`);
   if (!ACTIONS.includes(action)) throw new UsageError(`unknown queue action ${JSON.stringify(action)} (${USAGE})`);
@@ -49,6 +69,21 @@ export const queueCommand: Command = async (argv, out) => {
         const lines = Object.entries(s.counts).map(([state, n]) => `${state}\t${n}`);
         lines.push(`oldest_runnable_age\t${s.oldestRunnableAge ?? ''}`);
         await out.write(`${lines.join('\n')}\n`);
+      }
+      return 0;
+    }
+    if (action === 'list') {
+      const states = statesFlag(values['state']);
+      const page = await queue.list({
+        limit: intFlag(values, 'limit', 100, 1, 1000),
+        ...(states ? { state: states } : {}),
+        ...(values['group'] === undefined ? {} : { group: values['group'] as string }),
+        ...(values['after'] === undefined ? {} : { after: values['after'] as string }),
+      });
+      if (asJson) await out.write(`${JSON.stringify({ jobs: page.jobs, next: page.next ?? null })}\n`);
+      else {
+        await out.write(page.jobs.map((j) => `${jobLine(j)}\n`).join(''));
+        if (page.next) process.stderr.write(`more: --after ${page.next}\n`);
       }
       return 0;
     }

@@ -3,6 +3,7 @@ export { QUEUE_MIGRATION } from './schema.js';
 export { queueTables, type QueueTables } from './tables.js';
 export { LeaseLostError } from './errors.js';
 export { MAX_PAYLOAD_BYTES } from './payload.js';
+export { MAX_LIST } from './list.js';
 export type {
   ClaimOptions,
   Enqueued,
@@ -10,6 +11,9 @@ export type {
   EnqueueOptions,
   FailOutcome,
   Job,
+  JobInfo,
+  JobPage,
+  ListOptions,
   JobRef,
   JobState,
   Queue,

@@ -6,13 +6,14 @@ import { refsArg } from './ack.js';
 import { claimJobs } from './claim.js';
 import { purgeDeadJobs, purgeFinished, retryDeadJobs } from './dead.js';
 import { insertJobs, jobRows } from './enqueue.js';
+import { getJobInfo, listArgs, listJobs } from './list.js';
 import { claimArgs, jobRow, MAX_DELAY_SECONDS, MAX_LEASE_SECONDS, positiveSeconds, queueSettings } from './options.js';
 import { completeJobs, extendJobs, failJob, releaseJobs, type AckContext } from './settle.js';
 import { queueStats } from './stats.js';
 import type { QueueTables } from './tables.js';
 import type { Queue, QueueOptions } from './types.js';
 import { startWorker } from './worker.js';
-import { secondsArg } from '../validate.js';
+import { intArg, secondsArg } from '../validate.js';
 
 function optionsArg<T extends object>(what: string, value: T | undefined): Partial<T> {
   if (value === undefined) return {};
@@ -54,6 +55,8 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
     retryDead: async (opts) => retryDeadJobs(c, optionsArg('retryDead()', opts)),
     purge: async () => purgeFinished(c),
     purgeDead: async (opts) => purgeDeadJobs(c, optionsArg('purgeDead()', opts)),
+    list: async (opts) => listJobs<P>(exec, t, queue, listArgs(opts)),
+    getJob: async (id) => getJobInfo<P>(exec, t, queue, intArg('getJob() id', id, 1)),
     stats: async () => queueStats(exec, t, queue),
     work: (handler, opts) => startWorker(self, handler, opts, settings.keepFinishedFor > 0),
   };

@@ -98,6 +98,50 @@ export interface QueueStats {
   readonly oldestRunnableAge: number | null;
 }
 
+/** A job as `list()` and `getJob()` show it: any state, read without locking. */
+export interface JobInfo<Payload = unknown> {
+  readonly id: number;
+  readonly queue: string;
+  readonly state: JobState;
+  readonly payload: Payload;
+  /** Claims counted so far (0 before the first claim). */
+  readonly attempt: number;
+  readonly maxAttempts: number;
+  readonly priority: number;
+  readonly group: string | null;
+  /** When the job was scheduled to run: its place in line (database clock). */
+  readonly runAt: Date;
+  /**
+   * The state's own time (database clock): ready, since when it is due; delayed, when it becomes
+   * ready; running, when the lease expires; done, when `purge()` may delete it; dead, when it died.
+   */
+  readonly dueAt: Date;
+  readonly createdAt: Date;
+  /** When it completed (kept finished jobs), else null. */
+  readonly finishedAt: Date | null;
+  /** The error of the last `fail()` (or of an expired last lease), else null. */
+  readonly lastError: string | null;
+}
+
+/** What `list()` is asked for. */
+export interface ListOptions {
+  /** Only jobs in this state or these states; default every state. */
+  readonly state?: JobState | readonly JobState[];
+  /** Only jobs of this group. */
+  readonly group?: string;
+  /** Most jobs per page, 1 to 1000; default 100. */
+  readonly limit?: number;
+  /** The previous page's `next`: continue after its last job. */
+  readonly after?: string;
+}
+
+/** A page of `list()`. */
+export interface JobPage<Payload = unknown> {
+  readonly jobs: JobInfo<Payload>[];
+  /** Pass as `after` for the next page; undefined on the last page. */
+  readonly next: string | undefined;
+}
+
 /**
  * One named queue. Every method validates its arguments before any SQL runs. All times come from
  * the database clock.
@@ -148,6 +192,16 @@ export interface Queue<Payload = unknown> {
   purge(): Promise<number>;
   /** Deletes dead jobs (the given ids, or all). Resolves to the number deleted. */
   purgeDead(options?: { ids?: readonly number[] }): Promise<number>;
+  /**
+   * A page of the queue's jobs, read without locking: states in the order ready, delayed, running,
+   * done, dead; within a state in the order of the queue's index (ready jobs in claim order:
+   * priority, due time, group, id; the other states by their `dueAt`). Each page is one index
+   * range read per state, however many jobs the queue holds. Pages are not a snapshot: a job that
+   * changes state or time between two pages may be listed twice or not at all.
+   */
+  list(options?: ListOptions): Promise<JobPage<Payload>>;
+  /** One job of this queue by id, in any state, or null when there is none (completed and deleted, or never). Read-only. */
+  getJob(id: number): Promise<JobInfo<Payload> | null>;
   /** Counts by state, dead count, and the oldest runnable job's age. Read-only. */
   stats(): Promise<QueueStats>;
   /** Starts a worker that runs `handler` for claimed jobs (see `WorkerOptions`). */

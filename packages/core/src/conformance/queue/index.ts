@@ -8,6 +8,7 @@ import { queueConcurrency } from './concurrency.js';
 import { queueDedup } from './dedup.js';
 import { queueEnqueue } from './enqueue.js';
 import { queueLeases } from './leases.js';
+import { queueList } from './list.js';
 import { queueMaintenance } from './maintenance.js';
 import { queueTransactions } from './transactions.js';
 import { queueWorker } from './worker.js';
@@ -27,6 +28,7 @@ export function describeQueueConformance<Tx>(harness: ConformanceHarness<Tx>): v
       describe('leases and fencing', () => queueLeases(ctx));
       describe('dedup', () => queueDedup(ctx));
       describe('dead jobs, retention and stats', () => queueMaintenance(ctx));
+      describe('list and getJob', () => queueList(ctx));
       describe('bad input', () => queueBadInput(ctx));
       describe('application transactions', () => queueTransactions(ctx));
       describe('worker', () => queueWorker(ctx));
