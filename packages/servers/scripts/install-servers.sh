@@ -74,18 +74,21 @@ if want mysql-9.7; then make_root sid mysql-server-core /usr/sbin/mysqld & pids+
 if want mariadb-11.8; then make_root trixie "mariadb-server-core mariadb-client-core" /usr/sbin/mariadbd /usr/bin/my_print_defaults & pids+=($!); fi
 for p in "${pids[@]}"; do wait "$p" || die "a root failed to build (see above)"; done
 
-# The manifest: one entry per server, with the version the binary itself reports.
+# The manifest: one entry per server, with the version the binary itself reports. It lists every
+# server installed here, not only the ones this run was asked for, so installing one server (as the
+# demo does) never hides the others from the tests.
 entries=()
 version_of() { "$@" --version | sed -E 's/.*Ver ([0-9]+\.[0-9]+\.[0-9]+).*/\1/'; }
-if want mariadb-10.11; then
+root_ready() { [ -f "$CACHE/roots/$1/.taskrow-ready" ] && chroot "$CACHE/roots/$1" "$2" --version >/dev/null 2>&1; }
+if want mariadb-10.11 || [ -x /usr/sbin/mariadbd ]; then
   v=$(version_of /usr/sbin/mariadbd) || die "host mariadbd --version"
   entries+=("{\"engine\":\"mariadb\",\"version\":\"$v\",\"root\":null,\"server\":\"/usr/sbin/mariadbd\",\"installDb\":\"/usr/bin/mariadb-install-db\"}")
 fi
-if want mysql-9.7; then
+if want mysql-9.7 || root_ready sid /usr/sbin/mysqld; then
   v=$(version_of chroot "$CACHE/roots/sid" /usr/sbin/mysqld) || die "sid mysqld --version"
   entries+=("{\"engine\":\"mysql\",\"version\":\"$v\",\"root\":\"$CACHE/roots/sid\",\"server\":\"/usr/sbin/mysqld\",\"installDb\":null}")
 fi
-if want mariadb-11.8; then
+if want mariadb-11.8 || root_ready trixie /usr/sbin/mariadbd; then
   v=$(version_of chroot "$CACHE/roots/trixie" /usr/sbin/mariadbd) || die "trixie mariadbd --version"
   entries+=("{\"engine\":\"mariadb\",\"version\":\"$v\",\"root\":\"$CACHE/roots/trixie\",\"server\":\"/usr/sbin/mariadbd\",\"installDb\":\"/usr/bin/mariadb-install-db\"}")
 fi

@@ -11,7 +11,8 @@ import type { JobInfo, JobPage, ListOptions } from './types.js';
 export const MAX_LIST = 1000;
 const DEFAULT_LIST = 100;
 
-interface InfoRow {
+/** A job row as `list()` and `getJob()` read it. */
+export interface InfoRow {
   id: unknown;
   phase: unknown;
   grp: string;
@@ -33,8 +34,11 @@ const COLUMNS = `\`id\`, \`phase\`, \`grp\`, \`priority\`, \`ready_priority\`, \
   DATE_FORMAT(\`due_at\`, '%Y-%m-%d %H:%i:%s.%f') AS due_s, ${micros('`due_at`')} AS due_us, ${micros('`run_at`')} AS run_us,
   ${micros('`created_at`')} AS created_us, ${micros('`finished_at`')} AS finished_us`;
 
+const dateOf = (us: unknown): Date => new Date(toNumber(us) / 1000);
+const textOf = (v: unknown): string => (Buffer.isBuffer(v) ? v.toString('utf8') : String(v));
+
 /** Where a page ended: the `claim` index position of its last job. */
-interface Cursor {
+export interface Cursor {
   readonly phase: number;
   readonly readyPriority: number;
   readonly due: string;
@@ -43,6 +47,11 @@ interface Cursor {
 }
 
 const DUE_TEXT = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{6}$/;
+
+/** The cursor of a row: its position in the `claim` index. */
+export function cursorOf(r: InfoRow): Cursor {
+  return { phase: toNumber(r.phase), readyPriority: toNumber(r.ready_priority), due: textOf(r.due_s), group: r.grp, id: toNumber(r.id) };
+}
 
 function encodeCursor(c: Cursor): string {
   return Buffer.from(JSON.stringify([c.phase, c.readyPriority, c.due, c.group, c.id]), 'utf8').toString('base64url');
@@ -96,8 +105,6 @@ export function listArgs(options: ListOptions | undefined): { phases: number[]; 
   };
 }
 
-const dateOf = (us: unknown): Date => new Date(toNumber(us) / 1000);
-const textOf = (v: unknown): string => (Buffer.isBuffer(v) ? v.toString('utf8') : String(v));
 
 function toInfo<P>(queue: string, r: InfoRow): JobInfo<P> {
   return Object.freeze({
@@ -123,38 +130,42 @@ const AFTER =
   ' AND (`grp` > ? OR (`grp` = ? AND `id` > ?))))))';
 
 /**
- * One page of `list()`: per phase, one plain read of the queue's `claim` index range in index
- * order, asking for one row more than the page still needs so the last page is known as such.
+ * The statement that reads one phase of a page: up to `n` rows of the queue's `claim` index range
+ * for `phase` (and `group`), after `from` when given, in index order. A plain read, no locks.
+ */
+export function pageQuery(t: QueueTables, queue: string, phase: number, group: string | undefined, from: Cursor | undefined, n: number): { sql: string; params: SqlValue[] } {
+  const params: SqlValue[] = [queue, phase];
+  let where = '`queue` = ? AND `phase` = ?';
+  if (group !== undefined) {
+    where += ' AND `grp` = ?';
+    params.push(group);
+  }
+  if (from) {
+    where += ` AND ${AFTER}`;
+    params.push(from.readyPriority, from.readyPriority, from.due, from.due, from.group, from.group, from.id);
+  }
+  return {
+    sql: `SELECT ${COLUMNS} FROM ${t.jobs} FORCE INDEX (\`claim\`) WHERE ${where} ORDER BY \`ready_priority\`, \`due_at\`, \`grp\`, \`id\` LIMIT ${n}`,
+    params,
+  };
+}
+
+/**
+ * One page of `list()`: per phase, one `pageQuery`, asking for one row more than the page still
+ * needs so the last page is known as such.
  */
 export async function listJobs<P>(exec: Executor, t: QueueTables, queue: string, args: ReturnType<typeof listArgs>): Promise<JobPage<P>> {
   const found: InfoRow[] = [];
   for (const phase of args.phases) {
     if (found.length > args.limit) break;
-    const from = args.after?.phase === phase ? args.after : undefined;
     if (args.after && phase < args.after.phase) continue;
-    const params: SqlValue[] = [queue, phase];
-    let where = '`queue` = ? AND `phase` = ?';
-    if (args.group !== undefined) {
-      where += ' AND `grp` = ?';
-      params.push(args.group);
-    }
-    if (from) {
-      where += ` AND ${AFTER}`;
-      params.push(from.readyPriority, from.readyPriority, from.due, from.due, from.group, from.group, from.id);
-    }
-    const { rows } = await exec.query<InfoRow>(
-      `SELECT ${COLUMNS} FROM ${t.jobs} FORCE INDEX (\`claim\`) WHERE ${where}
-       ORDER BY \`ready_priority\`, \`due_at\`, \`grp\`, \`id\` LIMIT ${args.limit + 1 - found.length}`,
-      params,
-    );
-    found.push(...rows);
+    const from = args.after?.phase === phase ? args.after : undefined;
+    const q = pageQuery(t, queue, phase, args.group, from, args.limit + 1 - found.length);
+    found.push(...(await exec.query<InfoRow>(q.sql, q.params)).rows);
   }
   const page = found.slice(0, args.limit);
   const last = page[page.length - 1];
-  const next =
-    found.length > args.limit && last
-      ? encodeCursor({ phase: toNumber(last.phase), readyPriority: toNumber(last.ready_priority), due: textOf(last.due_s), group: last.grp, id: toNumber(last.id) })
-      : undefined;
+  const next = found.length > args.limit && last ? encodeCursor(cursorOf(last)) : undefined;
   return { jobs: page.map((r) => toInfo<P>(queue, r)), next };
 }
 

@@ -2,7 +2,7 @@ import { expect, it } from 'vitest';
 import { idCodec } from '../../loop/ids.js';
 import { loopSql } from '../../loop/sql.js';
 import { loopTable } from '../../loop/tables.js';
-import type { Probe } from '../harness.js';
+import { handlerReads } from '../reads.js';
 import type { SuiteContext } from '../session.js';
 import { freshLoop, passTime, range } from './probe.js';
 
@@ -10,17 +10,6 @@ import { freshLoop, passTime, range } from './probe.js';
 function bigRows(): number {
   const n = Number(process.env['TASKROW_CONFORMANCE_LOOP_ROWS'] ?? 1_000_000);
   return Number.isInteger(n) && n >= 10_000 && n % 10_000 === 0 ? n : 1_000_000;
-}
-
-/** Runs `sql` on the probe's own session and counts the index and table reads it made (Handler_read_*). */
-async function handlerReads(probe: Probe, sql: string, params: readonly unknown[] = []): Promise<{ rows: Record<string, unknown>[]; reads: number }> {
-  const count = async (): Promise<number> => {
-    const rows = await probe.query<{ Value: unknown }>("SHOW SESSION STATUS LIKE 'Handler\\_read\\_%'");
-    return rows.reduce((s, r) => s + Number(r.Value), 0);
-  };
-  const before = await count();
-  const rows = await probe.query<Record<string, unknown>>(sql, params);
-  return { rows, reads: (await count()) - before };
 }
 
 const DIGITS = '(SELECT 0 AS n UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9)';

@@ -1,6 +1,9 @@
 import { expect, it } from 'vitest';
+import { cursorOf, pageQuery, type InfoRow } from '../../queue/list.js';
+import { PHASE, queueTables } from '../../queue/tables.js';
 import type { JobInfo } from '../../queue/types.js';
 import { freshName } from '../harness.js';
+import { handlerReads } from '../reads.js';
 import type { SuiteContext } from '../session.js';
 import { probeJobs, probeTotal, rejection, setDueOffset, type ProbedJob } from './probe.js';
 
@@ -129,6 +132,30 @@ export function queueList<Tx>(ctx: () => SuiteContext<Tx>): void {
     await q.complete(job!);
     expect(await q.getJob(a!.id)).toBeNull();
     expect((await probeJobs(session.probe, prefix, name)).map((r) => r.id)).toEqual([b!.id]);
+  });
+
+  it('reads only the page from the index, however many jobs the queue and other queues hold', async () => {
+    const { session, prefix } = ctx();
+    const name = freshName('q');
+    const q = session.taskrow.queue<number>(name, { keepFinishedFor: 3600 });
+    const many = (n: number) => Array.from({ length: n }, (_, i) => ({ payload: i, priority: i % 7 }));
+    await session.taskrow.queue(freshName('q')).enqueueMany(many(6000));
+    await q.enqueueMany(many(8000));
+    for (let i = 0; i < 2; i++) await q.complete(await q.claim({ limit: 1000, lease: 60 }));
+    const t = queueTables(prefix);
+    const first = pageQuery(t, name, PHASE.ready, undefined, undefined, 51);
+    const top = await handlerReads(session.probe, first.sql, first.params);
+    expect(top.rows).toHaveLength(51);
+    expect(top.reads).toBeLessThan(3 * 51);
+    // a page deep into the backlog starts at its cursor, not at the start of the range
+    const whole = pageQuery(t, name, PHASE.ready, undefined, undefined, 4051);
+    const ordered = (await session.probe.query<InfoRow>(whole.sql, whole.params)) as InfoRow[];
+    const next = pageQuery(t, name, PHASE.ready, undefined, cursorOf(ordered[3999]!), 51);
+    const later = await handlerReads(session.probe, next.sql, next.params);
+    expect(later.rows.map((r) => Number(r['id']))).toEqual(ordered.slice(4000).map((r) => Number(r.id)));
+    expect(later.reads).toBeLessThan(3 * 51 + 20);
+    const done = pageQuery(t, name, PHASE.done, undefined, undefined, 51);
+    expect((await handlerReads(session.probe, done.sql, done.params)).reads).toBeLessThan(3 * 51);
   });
 
   it('rejects bad list() and getJob() arguments, naming them', async () => {
