@@ -24,6 +24,7 @@ export type {
   EnqueueOptions,
   FailOutcome,
   Job,
+  JobFields,
   JobInfo,
   JobPage,
   ListOptions as QueueListOptions,

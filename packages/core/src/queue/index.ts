@@ -11,6 +11,7 @@ export type {
   EnqueueOptions,
   FailOutcome,
   Job,
+  JobFields,
   JobInfo,
   JobPage,
   ListOptions,

@@ -11,17 +11,21 @@ export interface JobRef {
   readonly token: number;
 }
 
-/** A claimed job, leased to the claimer. */
-export interface Job<Payload = unknown> extends JobRef {
+/** What a claimed job and a listed job both carry. */
+export interface JobFields<Payload = unknown> {
   readonly payload: Payload;
-  /** Claims counted so far, this one included (1 on the first run). */
+  /** Claims counted so far: 0 before the first claim; a claimed job counts its own (1 on the first run). */
   readonly attempt: number;
   readonly maxAttempts: number;
   readonly priority: number;
   /** The group given at enqueue, or null. */
   readonly group: string | null;
-  /** When the job was scheduled to run (database clock). */
+  /** When the job was scheduled to run: its place in line (database clock). */
   readonly runAt: Date;
+}
+
+/** A claimed job, leased to the claimer. */
+export interface Job<Payload = unknown> extends JobRef, JobFields<Payload> {
   /**
    * When the lease expires (database clock), as of the claim: a lower bound, since the server set
    * the expiry a moment later. `extend()` resolves to the new expiry.
@@ -99,18 +103,10 @@ export interface QueueStats {
 }
 
 /** A job as `list()` and `getJob()` show it: any state, read without locking. */
-export interface JobInfo<Payload = unknown> {
+export interface JobInfo<Payload = unknown> extends JobFields<Payload> {
   readonly id: number;
   readonly queue: string;
   readonly state: JobState;
-  readonly payload: Payload;
-  /** Claims counted so far (0 before the first claim). */
-  readonly attempt: number;
-  readonly maxAttempts: number;
-  readonly priority: number;
-  readonly group: string | null;
-  /** When the job was scheduled to run: its place in line (database clock). */
-  readonly runAt: Date;
   /**
    * The state's own time (database clock): ready, since when it is due; delayed, when it becomes
    * ready; running, when the lease expires; done, when `purge()` may delete it; dead, when it died.
