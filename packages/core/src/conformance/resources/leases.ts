@@ -104,14 +104,17 @@ export function resourcesLeases<Tx>(ctx: () => SuiteContext<Tx>): void {
   it('refreshes automatically while held', async () => {
     const { session, prefix } = ctx();
     const r = session.taskrow.resources();
-    const job = await r.acquire('auto', { outputs: [freshName('out.')], lease: 0.6, autoRefresh: true });
-    await expireHolder(session.probe, prefix, job.id!, -0.3);
+    // A 3 s lease refreshes every second; with 2 s left, only a refresh can bring it back over 2.5 s.
+    const job = await r.acquire('auto', { outputs: [freshName('out.')], lease: 3, autoRefresh: true });
+    await expireHolder(session.probe, prefix, job.id!, -2);
     let left = await leaseLeft(session.probe, prefix, job.id!);
-    for (let i = 0; i < 100 && (left ?? 0) < 0.4; i++) {
-      await new Promise((res) => setTimeout(res, 50));
+    expect(left).toBeLessThanOrEqual(2);
+    for (let i = 0; i < 200 && (left ?? 0) <= 2.5; i++) {
+      await new Promise((res) => setTimeout(res, 25));
       left = await leaseLeft(session.probe, prefix, job.id!);
     }
-    expect(left).toBeGreaterThan(0.4);
+    expect(left).toBeGreaterThan(2.5);
+    expect(job.signal.aborted).toBe(false);
     await job.release({ failed: true });
     expect(await leaseLeft(session.probe, prefix, job.id!)).toBeNull();
   });
