@@ -16,6 +16,7 @@ commands:
                                            --delay S --priority N --max-attempts N --group G --dedup-key K
   queue list QUEUE [--state S[,S...]] [--group G] [--limit N] [--after CURSOR]
                                            a page of jobs: id, state, attempt/max, priority, group, due, payload
+  queue show QUEUE ID                      one job, every field, its last error included
   queue stats QUEUE | queue retry-dead QUEUE [--limit N]
   resources show                           running jobs and the keys they hold
   resources edges [--since S] | upstream|downstream KEY          the flow graph (jobs.py history)

@@ -105,6 +105,28 @@ describe(`taskrow loop, queue, resources and demo against ${target.engine} ${tar
     expect(cursor.stderr).toContain('INVALID_ARGUMENT');
   });
 
+  it('shows one job with its last error, and says when there is none', async () => {
+    expect((await taskrow(['queue', 'enqueue', 'flaky', '{"n":1}', '--max-attempts', '1', ...common], { env })).code).toBe(0);
+    const [[row]] = await probe.query<mysql.RowDataPacket[]>(`SELECT id FROM \`${prefix}queue_jobs\` WHERE queue = 'flaky'`);
+    const id = Number(row!['id']);
+    await probe.query(`UPDATE \`${prefix}queue_jobs\` SET phase = 4, attempt = 1, last_error = ? WHERE id = ?`, ['Error: boom\n    at step (a.js:1:1)', id]);
+    const shown = await taskrow(['queue', 'show', 'flaky', String(id), ...common], { env });
+    expect(shown.code).toBe(0);
+    const lines = shown.stdout.split('\n');
+    expect(lines.slice(0, 7)).toEqual([`id\t${id}`, 'queue\tflaky', 'state\tdead', 'attempt\t1', 'max_attempts\t1', 'priority\t0', 'group\t-']);
+    expect(lines).toContain('payload\t{"n":1}');
+    expect(shown.stdout.endsWith('last_error\tError: boom\n    at step (a.js:1:1)\n')).toBe(true);
+    const json = JSON.parse((await taskrow(['queue', 'show', 'flaky', String(id), '--json', ...common], { env })).stdout) as Record<string, unknown>;
+    expect([json['id'], json['state'], json['lastError']]).toEqual([id, 'dead', 'Error: boom\n    at step (a.js:1:1)']);
+    const missing = await taskrow(['queue', 'show', 'other', String(id), ...common], { env });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain(`queue "other" has no job ${id}`);
+    expect(missing.stderr).toContain('NOT_FOUND');
+    const bad = await taskrow(['queue', 'show', 'flaky', '12x', ...common], { env });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('job ID must be a whole number from 1, got "12x"');
+  });
+
   it('produces outputs by hand and shows them in resources commands', async () => {
     const p = await taskrow(['resources', 'produce', 'raw.2026-11-22', ...common], { env });
     expect(p.code).toBe(0);

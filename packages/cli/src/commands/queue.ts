@@ -1,12 +1,12 @@
-import type { JobInfo } from '@taskrow/core';
+import { TaskrowError, type JobInfo } from '@taskrow/core';
 import { intFlag, need, parse, secondsFlag } from '../args.js';
 import { connect } from '../connect.js';
 import { UsageError } from '../errors.js';
 import { batches, stdinLines } from '../io.js';
 import type { Command } from './command.js';
 
-const USAGE = 'taskrow queue enqueue|list|stats|retry-dead QUEUE [PAYLOAD_JSON...]';
-const ACTIONS = ['enqueue', 'list', 'stats', 'retry-dead'];
+const USAGE = 'taskrow queue enqueue|list|show|stats|retry-dead QUEUE [PAYLOAD_JSON... | ID]';
+const ACTIONS = ['enqueue', 'list', 'show', 'stats', 'retry-dead'];
 const STATES = ['ready', 'delayed', 'running', 'done', 'dead'] as const;
 type State = (typeof STATES)[number];
 
@@ -34,6 +34,18 @@ function payloadOf(text: string, index: number): unknown {
   }
 }
 
+/** One job as `field<TAB>value` lines, the last error (a stack, several lines) last. */
+function jobFields(j: JobInfo): string {
+  const time = (d: Date | null): string => (d ? d.toISOString() : '-');
+  const fields: [string, string | number][] = [
+    ['id', j.id], ['queue', j.queue], ['state', j.state], ['attempt', j.attempt], ['max_attempts', j.maxAttempts],
+    ['priority', j.priority], ['group', j.group ?? '-'], ['run_at', time(j.runAt)], ['due_at', time(j.dueAt)],
+    ['created_at', time(j.createdAt)], ['finished_at', time(j.finishedAt)], ['payload', JSON.stringify(j.payload)],
+    ['last_error', j.lastError ?? '-'],
+  ];
+  return fields.map(([k, v]) => `${k}\t${v}\n`).join('');
+}
+
 /** `taskrow queue ...`: look at and feed a job queue. */
 export const queueCommand: Command = async (argv, out) => {
   const { values, positionals } = parse(argv, {
@@ -50,7 +62,12 @@ export const queueCommand: Command = async (argv, out) => {
   if (!ACTIONS.includes(action)) throw new UsageError(`unknown queue action ${JSON.stringify(action)} (${USAGE})`);
   const name = need(positionals, 1, 'QUEUE');
   const rest = positionals.slice(2);
-  if (action !== 'enqueue' && rest.length > 0) throw new UsageError(`queue ${action} takes no payloads`);
+  if (action === 'show' && rest.length !== 1) throw new UsageError('queue show takes one job ID');
+  if (action !== 'enqueue' && action !== 'show' && rest.length > 0) throw new UsageError(`queue ${action} takes no payloads`);
+  const id = action === 'show' ? Number(rest[0]) : 0;
+  if (action === 'show' && !(/^\d+$/.test(rest[0]!) && Number.isSafeInteger(id) && id > 0)) {
+    throw new UsageError(`job ID must be a whole number from 1, got ${JSON.stringify(rest[0])}`);
+  }
   const asJson = Boolean(values['json']);
   const options = {
     ...(values['delay'] === undefined ? {} : { delay: secondsFlag(values, 'delay', 0, 0, 1e9) }),
@@ -85,6 +102,12 @@ export const queueCommand: Command = async (argv, out) => {
         await out.write(page.jobs.map((j) => `${jobLine(j)}\n`).join(''));
         if (page.next) process.stderr.write(`more: --after ${page.next}\n`);
       }
+      return 0;
+    }
+    if (action === 'show') {
+      const job = await queue.getJob(id);
+      if (!job) throw new TaskrowError('NOT_FOUND', `queue ${JSON.stringify(name)} has no job ${id} (never enqueued, or finished and deleted)`);
+      await out.write(asJson ? `${JSON.stringify(job)}\n` : jobFields(job));
       return 0;
     }
     if (action === 'retry-dead') {
