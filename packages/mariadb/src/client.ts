@@ -1,4 +1,4 @@
-import { serialClient, type IsolationLevel, type SqlClient, type SqlConnection, type SqlResult, type SqlValue } from '@taskrow/core';
+import { driverClient, toSqlResult, type DriverPool, type SqlClient, type SqlConnection, type SqlValue } from '@taskrow/core';
 import { describeMariadbError } from './errors.js';
 
 /** A statement with the per-query options taskrow sets (see `QUERY_OPTIONS`). */
@@ -49,15 +49,9 @@ const QUERY_OPTIONS = {
   metaAsArray: false,
 } as const;
 
-function toResult<Row>(raw: unknown): SqlResult<Row> {
-  if (Array.isArray(raw)) return { rows: raw as Row[], affectedRows: 0, insertId: 0 };
-  const h = (raw ?? {}) as { affectedRows?: unknown; insertId?: unknown };
-  return { rows: [], affectedRows: Number(h.affectedRows ?? 0), insertId: Number(h.insertId ?? 0) };
-}
-
 function connectionOf(target: { query: MariadbPool['query'] }): SqlConnection {
   return {
-    query: async <Row>(sql: string, params: readonly SqlValue[] = []) => toResult<Row>(await target.query({ sql, ...QUERY_OPTIONS }, params)),
+    query: async <Row>(sql: string, params: readonly SqlValue[] = []) => toSqlResult<Row>(await target.query({ sql, ...QUERY_OPTIONS }, params)),
   };
 }
 
@@ -66,17 +60,17 @@ export function isMariadbPool(target: MariadbClient): target is MariadbPool {
   return typeof (target as Partial<MariadbPool>).getConnection === 'function';
 }
 
-async function inTransaction<T>(conn: MariadbConnection, fn: (c: SqlConnection) => Promise<T>, isolation?: IsolationLevel): Promise<T> {
-  if (isolation) await conn.query(`SET TRANSACTION ISOLATION LEVEL ${isolation}`);
-  await conn.beginTransaction();
-  try {
-    const result = await fn(connectionOf(conn));
-    await conn.commit();
-    return result;
-  } catch (err) {
-    await conn.rollback().catch(() => undefined);
-    throw err;
-  }
+/**
+ * A Pool lends its connections. One that broke (a lost error, or no longer valid) is destroyed; the
+ * others are released, and destroyed should the release fail.
+ */
+function poolOf(pool: MariadbPool): DriverPool<MariadbPoolConnection> {
+  return {
+    ...connectionOf(pool),
+    acquire: () => pool.getConnection(),
+    unusable: (conn) => !conn.isValid(),
+    release: (conn, broken) => (broken ? conn.destroy() : conn.release().catch(() => conn.destroy())),
+  };
 }
 
 /**
@@ -87,38 +81,10 @@ async function inTransaction<T>(conn: MariadbConnection, fn: (c: SqlConnection) 
 export function mariadbClient(target: MariadbClient, joined = false): SqlClient {
   const pool = isMariadbPool(target) ? target : undefined;
   const closed = (): boolean => (pool ? pool.closed : !(target as MariadbConnection).isValid());
-  const describeError = (err: unknown) => describeMariadbError(err, closed, pool === undefined);
-  const base = connectionOf(target);
-  if (joined) {
-    return { adapter: 'mariadb', joined: true, describeError, query: base.query, transaction: (fn) => fn(base) };
-  }
-  if (pool) {
-    return {
-      adapter: 'mariadb',
-      joined: false,
-      describeError,
-      query: base.query,
-      async transaction(fn, options) {
-        const conn = await pool.getConnection();
-        let broken = false;
-        try {
-          return await inTransaction(conn, fn, options?.isolation);
-        } catch (err) {
-          broken = describeError(err).lost === true || !conn.isValid();
-          throw err;
-        } finally {
-          if (broken) conn.destroy();
-          else await conn.release().catch(() => conn.destroy());
-        }
-      },
-    };
-  }
-  const conn = target as MariadbConnection;
-  return serialClient({
+  return driverClient<MariadbConnection, MariadbPoolConnection>({
     adapter: 'mariadb',
-    joined: false,
-    describeError,
-    query: base.query,
-    transaction: (fn, options) => inTransaction(conn, fn, options?.isolation),
+    describeError: (err) => describeMariadbError(err, closed, pool === undefined),
+    connectionOf,
+    target: joined ? { joined: connectionOf(target) } : isMariadbPool(target) ? { pool: poolOf(target) } : { connection: target },
   });
 }

@@ -1,4 +1,4 @@
-import { serialClient, type IsolationLevel, type SqlClient, type SqlConnection, type SqlResult, type SqlValue } from '@taskrow/core';
+import { driverClient, toSqlResult, type DriverPool, type SqlClient, type SqlConnection, type SqlValue } from '@taskrow/core';
 import { describeMysql2Error } from './errors.js';
 
 /** The parts of mysql2's promise Connection / PoolConnection taskrow uses. */
@@ -18,15 +18,11 @@ export interface Mysql2Pool {
 /** A mysql2 promise client: a Pool, a PoolConnection or a Connection. */
 export type Mysql2Client = Mysql2Pool | Mysql2Connection;
 
-function toResult<Row>(raw: unknown): SqlResult<Row> {
-  if (Array.isArray(raw)) return { rows: raw as Row[], affectedRows: 0, insertId: 0 };
-  const h = raw as { affectedRows?: number; insertId?: number };
-  return { rows: [], affectedRows: h.affectedRows ?? 0, insertId: Number(h.insertId ?? 0) };
-}
+type Mysql2PoolConnection = Awaited<ReturnType<Mysql2Pool['getConnection']>>;
 
-function connectionOf(conn: Mysql2Connection): SqlConnection {
+function connectionOf(target: Pick<Mysql2Client, 'query'>): SqlConnection {
   return {
-    query: async <Row>(sql: string, params: readonly SqlValue[] = []) => toResult<Row>((await conn.query(sql, params))[0]),
+    query: async <Row>(sql: string, params: readonly SqlValue[] = []) => toSqlResult<Row>((await target.query(sql, params))[0]),
   };
 }
 
@@ -36,17 +32,17 @@ function isClosed(target: object): boolean {
   return Boolean(t.pool?._closed || t._closed || t.connection?._closing);
 }
 
-async function inTransaction<T>(conn: Mysql2Connection, fn: (c: SqlConnection) => Promise<T>, isolation?: IsolationLevel): Promise<T> {
-  if (isolation) await conn.query(`SET TRANSACTION ISOLATION LEVEL ${isolation}`);
-  await conn.beginTransaction();
-  try {
-    const result = await fn(connectionOf(conn));
-    await conn.commit();
-    return result;
-  } catch (err) {
-    await conn.rollback().catch(() => undefined);
-    throw err;
-  }
+function isPool(target: Mysql2Client): target is Mysql2Pool {
+  return typeof (target as Partial<Mysql2Pool>).getConnection === 'function';
+}
+
+/** A Pool lends its connections; a broken one is destroyed (when the driver can) instead of released. */
+function poolOf(pool: Mysql2Pool): DriverPool<Mysql2PoolConnection> {
+  return {
+    ...connectionOf(pool),
+    acquire: () => pool.getConnection(),
+    release: (conn, broken) => (broken && conn.destroy ? conn.destroy() : conn.release()),
+  };
 }
 
 /**
@@ -55,39 +51,10 @@ async function inTransaction<T>(conn: Mysql2Connection, fn: (c: SqlConnection) =
  * used in turns. `joined` wraps the application's connection inside its open transaction.
  */
 export function mysql2Client(target: Mysql2Client, joined = false): SqlClient {
-  const describeError = (err: unknown) => describeMysql2Error(err, () => isClosed(target));
-  const base = connectionOf(target as Mysql2Connection);
-  if (joined) {
-    return { adapter: 'mysql2', joined: true, describeError, query: base.query, transaction: (fn) => fn(base) };
-  }
-  if ('getConnection' in target && typeof target.getConnection === 'function') {
-    const pool = target;
-    return {
-      adapter: 'mysql2',
-      joined: false,
-      describeError,
-      query: base.query,
-      async transaction(fn, options) {
-        const conn = await pool.getConnection();
-        let broken = false;
-        try {
-          return await inTransaction(conn, fn, options?.isolation);
-        } catch (err) {
-          broken = describeError(err).lost === true;
-          throw err;
-        } finally {
-          if (broken && conn.destroy) conn.destroy();
-          else conn.release();
-        }
-      },
-    };
-  }
-  const conn = target as Mysql2Connection;
-  return serialClient({
+  return driverClient<Mysql2Connection, Mysql2PoolConnection>({
     adapter: 'mysql2',
-    joined: false,
-    describeError,
-    query: base.query,
-    transaction: (fn, options) => inTransaction(conn, fn, options?.isolation),
+    describeError: (err) => describeMysql2Error(err, () => isClosed(target)),
+    connectionOf,
+    target: joined ? { joined: connectionOf(target) } : isPool(target) ? { pool: poolOf(target) } : { connection: target },
   });
 }

@@ -1,0 +1,144 @@
+import { invalid } from '../errors.js';
+import type { DriverErrorInfo, IsolationLevel, SqlClient, SqlConnection, SqlResult } from '../port.js';
+import { serialClient } from '../serial.js';
+
+/**
+ * The transaction calls of a raw driver connection (a mysql2 or `mariadb` promise Connection or
+ * PoolConnection). Statements, the isolation statement included, go through the adapter's
+ * `SqlConnection` over it (see `DriverClientSpec.connectionOf`).
+ */
+export interface DriverConnection {
+  beginTransaction(): Promise<void>;
+  commit(): Promise<void>;
+  rollback(): Promise<void>;
+}
+
+/** How a driver's pool lends the connection of one of taskrow's transactions. */
+export interface DriverPool<P extends DriverConnection> extends SqlConnection {
+  /** Borrows one connection for one transaction. */
+  acquire(): Promise<P>;
+  /**
+   * Gives `conn` back once its transaction ended, on every path. When `broken` is true the
+   * connection MUST NOT go back into the pool (destroy it). MUST NOT reject: a rejection would
+   * replace the transaction's own outcome.
+   */
+  release(conn: P, broken: boolean): void | Promise<void>;
+  /**
+   * Asked after a failed transaction, besides `describeError(err).lost`: true when the driver says
+   * `conn` can no longer be used (for example `mariadb`'s `!conn.isValid()`).
+   */
+  unusable?(conn: P): boolean;
+}
+
+/**
+ * What the application passed to the adapter, already told apart by it:
+ * - `joined`: statements on the connection of the application's open transaction (`tr.in(tx)`);
+ *   taskrow MUST NOT begin, commit or roll back there.
+ * - `pool`: one pooled connection lent per transaction; other statements on any connection.
+ * - `connection`: one connection the application owns, used in turns (`serialClient`).
+ */
+export type DriverTarget<C extends DriverConnection, P extends C = C> =
+  | { readonly joined: SqlConnection }
+  | { readonly pool: DriverPool<P> }
+  | { readonly connection: C };
+
+/** The driver-specific parts of a raw driver's `SqlClient`; `driverClient` supplies the rest. */
+export interface DriverClientSpec<C extends DriverConnection, P extends C = C> {
+  /** The adapter's name, for messages (`SqlClient.adapter`). */
+  readonly adapter: string;
+  /** Classifies a driver error (`SqlClient.describeError`); `lost` also decides a pooled connection's fate. */
+  readonly describeError: (err: unknown) => DriverErrorInfo;
+  /** The engine's `SqlConnection` over one driver connection: the adapter's per-query options and result shape. */
+  readonly connectionOf: (conn: C) => SqlConnection;
+  readonly target: DriverTarget<C, P>;
+}
+
+/** The only isolation statements taskrow sends: one per `IsolationLevel`, nothing spliced. */
+const SET_ISOLATION: Readonly<Record<IsolationLevel, string>> = Object.freeze({
+  'READ COMMITTED': 'SET TRANSACTION ISOLATION LEVEL READ COMMITTED',
+  'REPEATABLE READ': 'SET TRANSACTION ISOLATION LEVEL REPEATABLE READ',
+});
+
+/** The statement that sets the next transaction's isolation level; rejects any other value. */
+function isolationStatement(level: IsolationLevel): string {
+  if (!Object.hasOwn(SET_ISOLATION, level)) {
+    throw invalid(`unknown isolation level ${JSON.stringify(level)}: expected READ COMMITTED or REPEATABLE READ`);
+  }
+  return SET_ISOLATION[level];
+}
+
+/** Runs `fn` between BEGIN and COMMIT on `conn`; ROLLBACK (errors ignored) and rethrow when it rejects. */
+async function inTransaction<T>(
+  conn: DriverConnection,
+  sql: SqlConnection,
+  fn: (c: SqlConnection) => Promise<T>,
+  isolation: IsolationLevel | undefined,
+): Promise<T> {
+  if (isolation) await sql.query(isolationStatement(isolation));
+  await conn.beginTransaction();
+  try {
+    const result = await fn(sql);
+    await conn.commit();
+    return result;
+  } catch (err) {
+    await conn.rollback().catch(() => undefined);
+    throw err;
+  }
+}
+
+/**
+ * The `SqlClient` over a raw driver (mysql2, `mariadb`). A joined target runs `fn` directly in the
+ * application's transaction. A pool lends one connection per transaction and MUST get it back
+ * through `release` on every path, with `broken` set when the transaction failed with a `lost`
+ * error or the pool calls the connection `unusable`. A single connection is wrapped in
+ * `serialClient`, so that two transactions never interleave on it. The isolation statement is
+ * core's; only the levels of `IsolationLevel` are accepted.
+ */
+export function driverClient<C extends DriverConnection, P extends C = C>(spec: DriverClientSpec<C, P>): SqlClient {
+  const { adapter, describeError, connectionOf, target } = spec;
+  if ('joined' in target) {
+    const conn = target.joined;
+    return { adapter, joined: true, describeError, query: conn.query.bind(conn), transaction: (fn) => fn(conn) };
+  }
+  if ('pool' in target) {
+    const pool = target.pool;
+    return {
+      adapter,
+      joined: false,
+      describeError,
+      query: pool.query.bind(pool),
+      async transaction(fn, options) {
+        const conn = await pool.acquire();
+        let broken = false;
+        try {
+          return await inTransaction(conn, connectionOf(conn), fn, options?.isolation);
+        } catch (err) {
+          broken = describeError(err).lost === true || pool.unusable?.(conn) === true;
+          throw err;
+        } finally {
+          await pool.release(conn, broken);
+        }
+      },
+    };
+  }
+  const conn = target.connection;
+  const base = connectionOf(conn);
+  return serialClient({
+    adapter,
+    joined: false,
+    describeError,
+    query: base.query.bind(base),
+    transaction: (fn, options) => inTransaction(conn, base, fn, options?.isolation),
+  });
+}
+
+/**
+ * What a MySQL-protocol driver returns for one statement, as the port's `SqlResult`: an array is
+ * the rows of a SELECT; anything else is the OK packet of a write, whose `affectedRows` and
+ * `insertId` (numbers or bigints, missing read as 0) become numbers.
+ */
+export function toSqlResult<Row>(raw: unknown): SqlResult<Row> {
+  if (Array.isArray(raw)) return { rows: raw as Row[], affectedRows: 0, insertId: 0 };
+  const h = (raw ?? {}) as { affectedRows?: unknown; insertId?: unknown };
+  return { rows: [], affectedRows: Number(h.affectedRows ?? 0), insertId: Number(h.insertId ?? 0) };
+}

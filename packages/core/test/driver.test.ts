@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import { driverClient, toSqlResult, type DriverConnection, type DriverPool } from '../src/engine/driver.js';
+import type { IsolationLevel, SqlConnection } from '../src/port.js';
+
+/** A driver connection that writes every call it gets to a shared log. */
+function fakeConnection(log: string[], name: string): DriverConnection & { valid: boolean } {
+  const call = (what: string) => async () => void log.push(`${name} ${what}`);
+  return { valid: true, beginTransaction: call('BEGIN'), commit: call('COMMIT'), rollback: call('ROLLBACK') };
+}
+
+function connectionOf(log: string[], name: string): SqlConnection {
+  return {
+    query: async <Row>(sql: string) => {
+      log.push(`${name} ${sql}`);
+      return toSqlResult<Row>({ affectedRows: 0 });
+    },
+  };
+}
+
+function poolClient(log: string[], failLost = false) {
+  const conn = fakeConnection(log, 'c1');
+  const pool: DriverPool<typeof conn> = {
+    ...connectionOf(log, 'pool'),
+    acquire: async () => conn,
+    release: (_conn, broken) => void log.push(broken ? 'destroy' : 'release'),
+    unusable: (c) => !c.valid,
+  };
+  const client = driverClient({
+    adapter: 'fake',
+    describeError: () => ({ lost: failLost }),
+    connectionOf: () => connectionOf(log, 'c1'),
+    target: { pool },
+  });
+  return { conn, client };
+}
+
+describe('driverClient', () => {
+  it('on a pool: sets the isolation, commits, and releases the connection', async () => {
+    const log: string[] = [];
+    const { client } = poolClient(log);
+    await client.transaction(async (c) => c.query('SELECT 1'), { isolation: 'READ COMMITTED' });
+    expect(log).toEqual(['c1 SET TRANSACTION ISOLATION LEVEL READ COMMITTED', 'c1 BEGIN', 'c1 SELECT 1', 'c1 COMMIT', 'release']);
+  });
+
+  it('on a pool: rolls back, rethrows, and destroys a connection that is lost or unusable', async () => {
+    for (const [lost, valid, fate] of [[true, true, 'destroy'], [false, false, 'destroy'], [false, true, 'release']] as const) {
+      const log: string[] = [];
+      const { conn, client } = poolClient(log, lost);
+      conn.valid = valid;
+      const boom = new Error('boom');
+      await expect(client.transaction(() => Promise.reject(boom))).rejects.toBe(boom);
+      expect(log).toEqual(['c1 BEGIN', 'c1 ROLLBACK', fate]);
+    }
+  });
+
+  it('refuses an isolation level outside IsolationLevel, sends nothing and releases the connection', async () => {
+    const log: string[] = [];
+    const { client } = poolClient(log);
+    const isolation = 'SERIALIZABLE; DROP TABLE x' as IsolationLevel;
+    await expect(client.transaction(async () => 1, { isolation })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    expect(log).toEqual(['release']);
+  });
+
+  it('on one connection: transactions take turns', async () => {
+    const log: string[] = [];
+    const client = driverClient({
+      adapter: 'fake',
+      describeError: () => ({}),
+      connectionOf: () => connectionOf(log, 'c'),
+      target: { connection: fakeConnection(log, 'c') },
+    });
+    const run = (n: number) => client.transaction(async (c) => {
+      await c.query(`SELECT ${n}`);
+      await new Promise((r) => setTimeout(r, 5));
+      await c.query(`SELECT ${n}`);
+    });
+    await Promise.all([run(1), run(2)]);
+    expect(log).toEqual(['c BEGIN', 'c SELECT 1', 'c SELECT 1', 'c COMMIT', 'c BEGIN', 'c SELECT 2', 'c SELECT 2', 'c COMMIT']);
+  });
+
+  it('joined: runs fn in the application transaction without BEGIN or COMMIT', async () => {
+    const log: string[] = [];
+    const client = driverClient({ adapter: 'fake', describeError: () => ({}), connectionOf: () => connectionOf(log, 'x'), target: { joined: connectionOf(log, 'app') } });
+    expect(client.joined).toBe(true);
+    await client.transaction((c) => c.query('SELECT 1'), { isolation: 'REPEATABLE READ' });
+    expect(log).toEqual(['app SELECT 1']);
+  });
+});
+
+describe('toSqlResult', () => {
+  it('reads rows, or an OK packet with numbers or bigints', () => {
+    expect(toSqlResult([{ a: 1 }])).toEqual({ rows: [{ a: 1 }], affectedRows: 0, insertId: 0 });
+    expect(toSqlResult({ affectedRows: 2n, insertId: 7n })).toEqual({ rows: [], affectedRows: 2, insertId: 7 });
+    expect(toSqlResult(undefined)).toEqual({ rows: [], affectedRows: 0, insertId: 0 });
+  });
+});
