@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { IsolationLevel, SqlClient, SqlConnection, SqlResult, SqlValue } from '@taskrow/core';
+import { toSqlResult, type IsolationLevel, type SqlClient, type SqlConnection, type SqlResult, type SqlValue } from '@taskrow/core';
 import { describeKnexError } from './errors.js';
 
 /** Knex's names for the isolation levels the engine asks for. */
@@ -10,10 +10,7 @@ const ISOLATION: Record<IsolationLevel, Knex.IsolationLevels> = {
 
 /** What `knex.raw()` resolves to with the mysql2 client: mysql2's `[rows or header, fields]`. */
 function toResult<Row>(response: unknown): SqlResult<Row> {
-  const raw = Array.isArray(response) ? response[0] : undefined;
-  if (Array.isArray(raw)) return { rows: raw as Row[], affectedRows: 0, insertId: 0 };
-  const h = (raw ?? {}) as { affectedRows?: unknown; insertId?: unknown };
-  return { rows: [], affectedRows: Number(h.affectedRows ?? 0), insertId: Number(h.insertId ?? 0) };
+  return toSqlResult<Row>(Array.isArray(response) ? response[0] : undefined);
 }
 
 /** Statements through `raw()` of a Knex instance (any pooled connection) or of a transaction (its connection). */
