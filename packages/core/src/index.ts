@@ -17,30 +17,7 @@ export type {
   DryRunOption as LoopDryRunOption,
 } from './loop/types.js';
 export { MAX_LOOP_ID_BYTES } from './loop/ids.js';
-export type {
-  ClaimOptions,
-  Enqueued,
-  EnqueueItem,
-  EnqueueOptions,
-  FailOutcome,
-  Job,
-  JobFields,
-  JobInfo,
-  JobPage,
-  ListOptions as QueueListOptions,
-  JobRef,
-  JobState,
-  Queue,
-  QueueOptions,
-  QueueStats,
-  JobContext,
-  JobHandler,
-  StopResult,
-  QueueWorker,
-  WorkerCounts,
-  WorkerOptions,
-} from './queue/index.js';
-export { LeaseLostError, MAX_PAYLOAD_BYTES } from './queue/index.js';
+export * from './queue/index.js';
 export type { SqlClient, SqlConnection, SqlResult, SqlValue, DriverErrorInfo, IsolationLevel } from './port.js';
 export { dialectFromVersion, type Dialect } from './dialect.js';
 export {

@@ -1,6 +1,4 @@
-export { createQueue } from './queue.js';
-export { QUEUE_MIGRATION } from './schema.js';
-export { queueTables, type QueueTables } from './tables.js';
+/** The Queue's public surface, re-exported whole by the package index. */
 export { LeaseLostError } from './errors.js';
 export { MAX_PAYLOAD_BYTES } from './payload.js';
 export { MAX_LIST } from './list.js';
@@ -14,7 +12,7 @@ export type {
   JobFields,
   JobInfo,
   JobPage,
-  ListOptions,
+  QueueListOptions,
   JobRef,
   JobState,
   Queue,

@@ -5,7 +5,7 @@ import type { SqlValue } from '../port.js';
 import { intArg, show, toNumber } from '../validate.js';
 import { decodePayload } from './payload.js';
 import { micros, PHASE, STATE_OF, type JobState, type QueueTables } from './tables.js';
-import type { JobInfo, JobPage, ListOptions } from './types.js';
+import type { JobInfo, JobPage, QueueListOptions } from './types.js';
 
 /** Most jobs one `list()` page returns, and the default. */
 export const MAX_LIST = 1000;
@@ -82,7 +82,7 @@ function decodeCursor(after: unknown): Cursor {
 }
 
 /** The phases to list, ascending. */
-function phasesArg(state: ListOptions['state']): number[] {
+function phasesArg(state: QueueListOptions['state']): number[] {
   if (state === undefined) return STATE_OF.map((_, i) => i);
   const states: unknown[] = typeof state === 'string' ? [state] : Array.isArray(state) ? state : [state];
   if (states.length === 0) throw invalid('list() state must name at least one state');
@@ -94,7 +94,7 @@ function phasesArg(state: ListOptions['state']): number[] {
 }
 
 /** Validated `list()` options. MUST throw before any SQL on bad input. */
-export function listArgs(options: ListOptions | undefined): { phases: number[]; group: string | undefined; limit: number; after: Cursor | undefined } {
+export function listArgs(options: QueueListOptions | undefined): { phases: number[]; group: string | undefined; limit: number; after: Cursor | undefined } {
   const o = options ?? {};
   if (typeof o !== 'object' || o === null) throw invalid(`list() options must be an object, got ${show(o)}`);
   return {

@@ -120,7 +120,7 @@ export interface JobInfo<Payload = unknown> extends JobFields<Payload> {
 }
 
 /** What `list()` is asked for. */
-export interface ListOptions {
+export interface QueueListOptions {
   /** Only jobs in this state or these states; default every state. */
   readonly state?: JobState | readonly JobState[];
   /** Only jobs of this group. */
@@ -195,7 +195,7 @@ export interface Queue<Payload = unknown> {
    * range read per state, however many jobs the queue holds. Pages are not a snapshot: a job that
    * changes state or time between two pages may be listed twice or not at all.
    */
-  list(options?: ListOptions): Promise<JobPage<Payload>>;
+  list(options?: QueueListOptions): Promise<JobPage<Payload>>;
   /** One job of this queue by id, in any state, or null when there is none (completed and deleted, or never). Read-only. */
   getJob(id: number): Promise<JobInfo<Payload> | null>;
   /** Counts by state, dead count, and the oldest runnable job's age. Read-only. */

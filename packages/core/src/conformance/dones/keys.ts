@@ -1,15 +1,10 @@
 import { expect, it } from 'vitest';
 import { MAX_KEY_BYTES } from '../../keys.js';
 import { TaskrowError } from '../../errors.js';
+import { rejection } from '../expect.js';
 import { freshName } from '../harness.js';
 import type { SuiteContext } from '../session.js';
 import { probeAllRows, probeKeys } from './probe.js';
-
-async function rejection(p: Promise<unknown>): Promise<TaskrowError> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
-  expect(err).toBeInstanceOf(TaskrowError);
-  return err as TaskrowError;
-}
 
 /** Exact keys, Unicode, long keys, and bad keys or names that must change nothing. */
 export function donesKeys<Tx>(ctx: () => SuiteContext<Tx>): void {

@@ -1,7 +1,8 @@
 import { expect, it } from 'vitest';
 import { freshName } from '../harness.js';
 import type { SuiteContext } from '../session.js';
-import { freshLoop, probeIds, rejects } from './probe.js';
+import { freshLoop, probeIds } from './probe.js';
+import { rejection } from '../expect.js';
 
 async function tableExists<Tx>(c: SuiteContext<Tx>, table: string): Promise<boolean> {
   const rows = await c.session.probe.query('SELECT 1 FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = ?', [table]);
@@ -52,13 +53,13 @@ export function loopCreate<Tx>(ctx: () => SuiteContext<Tx>): void {
     await loop.add([1n, 2n, 3n]);
     const again = await c.session.taskrow.createLoop(loop.name, { idType: 'bigint' });
     expect(await again.check([1n, 2n, 3n])).toHaveProperty('size', 3);
-    const err = await rejects(c.session.taskrow.createLoop(loop.name, { idType: 'int' }), 'INVALID_ARGUMENT');
+    const err = await rejection(c.session.taskrow.createLoop(loop.name, { idType: 'int' }), 'INVALID_ARGUMENT');
     expect(err.message).toContain('bigint');
     expect(err.message).toContain(loop.name);
     expect(await registryRow(c, loop.name)).toBe('bigint');
     expect(await probeIds(c.session.probe, loop.table)).toEqual(['1', '2', '3']);
     const declared = c.session.taskrow.loop(loop.name, { idType: { string: 10 } });
-    expect((await rejects(declared.add('x'), 'INVALID_ARGUMENT')).message).toContain('bigint');
+    expect((await rejection(declared.add('x'), 'INVALID_ARGUMENT')).message).toContain('bigint');
     expect(await probeIds(c.session.probe, loop.table)).toEqual(['1', '2', '3']);
   });
 
@@ -77,7 +78,7 @@ export function loopCreate<Tx>(ctx: () => SuiteContext<Tx>): void {
       () => loop.stats(),
       () => loop.idType(),
     ]) {
-      expect((await rejects(op, 'NOT_FOUND')).message).toContain(name);
+      expect((await rejection(op, 'NOT_FOUND')).message).toContain(name);
     }
     // Nothing to do needs no statement: these succeed although the loop does not exist.
     expect(await loop.get(0)).toEqual([]);
@@ -109,9 +110,9 @@ export function loopCreate<Tx>(ctx: () => SuiteContext<Tx>): void {
     const c = ctx();
     const before = await c.session.probe.query(`SELECT COUNT(*) AS n FROM \`${c.prefix}loops\``);
     for (const bad of ['', 'Upper', 'a'.repeat(33), 'x; DROP TABLE t', '../x', 'has space', 'dash-ed', 7, null]) {
-      await rejects(() => c.session.taskrow.loop(bad as string), 'INVALID_NAME');
-      await rejects(c.session.taskrow.createLoop(bad as string), 'INVALID_NAME');
-      await rejects(() => c.session.taskrow.loopSchemaSql(bad as string), 'INVALID_NAME');
+      await rejection(() => c.session.taskrow.loop(bad as string), 'INVALID_NAME');
+      await rejection(c.session.taskrow.createLoop(bad as string), 'INVALID_NAME');
+      await rejection(() => c.session.taskrow.loopSchemaSql(bad as string), 'INVALID_NAME');
     }
     expect(await c.session.probe.query(`SELECT COUNT(*) AS n FROM \`${c.prefix}loops\``)).toEqual(before);
   });
@@ -119,7 +120,7 @@ export function loopCreate<Tx>(ctx: () => SuiteContext<Tx>): void {
   it('rejects bad id types naming the value', async () => {
     const c = ctx();
     for (const bad of ['varchar', 'INT', { string: 0 }, { string: 3073 }, { string: 1.5 }, { string: '10' }, { length: 10 }, null]) {
-      const err = await rejects(c.session.taskrow.createLoop(freshName('bt'), { idType: bad as never }), 'INVALID_ARGUMENT');
+      const err = await rejection(c.session.taskrow.createLoop(freshName('bt'), { idType: bad as never }), 'INVALID_ARGUMENT');
       expect(err.message).toContain('idType');
     }
   });
@@ -128,7 +129,7 @@ export function loopCreate<Tx>(ctx: () => SuiteContext<Tx>): void {
     const c = ctx();
     const name = freshName('tx');
     await c.session.withDriverTransaction('rollback', async (tx) => {
-      await rejects(c.session.taskrow.in(tx).createLoop(name), 'INVALID_ARGUMENT');
+      await rejection(c.session.taskrow.in(tx).createLoop(name), 'INVALID_ARGUMENT');
     });
     expect(await tableExists(c, `${c.prefix}loop_${name}`)).toBe(false);
   });

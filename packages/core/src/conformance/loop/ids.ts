@@ -1,6 +1,7 @@
 import { expect, it } from 'vitest';
 import type { SuiteContext } from '../session.js';
-import { freshLoop, probeIds, rejects } from './probe.js';
+import { freshLoop, probeIds } from './probe.js';
+import { rejection } from '../expect.js';
 
 /** String and bigint ids: exact, ordered by the server the way the original's column type would. */
 export function loopIds<Tx>(ctx: () => SuiteContext<Tx>): void {
@@ -26,10 +27,10 @@ export function loopIds<Tx>(ctx: () => SuiteContext<Tx>): void {
     const c = ctx();
     const loop = await freshLoop(c, { string: 8 });
     expect(await loop.add(['😀😀', '12345678'])).toBe(2);
-    const err = await rejects(loop.add(['ok', '😀😀a']), 'INVALID_ARGUMENT');
+    const err = await rejection(loop.add(['ok', '😀😀a']), 'INVALID_ARGUMENT');
     expect(err.message).toContain('9 UTF-8 bytes');
     expect(err.message).toContain('at most 8');
-    await rejects(loop.did('123456789'), 'INVALID_ARGUMENT');
+    await rejection(loop.did('123456789'), 'INVALID_ARGUMENT');
     expect((await probeIds(c.session.probe, loop.table)).sort()).toEqual(['12345678', '😀😀'].sort());
   });
 
@@ -48,9 +49,9 @@ export function loopIds<Tx>(ctx: () => SuiteContext<Tx>): void {
     expect(await loop.did([9_007_199_254_740_993n])).toBe(1);
     const s = await loop.stats();
     expect([s.minId, s.maxId]).toEqual([min, max]);
-    await rejects(loop.add(max + 1n), 'INVALID_ARGUMENT');
-    await rejects(loop.add(2 ** 53), 'INVALID_ARGUMENT'); // not a safe integer: it may already be rounded
-    await rejects(loop.add('12' as never), 'INVALID_ARGUMENT');
+    await rejection(loop.add(max + 1n), 'INVALID_ARGUMENT');
+    await rejection(loop.add(2 ** 53), 'INVALID_ARGUMENT'); // not a safe integer: it may already be rounded
+    await rejection(loop.add('12' as never), 'INVALID_ARGUMENT');
   });
 
   it('takes the whole int range and orders numerically', async () => {

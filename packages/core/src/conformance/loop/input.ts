@@ -1,7 +1,8 @@
 import { expect, it } from 'vitest';
 import { freshName } from '../harness.js';
 import type { SuiteContext } from '../session.js';
-import { freshLoop, rejects, snapshot } from './probe.js';
+import { freshLoop, snapshot } from './probe.js';
+import { rejection } from '../expect.js';
 
 type Call = [label: string, call: () => Promise<unknown>, mentions: string];
 
@@ -36,7 +37,7 @@ export function loopInput<Tx>(ctx: () => SuiteContext<Tx>): void {
       ['options not an object', () => loop.did(1, 5 as never), 'options'],
     ];
     for (const [label, call, mentions] of calls) {
-      const err = await rejects(call, 'INVALID_ARGUMENT');
+      const err = await rejection(call, 'INVALID_ARGUMENT');
       expect(err.message, label).toContain(mentions);
     }
     expect(await snapshot(c.session.probe, loop.table)).toBe(before);
@@ -67,7 +68,7 @@ export function loopInput<Tx>(ctx: () => SuiteContext<Tx>): void {
         () => loop.remove([1, id as number]),
         () => loop.check([id as number]),
       ]) {
-        expect((await rejects(call, 'INVALID_ARGUMENT')).message).toContain(mentions);
+        expect((await rejection(call, 'INVALID_ARGUMENT')).message).toContain(mentions);
       }
     }
     expect(await snapshot(c.session.probe, loop.table)).toBe(before);
@@ -77,11 +78,11 @@ export function loopInput<Tx>(ctx: () => SuiteContext<Tx>): void {
     const c = ctx();
     const missing = c.session.taskrow.loop(freshName('nx'), { idType: { string: 4 } });
     // Were a statement run, the missing loop would answer NOT_FOUND instead.
-    expect((await rejects(missing.add(['abcde']), 'INVALID_ARGUMENT')).message).toContain('"abcde"');
-    await rejects(missing.did(7 as never), 'INVALID_ARGUMENT');
-    await rejects(missing.get(1, { lockFor: 0 }), 'INVALID_ARGUMENT');
-    await rejects(missing.add(['abcd']), 'NOT_FOUND');
-    await rejects(() => c.session.taskrow.loop('x', { idType: 'varchar' as never }), 'INVALID_ARGUMENT');
+    expect((await rejection(missing.add(['abcde']), 'INVALID_ARGUMENT')).message).toContain('"abcde"');
+    await rejection(missing.did(7 as never), 'INVALID_ARGUMENT');
+    await rejection(missing.get(1, { lockFor: 0 }), 'INVALID_ARGUMENT');
+    await rejection(missing.add(['abcd']), 'NOT_FOUND');
+    await rejection(() => c.session.taskrow.loop('x', { idType: 'varchar' as never }), 'INVALID_ARGUMENT');
   });
 
   it('answers limit 0 and empty id lists without a statement', async () => {
@@ -98,6 +99,6 @@ export function loopInput<Tx>(ctx: () => SuiteContext<Tx>): void {
       expect(await missing.bump(empty as never, { lockFor: -5 })).toBe(0);
       expect(await missing.check(empty as never)).toEqual(new Map());
     }
-    await rejects(missing.get(1), 'NOT_FOUND');
+    await rejection(missing.get(1), 'NOT_FOUND');
   });
 }

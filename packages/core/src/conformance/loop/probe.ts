@@ -1,5 +1,3 @@
-import { expect } from 'vitest';
-import { TaskrowError } from '../../errors.js';
 import type { Loop, LoopIdOf, LoopIdType } from '../../loop/types.js';
 import { freshName, type Probe } from '../harness.js';
 import type { SuiteContext } from '../session.js';
@@ -87,17 +85,4 @@ export async function snapshot(probe: Probe, table: string): Promise<string> {
 /** A fresh loop on the suite's taskrow. */
 export async function freshLoop<Tx, T extends LoopIdType = 'int'>(c: SuiteContext<Tx>, idType?: T): Promise<Loop<LoopIdOf<T>>> {
   return c.session.taskrow.createLoop<T>(freshName('lp'), idType === undefined ? undefined : { idType });
-}
-
-/** Awaits a rejection and checks it is a `TaskrowError` with `code`; returns it. */
-export async function rejects(p: Promise<unknown> | (() => unknown), code: string): Promise<TaskrowError> {
-  let err: unknown;
-  try {
-    await (typeof p === 'function' ? p() : p);
-  } catch (e) {
-    err = e;
-  }
-  expect(err).toBeInstanceOf(TaskrowError);
-  expect((err as TaskrowError).code, (err as Error).message).toBe(code);
-  return err as TaskrowError;
 }

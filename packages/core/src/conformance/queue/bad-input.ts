@@ -1,8 +1,10 @@
 import { expect, it } from 'vitest';
+import type { TaskrowErrorCode } from '../../errors.js';
 import { MAX_PAYLOAD_BYTES } from '../../queue/payload.js';
 import { freshName } from '../harness.js';
 import type { SuiteContext } from '../session.js';
-import { probeJob, probeJobs, probeTotal, rejection } from './probe.js';
+import { probeJob, probeJobs, probeTotal } from './probe.js';
+import { rejection } from '../expect.js';
 
 /** Bad input: a TaskrowError naming the problem, before any SQL, and nothing written or lost. */
 export function queueBadInput<Tx>(ctx: () => SuiteContext<Tx>): void {
@@ -41,7 +43,7 @@ export function queueBadInput<Tx>(ctx: () => SuiteContext<Tx>): void {
     const { session, prefix } = ctx();
     const name = freshName('q');
     const q = session.taskrow.queue(name);
-    const bad: [object, string, string][] = [
+    const bad: [object, string, TaskrowErrorCode][] = [
       [{ delay: -1 }, 'delay', 'INVALID_ARGUMENT'],
       [{ delay: Number.NaN }, 'delay', 'INVALID_ARGUMENT'],
       [{ delay: '5' }, 'delay', 'INVALID_ARGUMENT'],

@@ -2,7 +2,8 @@ import { expect, it } from 'vitest';
 import { LeaseLostError } from '../../queue/errors.js';
 import { freshName } from '../harness.js';
 import type { SuiteContext } from '../session.js';
-import { makeDue, probeJob, probeJobs, rejection } from './probe.js';
+import { makeDue, probeJob, probeJobs } from './probe.js';
+import { rejection } from '../expect.js';
 
 /** Expired leases come back with the attempt counted; stale acks fail with LEASE_LOST. */
 export function queueLeases<Tx>(ctx: () => SuiteContext<Tx>): void {

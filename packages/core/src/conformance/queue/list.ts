@@ -5,7 +5,8 @@ import type { JobInfo } from '../../queue/types.js';
 import { freshName } from '../harness.js';
 import { handlerReads } from '../reads.js';
 import type { SuiteContext } from '../session.js';
-import { probeJobs, probeTotal, rejection, setDueOffset, type ProbedJob } from './probe.js';
+import { probeJobs, probeTotal, setDueOffset, type ProbedJob } from './probe.js';
+import { rejection } from '../expect.js';
 
 /** Every page of `list()` until `next` is undefined. */
 async function allPages<P>(list: (after: string | undefined) => Promise<{ jobs: JobInfo<P>[]; next: string | undefined }>): Promise<{ ids: number[]; sizes: number[] }> {

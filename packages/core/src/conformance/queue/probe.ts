@@ -1,5 +1,3 @@
-import { expect } from 'vitest';
-import { TaskrowError } from '../../errors.js';
 import type { JobState } from '../../queue/tables.js';
 import { STATE_OF } from '../../queue/tables.js';
 import type { Probe } from '../harness.js';
@@ -92,19 +90,6 @@ export async function setDueOffset(probe: Probe, prefix: string, id: number, sec
 /** The database clock in ms since the epoch. */
 export async function probeNowMs(probe: Probe): Promise<number> {
   return Number((await probe.query<{ n: unknown }>(`SELECT ${us('UTC_TIMESTAMP(6)')} AS n`))[0]?.n) / 1000;
-}
-
-/** Awaits `p`, expects a TaskrowError with `code`, and returns it. */
-export async function rejection(p: Promise<unknown> | (() => unknown), code?: string): Promise<TaskrowError> {
-  let err: unknown;
-  try {
-    await (typeof p === 'function' ? p() : p);
-  } catch (e) {
-    err = e;
-  }
-  expect(err).toBeInstanceOf(TaskrowError);
-  if (code) expect((err as TaskrowError).code, (err as Error).message).toBe(code);
-  return err as TaskrowError;
 }
 
 /** Polls `check` every 25 ms until it is true; fails after `seconds`. For events only another actor causes. */

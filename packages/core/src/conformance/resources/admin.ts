@@ -1,7 +1,8 @@
 import { expect, it } from 'vitest';
 import { freshName } from '../harness.js';
 import type { SuiteContext } from '../session.js';
-import { expireHolder, liveLocks, probeExisting, probeKey, probeLocks, rejection } from './probe.js';
+import { expireHolder, liveLocks, probeExisting, probeKey, probeLocks } from './probe.js';
+import { rejection } from '../expect.js';
 
 /** Admin tools: produce by hand (also inside the application's transaction), force release, running jobs, sweep. */
 export function resourcesAdmin<Tx>(ctx: () => SuiteContext<Tx>): void {

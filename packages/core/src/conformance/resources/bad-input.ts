@@ -2,7 +2,8 @@ import { expect, it } from 'vitest';
 import { MAX_KEY_BYTES } from '../../keys.js';
 import { freshName } from '../harness.js';
 import type { SuiteContext } from '../session.js';
-import { probeLocks, probeRowCounts, rejection } from './probe.js';
+import { probeLocks, probeRowCounts } from './probe.js';
+import { rejection } from '../expect.js';
 
 async function allRows(ctx: SuiteContext<unknown>): Promise<string> {
   const counts = await probeRowCounts(ctx.session.probe, ctx.prefix);

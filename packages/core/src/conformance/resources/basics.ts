@@ -2,7 +2,8 @@ import { expect, it } from 'vitest';
 import { ResourceUnavailableError } from '../../resources/errors.js';
 import { freshName } from '../harness.js';
 import type { SuiteContext } from '../session.js';
-import { leaseLeft, liveLocks, probeExisting, probeKey, probeLocks, rejection } from './probe.js';
+import { leaseLeft, liveLocks, probeExisting, probeKey, probeLocks } from './probe.js';
+import { rejection } from '../expect.js';
 
 /** The locking rules and every failure reason, each verified through the probe. */
 export function resourcesBasics<Tx>(ctx: () => SuiteContext<Tx>): void {

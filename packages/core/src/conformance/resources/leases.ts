@@ -2,7 +2,8 @@ import { expect, it } from 'vitest';
 import { ResourceLockLostError, ResourceUnavailableError } from '../../resources/errors.js';
 import { freshName } from '../harness.js';
 import type { SuiteContext } from '../session.js';
-import { expireHolder, expireKey, leaseLeft, liveLocks, probeExisting, probeKey, probeLocks, rejection } from './probe.js';
+import { expireHolder, expireKey, leaseLeft, liveLocks, probeExisting, probeKey, probeLocks } from './probe.js';
+import { rejection } from '../expect.js';
 
 /** Waiting, leases on the database clock (time moved through the probe), refresh and output lifetimes. */
 export function resourcesLeases<Tx>(ctx: () => SuiteContext<Tx>): void {

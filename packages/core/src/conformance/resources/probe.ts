@@ -1,5 +1,3 @@
-import { expect } from 'vitest';
-import { TaskrowError } from '../../errors.js';
 import type { Probe } from '../harness.js';
 
 /** One lock row as the probe sees it; `live` judged by the database clock. */
@@ -111,16 +109,4 @@ export async function probeViolations(probe: Probe, prefix: string): Promise<str
      HAVING w > 1 OR (w >= 1 AND r >= 1) OR (r >= 1 AND present = 0)`,
   );
   return rows.map((r) => `${Buffer.from(r.k).toString('utf8')}: writers=${Number(r.w)} readers=${Number(r.r)} exists=${Number(r.present)}`);
-}
-
-/** Awaits `p`, expecting it to reject with a `TaskrowError`, and returns the error. */
-export async function rejection<E extends TaskrowError = TaskrowError>(p: Promise<unknown> | (() => unknown)): Promise<E> {
-  let err: unknown;
-  try {
-    await (typeof p === 'function' ? p() : p);
-  } catch (e) {
-    err = e;
-  }
-  expect(err).toBeInstanceOf(TaskrowError);
-  return err as E;
 }
