@@ -87,9 +87,13 @@ async function insertChunk(conn: SqlConnection, t: QueueTables, queue: string, p
     // A random start for the fencing token doubles as this statement's mark: the ids of the new
     // rows are read back by it (auto-increment ids of one statement need not be consecutive).
     const mark = randomInt(1, 2 ** 47);
+    // The no-op update MUST NOT name `id`: on MariaDB an update that assigns the auto-increment
+    // column moves the statement's next id past the existing row's id, outside the range it
+    // reserved, so a later row of the statement can take the id of another transaction's job and
+    // be silently merged into it (the upsert's no-op) instead of being inserted.
     const res = await conn.query(
       `INSERT INTO ${t.jobs} (${COLUMNS}) VALUES ${placeholderRows(insert.length, 0, ROW)}` +
-        (keyed.length > 0 ? ' ON DUPLICATE KEY UPDATE `id` = `id`' : ''),
+        (keyed.length > 0 ? ' ON DUPLICATE KEY UPDATE `dedup_k` = `dedup_k`' : ''),
       insert.flatMap((r) => [queue, r.group, r.delayed ? PHASE.delayed : PHASE.ready, r.priority, r.delayed ? 0 : r.priority, r.runAt, r.delayMicros, r.maxAttempts, mark, r.dedup, r.payload]),
     );
     if (res.insertId > 0 && insert.length === 1 && !insert[0]!.dedup) {

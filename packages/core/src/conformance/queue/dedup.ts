@@ -1,7 +1,8 @@
 import { expect, it } from 'vitest';
+import type { Enqueued } from '../../queue/types.js';
 import { freshName } from '../harness.js';
 import type { SuiteContext } from '../session.js';
-import { makeDue, probeJobs } from './probe.js';
+import { makeDue, probeDirtyPayloads, probeJobs, until } from './probe.js';
 
 /** A dedup key admits one live (ready, delayed or running) job per queue. */
 export function queueDedup<Tx>(ctx: () => SuiteContext<Tx>): void {
@@ -89,6 +90,48 @@ export function queueDedup<Tx>(ctx: () => SuiteContext<Tx>): void {
       const rows = await probeJobs(session.probe, prefix, name);
       expect(rows.length).toBe(9);
       expect(rows.filter((j) => j.dedup === 'shared').map((j) => j.id)).toEqual([shared[0]!.id]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('keeps every new row of a batch that waited on a key while another client took its next key', async () => {
+    // B's batch reserves its ids, then waits on a key an open transaction holds; meanwhile A takes
+    // B's second key (with ids above B's) and commits. B's second row must dedup to A's job and its
+    // third row must still be inserted as B's own job, not merged into one of A's rows.
+    const { session, prefix } = ctx();
+    const name = freshName('q');
+    const { clients, close } = await session.openClients(2);
+    const [a, b] = [clients[0]!.queue<string>(name), clients[1]!.queue<string>(name)];
+    try {
+      let fromA: Enqueued[] = [];
+      const pending = await session.withDriverTransaction('rollback', async (tx) => {
+        await session.taskrow.in(tx).queue(name).enqueue('held', { dedupKey: 'k1-held' });
+        const fromB = b.enqueueMany([
+          { payload: 'b-held', dedupKey: 'k1-held' },
+          { payload: 'b-shared', dedupKey: 'k2-shared' },
+          { payload: 'b-own', dedupKey: 'k3-own-b' },
+        ]);
+        fromB.catch(() => undefined); // awaited below, after the rollback frees its key
+        // Its first row is written (ids reserved) and it waits for the held key.
+        await until('the second client to write its first row', async () => (await probeDirtyPayloads(session.probe, prefix, name)).includes('b-held'));
+        fromA = await a.enqueueMany([{ payload: 'a-shared', dedupKey: 'k2-shared' }, { payload: 'a-own', dedupKey: 'k3-own-a' }]);
+        return { fromB };
+      });
+      const fromB = await pending.fromB;
+      expect(fromB[0]!.id).toBeLessThan(fromA[0]!.id); // B's ids were reserved first
+      expect(fromA.map((r) => r.deduplicated)).toEqual([false, false]);
+      expect(fromB.map((r) => r.deduplicated)).toEqual([false, true, false]);
+      expect(fromB[1]!.id).toBe(fromA[0]!.id);
+      const rows = await probeJobs(session.probe, prefix, name);
+      expect(rows.map((j) => [j.id, j.payload, j.dedup]).sort((x, y) => Number(x[0]) - Number(y[0]))).toEqual(
+        [
+          [fromA[0]!.id, 'a-shared', 'k2-shared'],
+          [fromA[1]!.id, 'a-own', 'k3-own-a'],
+          [fromB[0]!.id, 'b-held', 'k1-held'],
+          [fromB[2]!.id, 'b-own', 'k3-own-b'],
+        ].sort((x, y) => Number(x[0]) - Number(y[0])),
+      );
     } finally {
       await close();
     }

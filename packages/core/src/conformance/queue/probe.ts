@@ -87,6 +87,17 @@ export async function setDueOffset(probe: Probe, prefix: string, id: number, sec
   await probe.query(`UPDATE ${jobs(prefix)} SET due_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND WHERE id = ?`, [Math.round(seconds * 1e6), id]);
 }
 
+/**
+ * Payloads of `queue`'s rows by id, uncommitted ones included (a dirty read of the clustered
+ * index, where an insert writes first): shows how far another transaction's insert has got even
+ * while it waits on a unique key. The isolation level applies to this one statement.
+ */
+export async function probeDirtyPayloads(probe: Probe, prefix: string, queue: string): Promise<unknown[]> {
+  await probe.query('SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED');
+  const rows = await probe.query<{ payload: string | Buffer }>(`SELECT payload FROM ${jobs(prefix)} FORCE INDEX (PRIMARY) WHERE queue = ? ORDER BY id`, [queue]);
+  return rows.map((r) => JSON.parse(Buffer.isBuffer(r.payload) ? r.payload.toString('utf8') : String(r.payload)));
+}
+
 /** The database clock in ms since the epoch. */
 export async function probeNowMs(probe: Probe): Promise<number> {
   return Number((await probe.query<{ n: unknown }>(`SELECT ${us('UTC_TIMESTAMP(6)')} AS n`))[0]?.n) / 1000;
