@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { expect, it } from 'vitest';
 import { ResourceUnavailableError } from '../../resources/errors.js';
 import { freshName } from '../harness.js';
@@ -39,6 +40,39 @@ const pause = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 
 /** 32 jobs on separate connections compete for overlapping inputs and outputs; the invariants hold at every step. */
 export function resourcesConcurrency<Tx>(ctx: () => SuiteContext<Tx>): void {
+  it('the probe reports two writers, a writer with a reader, and a reader of a missing key, naming the holders', async () => {
+    const { session, prefix } = ctx();
+    const [held, missing] = [freshName('pv.'), freshName('pv.')];
+    await session.taskrow.resources().produce(held);
+    const [w1, w2, r1, r2] = Array.from({ length: 4 }, () => randomBytes(16).toString('hex'));
+    const locks = `\`${prefix}resource_locks\``;
+    const keys = `\`${prefix}resources\``;
+    await session.probe.query(`INSERT INTO ${keys} (h, k) VALUES (UNHEX(LEFT(SHA2(?, 256), 32)), ?)`, [missing, Buffer.from(missing, 'utf8')]);
+    const plant = (key: string, holder: string, mode: string) =>
+      session.probe.query(
+        `INSERT INTO ${locks} (h, holder, mode, lease_until) SELECT h, UNHEX(?), ?, UTC_TIMESTAMP(6) + INTERVAL 60 SECOND FROM ${keys} WHERE k = ?`,
+        [holder, mode, Buffer.from(key, 'utf8')],
+      );
+    try {
+      await plant(held, w1!, 'writer');
+      await plant(held, w2!, 'writer');
+      await plant(held, r1!, 'reader');
+      await plant(missing, r2!, 'reader');
+      const [wa, wb] = [w1!, w2!].sort();
+      expect(await probeViolations(session.probe, prefix)).toEqual(
+        [
+          `${held}: writer ${wa} with writer ${wb}`,
+          `${held}: writer ${w1} with reader ${r1}`,
+          `${held}: writer ${w2} with reader ${r1}`,
+          `${missing}: reader ${r2} while the key does not exist`,
+        ].sort(),
+      );
+    } finally {
+      await session.probe.query(`DELETE FROM ${locks} WHERE holder IN (UNHEX(?), UNHEX(?), UNHEX(?), UNHEX(?))`, [w1, w2, r1, r2]);
+    }
+    expect(await probeViolations(session.probe, prefix)).toEqual([]);
+  });
+
   it(`${JOBS} jobs compete for overlapping keys: never two writers, never a reader with a writer, never a reader of a missing input`, async () => {
     const { session, prefix } = ctx();
     const base = freshName('cc');

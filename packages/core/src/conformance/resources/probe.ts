@@ -95,18 +95,48 @@ export async function setEdgeTime(probe: Probe, prefix: string, src: string, at:
   await probe.query(`UPDATE ${t(prefix, 'resource_edges')} SET last_seen = ? WHERE src = ?`, [at, Buffer.from(src, 'utf8')]);
 }
 
+/** The conflicts one statement sees among the live locks, as `key: writer <holder> with reader <holder>` lines. */
+async function conflictsInOneView(probe: Probe, prefix: string): Promise<string[]> {
+  const rows = await probe.query<{ k: Buffer; holder: string; mode: string; present: unknown }>(
+    `SELECT r.k, LOWER(HEX(l.holder)) AS holder, l.mode,
+            (r.produced_at IS NOT NULL AND (r.expires_at IS NULL OR r.expires_at > UTC_TIMESTAMP(6))) AS present
+     FROM ${t(prefix, 'resource_locks')} l JOIN ${t(prefix, 'resources')} r ON r.h = l.h
+     WHERE l.lease_until > UTC_TIMESTAMP(6)`,
+  );
+  const byKey = new Map<string, { writers: string[]; readers: string[]; present: boolean }>();
+  for (const r of rows) {
+    const key = Buffer.from(r.k).toString('utf8');
+    const e = byKey.get(key) ?? { writers: [], readers: [], present: Number(r.present) === 1 };
+    (r.mode === 'writer' ? e.writers : e.readers).push(r.holder);
+    byKey.set(key, e);
+  }
+  const out: string[] = [];
+  for (const [key, { writers, readers, present }] of byKey) {
+    writers.sort();
+    readers.sort();
+    writers.forEach((w, i) => writers.slice(i + 1).forEach((o) => out.push(`${key}: writer ${w} with writer ${o}`)));
+    for (const w of writers) for (const r of readers) out.push(`${key}: writer ${w} with reader ${r}`);
+    if (!present) for (const r of readers) out.push(`${key}: reader ${r} while the key does not exist`);
+  }
+  return out.sort();
+}
+
 /**
- * The invariants, checked in one statement (one consistent view): keys with two live writers, with
- * a live writer and a live reader, or with a live reader while the key does not exist.
+ * The invariants among live locks: no key with two writers, with a writer and a reader, or with a
+ * reader while the key does not exist. Each conflict is reported only when two statements, one
+ * after the other, both see it between the same holders.
+ *
+ * One statement is not enough on MariaDB: its read view is built by walking the active
+ * transactions while others keep committing, so one statement can see a transaction that
+ * committed later (a reader's acquisition, made after a writer released) and miss one that
+ * committed earlier (that release), and so report a writer and a reader that never held at the
+ * same time. A conflict the second statement also sees was real when that statement started: both
+ * acquisitions had committed (the first statement saw them) and neither release had (the second
+ * would have seen it).
  */
 export async function probeViolations(probe: Probe, prefix: string): Promise<string[]> {
-  const rows = await probe.query<{ k: Buffer; w: unknown; r: unknown; present: unknown }>(
-    `SELECT r.k, SUM(l.mode = 'writer') AS w, SUM(l.mode = 'reader') AS r,
-            MAX(r.produced_at IS NOT NULL AND (r.expires_at IS NULL OR r.expires_at > UTC_TIMESTAMP(6))) AS present
-     FROM ${t(prefix, 'resource_locks')} l JOIN ${t(prefix, 'resources')} r ON r.h = l.h
-     WHERE l.lease_until > UTC_TIMESTAMP(6)
-     GROUP BY r.h, r.k
-     HAVING w > 1 OR (w >= 1 AND r >= 1) OR (r >= 1 AND present = 0)`,
-  );
-  return rows.map((r) => `${Buffer.from(r.k).toString('utf8')}: writers=${Number(r.w)} readers=${Number(r.r)} exists=${Number(r.present)}`);
+  const first = await conflictsInOneView(probe, prefix);
+  if (first.length === 0) return [];
+  const second = new Set(await conflictsInOneView(probe, prefix));
+  return first.filter((c) => second.has(c));
 }
