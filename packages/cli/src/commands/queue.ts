@@ -1,4 +1,4 @@
-import { TaskrowError, type JobInfo } from '@taskrow/core';
+import { JOB_STATES, TaskrowError, type JobInfo, type JobState } from '@taskrow/core';
 import { intFlag, need, parse, secondsFlag } from '../args.js';
 import { connect } from '../connect.js';
 import { UsageError } from '../errors.js';
@@ -7,17 +7,15 @@ import type { Command } from './command.js';
 
 const USAGE = 'taskrow queue enqueue|list|show|stats|retry-dead QUEUE [PAYLOAD_JSON... | ID]';
 const ACTIONS = ['enqueue', 'list', 'show', 'stats', 'retry-dead'];
-const STATES = ['ready', 'delayed', 'running', 'done', 'dead'] as const;
-type State = (typeof STATES)[number];
 
 /** `--state ready,dead`: the states to list, each checked. */
-function statesFlag(raw: string | boolean | undefined): State[] | undefined {
+function statesFlag(raw: string | boolean | undefined): JobState[] | undefined {
   if (raw === undefined) return undefined;
   const states = String(raw).split(',');
   for (const s of states) {
-    if (!(STATES as readonly string[]).includes(s)) throw new UsageError(`--state must be a comma-separated list of ${STATES.join(', ')}, got ${JSON.stringify(raw)}`);
+    if (!(JOB_STATES as readonly string[]).includes(s)) throw new UsageError(`--state must be a comma-separated list of ${JOB_STATES.join(', ')}, got ${JSON.stringify(raw)}`);
   }
-  return states as State[];
+  return states as JobState[];
 }
 
 /** One job as a line: id, state, attempt/max, priority, group, due time, payload JSON; tab-separated. */

@@ -2,6 +2,7 @@
 export { LeaseLostError } from './errors.js';
 export { MAX_PAYLOAD_BYTES } from './payload.js';
 export { MAX_LIST } from './list.js';
+export { STATE_OF as JOB_STATES } from './tables.js';
 export type {
   ClaimOptions,
   Enqueued,

@@ -105,7 +105,6 @@ export function listArgs(options: QueueListOptions | undefined): { phases: numbe
   };
 }
 
-
 function toInfo<P>(queue: string, r: InfoRow): JobInfo<P> {
   return Object.freeze({
     id: toNumber(r.id),
