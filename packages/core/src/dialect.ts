@@ -1,5 +1,5 @@
 import { UnsupportedServerError } from './errors.js';
-import type { SqlClient } from './port.js';
+import type { SqlConnection } from './port.js';
 import { toNumber } from './validate.js';
 
 /** What the connected server can do, resolved once at connect time. Read-only. */
@@ -56,7 +56,7 @@ export function dialectFromVersion(versionString: string, maxAllowedPacket: numb
 }
 
 /** Asks the server once for its version and packet size and returns the frozen dialect. */
-export async function resolveDialect(client: SqlClient): Promise<Dialect> {
+export async function resolveDialect(client: SqlConnection): Promise<Dialect> {
   const { rows } = await client.query<{ v: string; p: unknown }>('SELECT VERSION() AS v, @@max_allowed_packet AS p');
   const row = rows[0];
   if (!row) throw new UnsupportedServerError('SELECT VERSION() returned no row');

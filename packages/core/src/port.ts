@@ -22,10 +22,25 @@ export interface SqlResult<Row = Record<string, unknown>> {
 /** One connection (or a transaction on one connection) that runs statements. */
 export interface SqlConnection {
   /**
-   * Runs one statement with `?` placeholders bound to `params`. MUST send values only as bound
-   * parameters (never spliced into the SQL text by the engine). Rejects with the driver's error.
+   * Runs one statement with `?` placeholders bound to `params`, and rejects with the driver's
+   * error. The engine passes every caller-supplied value through `params`; the only values it writes
+   * into the SQL text itself are table names (built from a validated prefix), integer `LIMIT`s it
+   * validated, and constants of its own (phases, placeholder lists). How `params` travel is the
+   * driver's: mysql2's and `mariadb`'s `query()` escape them into the text on the client (a text
+   * protocol statement), which is safe for every `SqlValue`.
    */
   query<Row = Record<string, unknown>>(sql: string, params?: readonly SqlValue[]): Promise<SqlResult<Row>>;
+}
+
+/** How the engine runs one transaction. */
+export interface TransactionOptions {
+  readonly isolation?: IsolationLevel;
+  /**
+   * Aborted when the engine gives up waiting for the transaction (no answer within its bound).
+   * The adapter SHOULD then destroy the connection (never return it to the pool): a statement may
+   * still be in flight on it. The engine stops waiting either way.
+   */
+  readonly signal?: AbortSignal;
 }
 
 /** Isolation levels the engine may ask a transaction for. */
@@ -57,7 +72,7 @@ export interface SqlClient extends SqlConnection {
    * MUST release the connection on every path. On a joined client, runs `fn` in the application's
    * transaction without BEGIN / COMMIT.
    */
-  transaction<T>(fn: (conn: SqlConnection) => Promise<T>, options?: { isolation?: IsolationLevel }): Promise<T>;
+  transaction<T>(fn: (conn: SqlConnection) => Promise<T>, options?: TransactionOptions): Promise<T>;
   /** Classifies a driver error (see `DriverErrorInfo`). */
   describeError(err: unknown): DriverErrorInfo;
 }

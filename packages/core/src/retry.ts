@@ -24,8 +24,31 @@ const RETRYABLE_ERRNO = new Set([1213, 1205, 1020]);
 const LOST_ERRNO = new Set([2006, 2013, 2055, 1053, 1927, 4031, 1158, 1159, 1160, 1161]);
 const MISSING_TABLE_ERRNO = new Set([1146]);
 
+/**
+ * A unit of work that got no answer within its bound: taskrow abandoned it (and, where the adapter
+ * can, destroyed its connection). Retried as a lost connection; never leaves the library as is.
+ */
+export class NoAnswer extends Error {
+  override readonly name = 'NoAnswer';
+  constructor(readonly seconds: number) {
+    super(`no answer from the server within ${seconds} s; the statement was abandoned and its connection destroyed`);
+  }
+}
+
+/**
+ * Thrown by a unit of work to roll its transaction back on purpose (a fast path that did not
+ * apply, say). Passes through the retry loop untouched, never retried nor wrapped; the caller
+ * that started the work catches its own subclass. Not part of the public error hierarchy.
+ */
+export class RollBack extends Error {}
+
 /** The kind of failure a driver error is. */
 export type ErrorClass = 'retryable' | 'lost' | 'closed' | 'missing-table' | 'other';
+
+/** Classifies an error of a unit of work: a driver error from the adapter's `DriverErrorInfo`, or `NoAnswer`. */
+export function classifyError(client: SqlClient, err: unknown): ErrorClass {
+  return err instanceof NoAnswer ? 'lost' : classify(client.describeError(err));
+}
 
 /** Classifies a driver error from the adapter's `DriverErrorInfo`. */
 export function classify(info: DriverErrorInfo): ErrorClass {
@@ -39,6 +62,7 @@ export function classify(info: DriverErrorInfo): ErrorClass {
 /** Wraps a driver error into a `TaskrowError` with the right code; `TaskrowError`s pass through. */
 export function toTaskrowError(err: unknown, client: SqlClient, attempts = 1): TaskrowError {
   if (err instanceof TaskrowError) return err;
+  if (err instanceof NoAnswer) return new DatabaseError('CONNECTION_LOST', `connection lost after ${attempts} attempt(s): ${err.message}`, { cause: err });
   const info = client.describeError(err);
   const text = err instanceof Error ? err.message : String(err);
   const errno = info.errno;
@@ -56,24 +80,37 @@ export function toTaskrowError(err: unknown, client: SqlClient, attempts = 1): T
   }
 }
 
+/** Which run of a unit of work this is. */
+export interface Attempt {
+  /** 1 for the first run. */
+  readonly number: number;
+  /**
+   * True when an earlier run failed with a lost connection (or got no answer): it may have
+   * committed without the reply reaching taskrow, so a write MUST first look for its own effect.
+   */
+  readonly afterLost: boolean;
+}
+
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /**
- * Runs `op` and, when it fails with a deadlock, a lock wait timeout or a lost connection, runs it
- * again from the start: at most `attempts` times, sleeping a random 0..min(max, base * 2^n) ms
+ * Runs `op` and, when it fails with a deadlock, a lock wait timeout or a lost connection
+ * (`NoAnswer` included), runs it again from the start: at most `attempts` times, sleeping a random 0..min(max, base * 2^n) ms
  * between tries. MUST NOT retry on a joined client (the application's transaction is already
  * rolled back by the server) nor any other error. Rejects with a `TaskrowError` keeping the driver
- * error as `cause`.
+ * error as `cause`. `op` learns from its `Attempt` whether an earlier run may have committed.
  */
-export async function withRetry<T>(client: SqlClient, retry: RetryOptions, op: () => Promise<T>): Promise<T> {
+export async function withRetry<T>(client: SqlClient, retry: RetryOptions, op: (attempt: Attempt) => Promise<T>): Promise<T> {
+  let afterLost = false;
   for (let attempt = 1; ; attempt++) {
     try {
-      return await op();
+      return await op({ number: attempt, afterLost });
     } catch (err) {
-      if (err instanceof TaskrowError) throw err;
-      const kind = classify(client.describeError(err));
+      if (err instanceof TaskrowError || err instanceof RollBack) throw err;
+      const kind = classifyError(client, err);
       const again = !client.joined && (kind === 'retryable' || kind === 'lost') && attempt < retry.attempts;
       if (!again) throw toTaskrowError(err, client, attempt);
+      afterLost ||= kind === 'lost';
       await sleep(Math.random() * Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** (attempt - 1)));
     }
   }

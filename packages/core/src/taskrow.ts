@@ -2,11 +2,11 @@ import { resolveDialect, type Dialect } from './dialect.js';
 import { createDones } from './dones/dones.js';
 import { backgroundWork, purgeRetired } from './dones/purge.js';
 import type { Dones } from './dones/types.js';
-import { Executor } from './engine/executor.js';
-import { InvalidArgumentError } from './errors.js';
+import { DEFAULT_STATEMENT_TIMEOUT, Executor } from './engine/executor.js';
 import { validatePrefix } from './names.js';
 import type { SqlClient } from './port.js';
-import { DEFAULT_RETRY, withRetry, type RetryOptions } from './retry.js';
+import { DEFAULT_RETRY, type RetryOptions } from './retry.js';
+import { intArg, optionsOf, secondsArg } from './validate.js';
 import { migrate, schemaSql, type MigrateResult } from './schema/migrate.js';
 import { donesTables } from './dones/tables.js';
 import { createResources } from './resources/resources.js';
@@ -25,6 +25,13 @@ export interface TaskrowOptions {
   readonly prefix?: string;
   /** Retry of whole operations on deadlock, lock wait timeout and lost connection. */
   readonly retry?: Partial<RetryOptions>;
+  /**
+   * Seconds taskrow waits for the answer to one statement (or one transaction attempt) before it
+   * abandons it, destroys its connection where the adapter can, and retries it as a lost
+   * connection; 0.01 to 3600, default 30. Where a lease is held (heartbeats, refreshes) the bound
+   * is the time left on the lease instead, when shorter.
+   */
+  readonly statementTimeout?: number;
 }
 
 /**
@@ -91,27 +98,28 @@ export interface TaskrowSetup<Tx> {
  * `UNSUPPORTED_SERVER` naming the version when the server has no SKIP LOCKED.
  */
 export async function createTaskrow<Tx>(setup: TaskrowSetup<Tx>): Promise<Taskrow<Tx>> {
-  const prefix = validatePrefix(setup.options?.prefix ?? 'taskrow_');
-  const retry = retryOptions(setup.options?.retry);
-  const dialect = await withRetry(setup.client, retry, () => resolveDialect(setup.client));
-  return build(setup, setup.client, dialect, prefix, retry);
+  const o = optionsOf('taskrow()', setup.options, ['prefix', 'retry', 'statementTimeout']) as TaskrowOptions;
+  const prefix = validatePrefix(o.prefix ?? 'taskrow_');
+  const retry = retryOptions(o.retry);
+  const timeoutMs = secondsArg('taskrow() statementTimeout', o.statementTimeout ?? DEFAULT_STATEMENT_TIMEOUT, 0.01, 3600) * 1000;
+  // The dialect is not known yet: its one statement is retried and bounded like any other.
+  const connecting = new Executor(setup.client, undefined as unknown as Dialect, retry, timeoutMs);
+  const dialect = await resolveDialect({ query: (sql, params) => connecting.query(sql, params) });
+  return build(setup, setup.client, new Executor(setup.client, dialect, retry, timeoutMs), prefix);
 }
 
 function retryOptions(partial: Partial<RetryOptions> | undefined): RetryOptions {
-  const r = { ...DEFAULT_RETRY, ...partial };
-  if (!Number.isInteger(r.attempts) || r.attempts < 1 || r.attempts > 100) {
-    throw new InvalidArgumentError('INVALID_ARGUMENT', `retry.attempts must be an integer from 1 to 100, got ${String(r.attempts)}`);
-  }
-  for (const k of ['baseDelayMs', 'maxDelayMs'] as const) {
-    if (!Number.isFinite(r[k]) || r[k] < 0 || r[k] > 60_000) {
-      throw new InvalidArgumentError('INVALID_ARGUMENT', `retry.${k} must be from 0 to 60000 ms, got ${String(r[k])}`);
-    }
-  }
-  return r;
+  const o = optionsOf('taskrow() retry', partial, ['attempts', 'baseDelayMs', 'maxDelayMs']) as Partial<RetryOptions>;
+  return {
+    attempts: intArg('taskrow() retry.attempts', o.attempts ?? DEFAULT_RETRY.attempts, 1, 100),
+    baseDelayMs: secondsArg('taskrow() retry.baseDelayMs (ms)', o.baseDelayMs ?? DEFAULT_RETRY.baseDelayMs, 0, 60_000),
+    maxDelayMs: secondsArg('taskrow() retry.maxDelayMs (ms)', o.maxDelayMs ?? DEFAULT_RETRY.maxDelayMs, 0, 60_000),
+  };
 }
 
-function build<Tx>(setup: TaskrowSetup<Tx>, client: SqlClient, dialect: Dialect, prefix: string, retry: RetryOptions): Taskrow<Tx> {
-  const exec = new Executor(client, dialect, retry);
+function build<Tx>(setup: TaskrowSetup<Tx>, client: SqlClient, base: Executor, prefix: string): Taskrow<Tx> {
+  const exec = client === base.client ? base : new Executor(client, base.dialect, base.retry, base.timeoutMs);
+  const { dialect } = exec;
   const dt = donesTables(prefix);
   const background = backgroundWork();
   return {
@@ -126,7 +134,7 @@ function build<Tx>(setup: TaskrowSetup<Tx>, client: SqlClient, dialect: Dialect,
       (await createLoop(exec, prefix, name, options)) as unknown as Loop<LoopIdOf<T>>,
     loopSchemaSql: (name, options) => loopSchemaSql(prefix, name, options?.idType),
     queue: <P>(name: string, options?: QueueOptions) => createQueue<P>(exec, queueTables(prefix), name, options),
-    in: (tx) => build(setup, setup.joinTransaction(tx), dialect, prefix, retry),
+    in: (tx) => build(setup, setup.joinTransaction(tx), exec, prefix),
     purgeCleared: () => purgeRetired(exec, dt),
     close: () => background.settle(),
   };

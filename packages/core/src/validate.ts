@@ -1,4 +1,4 @@
-import { invalid } from './errors.js';
+import { invalid, TaskrowError } from './errors.js';
 
 /** An integer count in [min, max]; rejects NaN, fractions, strings and infinities, naming the value. */
 export function intArg(what: string, value: unknown, min: number, max = Number.MAX_SAFE_INTEGER): number {
@@ -22,12 +22,36 @@ export function boolArg(what: string, value: unknown): boolean {
   return value;
 }
 
-/** Renders a value for an error message without dumping huge strings. */
+/** Renders a value for an error message: its type and (shortened) value, never a huge dump. */
 export function show(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}...` : value);
-  if (typeof value === 'bigint') return `${value}n`;
-  if (typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined) return String(value);
-  return typeof value;
+  if (typeof value === 'bigint') return `${value}n (a BigInt)`;
+  if (typeof value === 'number' || typeof value === 'boolean') return `${String(value)} (a ${typeof value})`;
+  if (value === null || value === undefined) return String(value);
+  if (typeof value === 'symbol') return `${String(value)} (a symbol)`;
+  if (typeof value === 'function') return `a function${value.name ? ` ${value.name}` : ''}`;
+  if (Array.isArray(value)) return `an array of ${value.length}`;
+  if (value instanceof Date) return `a Date (${Number.isNaN(value.getTime()) ? 'invalid' : value.toISOString()})`;
+  const kind = Object.getPrototypeOf(value)?.constructor?.name;
+  return kind && kind !== 'Object' ? `a ${kind}` : 'an object';
+}
+
+/**
+ * Reads an options argument: undefined or a plain object whose keys are all in `allowed`. MUST
+ * reject anything else before any SQL, naming an unknown key and every accepted name (a misspelt
+ * option would otherwise silently fall back to its default).
+ */
+export function optionsOf(method: string, options: unknown, allowed: readonly string[]): Record<string, unknown> {
+  if (options === undefined) return {};
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw invalid(`${method} options must be an object, got ${show(options)}`);
+  }
+  for (const key of Object.keys(options)) {
+    if (!allowed.includes(key)) {
+      throw invalid(`${method} has no option ${JSON.stringify(key)}; its options are ${allowed.length > 0 ? allowed.join(', ') : '(none)'}`);
+    }
+  }
+  return options as Record<string, unknown>;
 }
 
 /** A number from a driver value that may be a number, bigint or numeric string. */
@@ -35,5 +59,5 @@ export function toNumber(value: unknown): number {
   if (typeof value === 'number') return value;
   if (typeof value === 'bigint' || typeof value === 'string') return Number(value);
   if (value === null || value === undefined) return 0;
-  throw new TypeError(`not a number: ${show(value)}`);
+  throw new TaskrowError('DATABASE_ERROR', `the server returned ${show(value)} where a number was expected`);
 }

@@ -5,7 +5,7 @@ import { encodeKey, encodeKeys, INDEX_KEY_BYTES, VERBATIM_KEY_BYTES, type Encode
 import { validateName } from '../names.js';
 import type { SqlConnection } from '../port.js';
 import type { DonesTables } from './tables.js';
-import { intArg, toNumber } from '../validate.js';
+import { intArg, optionsOf, show, toNumber } from '../validate.js';
 import { purgeGeneration, type BackgroundWork } from './purge.js';
 import type { DonePage, Dones, PurgeMode } from './types.js';
 
@@ -156,6 +156,7 @@ export function createDones(exec: Executor, t: DonesTables, namespace: unknown, 
     },
 
     async *pending(candidates, options = {}) {
+      optionsOf('pending()', options, ['chunkSize']);
       const size = intArg('pending() chunkSize', options.chunkSize ?? READ_ROWS, 1, 10_000);
       const inFlight: { keys: EncodedKey[]; done: Promise<Set<string>> }[] = [];
       let batch: EncodedKey[] = [];
@@ -192,6 +193,7 @@ export function createDones(exec: Executor, t: DonesTables, namespace: unknown, 
     },
 
     async list(options = {}): Promise<DonePage> {
+      optionsOf('list()', options, ['limit', 'after']);
       const limit = intArg('list() limit', options.limit ?? 1000, 1, 10_000);
       const after = options.after === undefined ? undefined : cursor(options.after);
       const { rows } = await exec.query<{ k: Buffer; k_long: Buffer | null; us: unknown }>(
@@ -207,8 +209,9 @@ export function createDones(exec: Executor, t: DonesTables, namespace: unknown, 
     },
 
     async clear(options = {}) {
+      optionsOf('clear()', options, ['purge']);
       const mode: PurgeMode = options.purge ?? 'background';
-      if (!['background', 'wait', 'none'].includes(mode)) throw invalid(`clear() purge must be "background", "wait" or "none", got ${String(mode)}`);
+      if (!['background', 'wait', 'none'].includes(mode)) throw invalid(`clear() purge must be "background", "wait" or "none", got ${show(mode)}`);
       const retired = await exec.transaction(async (conn) => {
         const sel = await conn.query<{ gen: unknown }>(`SELECT \`gen\` FROM ${t.ns} WHERE \`name\` = ? FOR UPDATE`, [ns]);
         if (!sel.rows[0]) return undefined;

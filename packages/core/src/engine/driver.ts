@@ -92,7 +92,8 @@ async function inTransaction<T>(
  * through `release` on every path, with `broken` set when the transaction failed with a `lost`
  * error or the pool calls the connection `unusable`. A single connection is wrapped in
  * `serialClient`, so that two transactions never interleave on it. The isolation statement is
- * core's; only the levels of `IsolationLevel` are accepted.
+ * core's; only the levels of `IsolationLevel` are accepted. A pooled transaction whose `signal`
+ * aborts (the engine stopped waiting) has its connection destroyed at once.
  */
 export function driverClient<C extends DriverConnection, P extends C = C>(spec: DriverClientSpec<C, P>): SqlClient {
   const { adapter, describeError, connectionOf, target } = spec;
@@ -109,6 +110,16 @@ export function driverClient<C extends DriverConnection, P extends C = C>(spec: 
       query: pool.query.bind(pool),
       async transaction(fn, options) {
         const conn = await pool.acquire();
+        // Given back exactly once: when the transaction settles, or at once (destroyed) when the
+        // engine stops waiting for it, since a statement may still be in flight on it.
+        let returned = false;
+        const giveBack = (broken: boolean): void | Promise<void> => {
+          if (returned) return;
+          returned = true;
+          return pool.release(conn, broken);
+        };
+        const onAbort = (): void => void giveBack(true);
+        options?.signal?.addEventListener('abort', onAbort, { once: true });
         let broken = false;
         try {
           return await inTransaction(conn, connectionOf(conn), fn, options?.isolation);
@@ -116,7 +127,8 @@ export function driverClient<C extends DriverConnection, P extends C = C>(spec: 
           broken = describeError(err).lost === true || pool.unusable?.(conn) === true;
           throw err;
         } finally {
-          await pool.release(conn, broken);
+          options?.signal?.removeEventListener('abort', onAbort);
+          await giveBack(broken);
         }
       },
     };

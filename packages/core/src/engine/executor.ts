@@ -1,6 +1,6 @@
 import type { Dialect } from '../dialect.js';
 import type { IsolationLevel, SqlClient, SqlConnection, SqlResult, SqlValue } from '../port.js';
-import { DEFAULT_RETRY, toTaskrowError, withRetry, type RetryOptions } from '../retry.js';
+import { DEFAULT_RETRY, NoAnswer, toTaskrowError, withRetry, type Attempt, type RetryOptions } from '../retry.js';
 
 /** Carries a dry run's result out of a transaction that must roll back. */
 class DryRunRollback<T> {
@@ -14,21 +14,60 @@ export interface RunOptions {
   readonly isolation?: IsolationLevel;
 }
 
+/** The default bound on one unit of work (a statement, or a transaction attempt): 30 s. */
+export const DEFAULT_STATEMENT_TIMEOUT = 30;
+
+/**
+ * Runs `run` but stops waiting after `ms`: the returned promise then rejects with `NoAnswer` and
+ * `controller` is aborted (the adapter destroys the connection). A late answer is dropped.
+ */
+function bounded<T>(ms: number, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      controller.abort(new NoAnswer(ms / 1000));
+      reject(new NoAnswer(ms / 1000));
+    }, ms);
+    run(controller.signal).then(
+      (v) => {
+        clearTimeout(timer);
+        resolve(v);
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        reject(err);
+      },
+    );
+  });
+}
+
 /**
  * Runs the engine's statements over the adapter's `SqlClient`: every unit of work is retried whole
- * on deadlock, lock wait timeout and lost connection (never on a joined client), and every driver
- * error leaves as a `TaskrowError`.
+ * on deadlock, lock wait timeout and lost connection (never on a joined client), no unit of work
+ * is waited on longer than `timeoutMs` (it is abandoned and retried as a lost connection), and
+ * every driver error leaves as a `TaskrowError`.
  */
 export class Executor {
   constructor(
     readonly client: SqlClient,
     readonly dialect: Dialect,
     readonly retry: RetryOptions = DEFAULT_RETRY,
+    readonly timeoutMs: number = DEFAULT_STATEMENT_TIMEOUT * 1000,
   ) {}
+
+  /**
+   * The same executor with each unit of work bounded by `ms` (at most its own bound) and at most 3
+   * attempts: used where a lease is held, so that a silent connection is given up while the lease
+   * still runs. The holder's own deadline, not this bound, decides when it stops trusting a lease.
+   */
+  within(ms: number): Executor {
+    const bound = Math.max(1, Math.min(this.timeoutMs, ms));
+    return new Executor(this.client, this.dialect, { ...this.retry, attempts: Math.min(this.retry.attempts, 3) }, bound);
+  }
 
   /** One statement in autocommit (or in the joined transaction), retried as a whole. */
   query<Row = Record<string, unknown>>(sql: string, params: readonly SqlValue[] = []): Promise<SqlResult<Row>> {
-    return withRetry(this.client, this.retry, () => this.client.query<Row>(sql, params));
+    return withRetry(this.client, this.retry, () => bounded(this.timeoutMs, () => this.client.query<Row>(sql, params)));
   }
 
   /**
@@ -37,20 +76,31 @@ export class Executor {
    * it. MUST roll back a dry run on every path.
    */
   transaction<T>(work: (conn: SqlConnection) => Promise<T>, options: RunOptions = {}): Promise<T> {
+    return this.attempts(() => work, options);
+  }
+
+  /**
+   * Like `transaction`, but each run first asks `plan` what to run: after a run that may have
+   * committed without its reply arriving (`Attempt.afterLost`), `plan` MUST look for that run's
+   * effect first so a retried write is never applied twice.
+   */
+  attempts<T>(plan: (attempt: Attempt) => (conn: SqlConnection) => Promise<T>, options: RunOptions = {}): Promise<T> {
     const { client } = this;
-    if (client.joined && options.dryRun) return this.savepointDryRun(work);
-    const attempt = async (): Promise<T> => {
-      if (!options.dryRun) return client.transaction(work, { isolation: options.isolation });
-      try {
-        await client.transaction(async (conn) => {
-          throw new DryRunRollback(await work(conn));
-        }, { isolation: options.isolation });
-      } catch (err) {
-        if (err instanceof DryRunRollback) return err.value as T;
-        throw err;
-      }
-      throw new Error('unreachable: a dry run always rolls back');
-    };
+    if (client.joined && options.dryRun) return this.savepointDryRun(plan({ number: 1, afterLost: false }));
+    const attempt = (a: Attempt): Promise<T> =>
+      bounded(this.timeoutMs, async (signal) => {
+        const work = plan(a);
+        if (!options.dryRun) return client.transaction(work, { isolation: options.isolation, signal });
+        try {
+          await client.transaction(async (conn) => {
+            throw new DryRunRollback(await work(conn));
+          }, { isolation: options.isolation, signal });
+        } catch (err) {
+          if (err instanceof DryRunRollback) return err.value as T;
+          throw err;
+        }
+        throw new Error('unreachable: a dry run always rolls back');
+      });
     return withRetry(client, this.retry, attempt);
   }
 

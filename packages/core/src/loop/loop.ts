@@ -2,7 +2,7 @@ import { chunks, statementBytes } from '../chunk.js';
 import type { Executor } from '../engine/executor.js';
 import { invalid, TaskrowError } from '../errors.js';
 import type { SqlConnection, SqlValue } from '../port.js';
-import { toNumber } from '../validate.js';
+import { optionsOf, toNumber } from '../validate.js';
 import { encodeBatch, idBatch, idCodec, parseIdType, type EncodedId, type IdCodec } from './ids.js';
 import { addOptions, autoAddOptions, bumpOptions, dryRunOptions, getArgs } from './options.js';
 import { createLoopTable, resolveIdType } from './registry.js';
@@ -41,7 +41,7 @@ const secondsOrNull = (v: unknown): number | null => (v === null || v === undefi
 export function openLoop(exec: Executor, prefix: string, name: unknown, options: unknown, known?: LoopIdType): Loop {
   const t = loopTable(prefix, name);
   const declaredRaw = typeof options === 'object' && options !== null ? (options as { idType?: unknown }).idType : undefined;
-  if (options !== undefined && (typeof options !== 'object' || options === null)) throw invalid(`loop() options must be an object, got ${typeof options}`);
+  optionsOf('loop()', options, ['idType']);
   const declared = declaredRaw === undefined ? undefined : parseIdType(declaredRaw);
   const early = declared ? idCodec(declared) : undefined;
   const bytes = statementBytes(exec.dialect.maxAllowedPacket);
@@ -221,7 +221,7 @@ export function openLoop(exec: Executor, prefix: string, name: unknown, options:
 
 /** Creates (or finds) a loop and returns it; see `createLoopTable`. */
 export async function createLoop(exec: Executor, prefix: string, name: unknown, options: unknown): Promise<Loop> {
-  if (options !== undefined && (typeof options !== 'object' || options === null)) throw invalid(`createLoop() options must be an object, got ${typeof options}`);
+  optionsOf('createLoop()', options, ['idType']);
   const { t, type } = await createLoopTable(exec, prefix, name, (options as { idType?: unknown } | undefined)?.idType);
   return openLoop(exec, prefix, t.loop, { idType: type }, type);
 }

@@ -1,5 +1,4 @@
-import { invalid } from '../errors.js';
-import { boolArg, intArg, show } from '../validate.js';
+import { boolArg, intArg, optionsOf } from '../validate.js';
 
 /** The largest number of seconds any loop option takes: 100 years. */
 export const MAX_LOOP_SECONDS = 3_155_760_000;
@@ -9,21 +8,6 @@ export const MAX_GET_LIMIT = 100_000;
 /** The original's defaults. */
 export const DEFAULT_LOCK_FOR = 3600;
 export const DEFAULT_MIN_LOOP_TIME = 3600;
-
-/**
- * Reads an options argument: undefined or a plain object whose keys are all in `allowed`. MUST
- * reject unknown keys (a misspelt `lock_for` would otherwise silently fall back to a default).
- */
-function optionsOf(method: string, options: unknown, allowed: readonly string[]): Record<string, unknown> {
-  if (options === undefined) return {};
-  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-    throw invalid(`${method} options must be an object, got ${show(options)}`);
-  }
-  for (const key of Object.keys(options)) {
-    if (!allowed.includes(key)) throw invalid(`${method} has no option ${JSON.stringify(key)}; its options are ${allowed.join(', ')}`);
-  }
-  return options as Record<string, unknown>;
-}
 
 function flag(method: string, o: Record<string, unknown>, key: string, fallback: boolean): boolean {
   return o[key] === undefined ? fallback : boolArg(`${method} ${key}`, o[key]);

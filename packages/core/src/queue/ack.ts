@@ -2,6 +2,7 @@ import { placeholderList } from '../chunk.js';
 import type { Executor } from '../engine/executor.js';
 import { invalid, TaskrowError } from '../errors.js';
 import type { SqlConnection, SqlValue } from '../port.js';
+import { RollBack } from '../retry.js';
 import { intArg, show, toNumber } from '../validate.js';
 import { LeaseLostError } from './errors.js';
 import { MAX_CLAIM } from './options.js';
@@ -60,11 +61,7 @@ export function fence(queue: string, refs: readonly JobRef[]): { sql: string; pa
 }
 
 /** Leaves the fast path's transaction (rolling it back) when not every job was still held. */
-class FastPathMiss extends TaskrowError {
-  constructor() {
-    super('LEASE_LOST', 'not every job was held; checking one by one');
-  }
-}
+class FastPathMiss extends RollBack {}
 
 const byId = (a: JobRef, b: JobRef): number => a.id - b.id;
 

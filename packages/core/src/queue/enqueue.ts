@@ -22,13 +22,16 @@ export function jobRows(items: unknown, settings: QueueSettings): JobRow[] {
   if (items === null || typeof items !== 'object' || !(Symbol.iterator in items) || typeof items === 'string') {
     throw invalid(`enqueueMany() expects an iterable of { payload, ...options }, got ${show(items)}`);
   }
+  if (Array.isArray(items) && items.length > MAX_ENQUEUE_BATCH) {
+    throw invalid(`enqueueMany() takes at most ${MAX_ENQUEUE_BATCH} jobs per call, got ${items.length}`);
+  }
   const rows: JobRow[] = [];
   let i = 0;
   for (const item of items as Iterable<EnqueueItem<unknown>>) {
     if (item === null || typeof item !== 'object' || !('payload' in item)) throw invalid(`jobs[${i}] must be an object with a payload, got ${show(item)}`);
     const { payload, ...options } = item;
-    rows.push(jobRow(payload, options, settings, `jobs[${i}]`));
-    if (++i > MAX_ENQUEUE_BATCH) throw invalid(`enqueueMany() takes at most ${MAX_ENQUEUE_BATCH} jobs per call`);
+    rows.push(jobRow(payload, options, settings, `enqueueMany() jobs[${i}]`));
+    if (++i > MAX_ENQUEUE_BATCH) throw invalid(`enqueueMany() takes at most ${MAX_ENQUEUE_BATCH} jobs per call, got more than that from an iterable`);
   }
   return rows;
 }

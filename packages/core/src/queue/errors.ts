@@ -11,12 +11,12 @@ export class LeaseLostError extends TaskrowError {
   readonly lost: readonly number[];
   readonly applied: readonly number[];
 
-  constructor(action: string, lost: readonly number[], applied: readonly number[]) {
+  constructor(action: string, lost: readonly number[], applied: readonly number[], why?: string) {
     const list = lost.length > 10 ? `${lost.slice(0, 10).join(', ')}, ... (${lost.length} in all)` : lost.join(', ');
     super(
       'LEASE_LOST',
-      `could not ${action} job${lost.length === 1 ? '' : 's'} ${list}: the lease is no longer held by this claim ` +
-        `(it expired and the job was taken back, or the job was already acked or released)` +
+      `could not ${action} job${lost.length === 1 ? '' : 's'} ${list}: ` +
+        (why ?? 'the lease is no longer held by this claim (it expired and the job was taken back, or the job was already acked or released)') +
         (applied.length > 0 ? `; ${applied.length} other job(s) were acked` : ''),
     );
     this.lost = lost;

@@ -2,7 +2,7 @@ import type { Executor } from '../engine/executor.js';
 import { invalid } from '../errors.js';
 import { validateName } from '../names.js';
 import type { SqlValue } from '../port.js';
-import { intArg, show, toNumber } from '../validate.js';
+import { intArg, optionsOf, show, toNumber } from '../validate.js';
 import { decodePayload } from './payload.js';
 import { micros, PHASE, STATE_OF, type JobState, type QueueTables } from './tables.js';
 import type { JobInfo, JobPage, QueueListOptions } from './types.js';
@@ -95,8 +95,7 @@ function phasesArg(state: QueueListOptions['state']): number[] {
 
 /** Validated `list()` options. MUST throw before any SQL on bad input. */
 export function listArgs(options: QueueListOptions | undefined): { phases: number[]; group: string | undefined; limit: number; after: Cursor | undefined } {
-  const o = options ?? {};
-  if (typeof o !== 'object' || o === null) throw invalid(`list() options must be an object, got ${show(o)}`);
+  const o = optionsOf('list()', options, ['state', 'group', 'limit', 'after']) as QueueListOptions;
   return {
     phases: phasesArg(o.state),
     group: o.group === undefined ? undefined : validateName('group', o.group),

@@ -1,7 +1,7 @@
 import { invalid } from '../errors.js';
 import { encodeKey } from '../keys.js';
 import { validateName } from '../names.js';
-import { intArg, secondsArg, show } from '../validate.js';
+import { intArg, optionsOf, secondsArg, show } from '../validate.js';
 import { encodePayload } from './payload.js';
 import type { ClaimOptions, EnqueueOptions, QueueOptions } from './types.js';
 
@@ -49,8 +49,8 @@ export function positiveSeconds(what: string, value: unknown, max: number): numb
 export const toMicros = (seconds: number): number => Math.round(seconds * 1e6);
 
 export function queueSettings(options: QueueOptions | undefined): QueueSettings {
-  const o = options ?? {};
-  if (typeof o !== 'object') throw invalid(`queue options must be an object, got ${show(o)}`);
+  const o = optionsOf('queue()', options, ['maxAttempts', 'backoff', 'keepFinishedFor']) as QueueOptions;
+  optionsOf('queue() backoff', o.backoff, ['base', 'max']);
   const base = secondsArg('backoff.base', o.backoff?.base ?? 1, 0, MAX_DELAY_SECONDS);
   const max = secondsArg('backoff.max', o.backoff?.max ?? 3600, 0, MAX_DELAY_SECONDS);
   if (max < base) throw invalid(`backoff.max (${max}) must not be less than backoff.base (${base})`);
@@ -69,10 +69,12 @@ function utcDatetime(what: string, d: unknown): string {
   return `${d.toISOString().slice(0, 23).replace('T', ' ')}000`;
 }
 
+/** The options of `enqueue()` (and of each item of `enqueueMany()`, besides `payload`). */
+export const ENQUEUE_OPTIONS = ['runAt', 'delay', 'priority', 'maxAttempts', 'dedupKey', 'group'] as const;
+
 /** Validates one job's payload and options. MUST throw before any SQL on bad input, naming it. */
 export function jobRow(payload: unknown, options: EnqueueOptions | undefined, settings: QueueSettings, what: string): JobRow {
-  const o = options ?? {};
-  if (typeof o !== 'object' || o === null) throw invalid(`${what} options must be an object, got ${show(o)}`);
+  const o = optionsOf(what, options, ENQUEUE_OPTIONS) as EnqueueOptions;
   if (o.runAt !== undefined && o.delay !== undefined) throw invalid(`${what}: give runAt or delay, not both`);
   const text = encodePayload(payload, `${what} payload`);
   const delay = o.delay === undefined ? 0 : secondsArg(`${what} delay`, o.delay, 0, MAX_DELAY_SECONDS);
@@ -92,6 +94,7 @@ export function jobRow(payload: unknown, options: EnqueueOptions | undefined, se
 /** Validated claim options. */
 export function claimArgs(options: ClaimOptions): { limit: number; leaseMicros: number; group: string | undefined } {
   if (typeof options !== 'object' || options === null) throw invalid(`claim() needs { limit, lease }, got ${show(options)}`);
+  optionsOf('claim()', options, ['limit', 'lease', 'group']);
   return {
     limit: intArg('claim() limit', options.limit, 0, MAX_CLAIM),
     leaseMicros: toMicros(positiveSeconds('claim() lease', options.lease, MAX_LEASE_SECONDS)),

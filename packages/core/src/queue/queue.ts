@@ -1,7 +1,6 @@
 import type { Executor } from '../engine/executor.js';
 import { invalid } from '../errors.js';
 import { validateName } from '../names.js';
-import { show } from '../validate.js';
 import { refsArg } from './ack.js';
 import { claimJobs } from './claim.js';
 import { purgeDeadJobs, purgeFinished, retryDeadJobs } from './dead.js';
@@ -13,12 +12,10 @@ import { queueStats } from './stats.js';
 import type { QueueTables } from './tables.js';
 import type { Queue, QueueOptions } from './types.js';
 import { startWorker } from './worker.js';
-import { intArg, secondsArg } from '../validate.js';
+import { intArg, optionsOf, secondsArg } from '../validate.js';
 
-function optionsArg<T extends object>(what: string, value: T | undefined): Partial<T> {
-  if (value === undefined) return {};
-  if (value === null || typeof value !== 'object') throw invalid(`${what} options must be an object, got ${show(value)}`);
-  return value;
+function optionsArg<T extends object>(what: string, value: T | undefined, accepted: readonly (keyof T & string)[]): Partial<T> {
+  return optionsOf(what, value, accepted) as Partial<T>;
 }
 
 /** The queue `name` (validated: see `validateName`) over one executor. */
@@ -30,7 +27,7 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
   const self: Queue<P> = {
     name: queue,
     async enqueue(payload, opts) {
-      const [one] = await insertJobs(exec, t, queue, [jobRow(payload, opts, settings, 'job')]);
+      const [one] = await insertJobs(exec, t, queue, [jobRow(payload, opts, settings, 'enqueue()')]);
       return one!;
     },
     enqueueMany: async (items) => insertJobs(exec, t, queue, jobRows(items, settings)),
@@ -38,13 +35,13 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
     complete: async (jobs) => completeJobs(c, refsArg(queue, jobs, 'complete')),
     async fail(job, error, opts) {
       if (Array.isArray(job)) throw invalid('fail() takes one job; call it once per job');
-      const o = optionsArg('fail()', opts);
+      const o = optionsArg('fail()', opts, ['retryIn']);
       const retryIn = o.retryIn === undefined ? undefined : secondsArg('fail() retryIn', o.retryIn, 0, MAX_DELAY_SECONDS);
       const [ref] = refsArg(queue, job, 'fail');
       return failJob(c, ref!, error, retryIn);
     },
     async release(jobs, opts) {
-      const o = optionsArg('release()', opts);
+      const o = optionsArg('release()', opts, ['delay']);
       const delay = secondsArg('release() delay', o.delay ?? 0, 0, MAX_DELAY_SECONDS);
       return releaseJobs(c, refsArg(queue, jobs, 'release'), delay);
     },
@@ -52,13 +49,27 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
       const s = positiveSeconds('extend() seconds', seconds, MAX_LEASE_SECONDS);
       return extendJobs(c, refsArg(queue, jobs, 'extend'), s);
     },
-    retryDead: async (opts) => retryDeadJobs(c, optionsArg('retryDead()', opts)),
+    retryDead: async (opts) => retryDeadJobs(c, optionsArg('retryDead()', opts, ['ids', 'limit'])),
     purge: async () => purgeFinished(c),
-    purgeDead: async (opts) => purgeDeadJobs(c, optionsArg('purgeDead()', opts)),
+    purgeDead: async (opts) => purgeDeadJobs(c, optionsArg('purgeDead()', opts, ['ids'])),
     list: async (opts) => listJobs<P>(exec, t, queue, listArgs(opts)),
     getJob: async (id) => getJobInfo<P>(exec, t, queue, intArg('getJob() id', id, 1)),
     stats: async () => queueStats(exec, t, queue),
-    work: (handler, opts) => startWorker(self, handler, opts, settings.keepFinishedFor > 0),
+    work: (handler, opts) =>
+      startWorker<P>(
+        {
+          claim: (o) => self.claim(o),
+          complete: (refs) => self.complete(refs),
+          fail: (ref, error) => self.fail(ref, error),
+          release: (refs) => self.release(refs),
+          purge: () => self.purge(),
+          // The worker's own jobs, bounded by the time left on their leases.
+          extend: (refs, seconds, boundMs) => extendJobs({ ...c, exec: exec.within(boundMs) }, refs, seconds),
+          keepsFinished: settings.keepFinishedFor > 0,
+        },
+        handler,
+        opts,
+      ),
   };
   return self;
 }

@@ -1,7 +1,7 @@
 import { placeholderList } from '../chunk.js';
 import type { Executor } from '../engine/executor.js';
 import { invalid } from '../errors.js';
-import { show, toNumber } from '../validate.js';
+import { optionsOf, show, toNumber } from '../validate.js';
 import { byDigest, resKey, resKeys, type ResKey } from './names.js';
 import { micros, settings, DEFAULT_SETTINGS } from './options.js';
 import { lockKeyRows, micro, NOW, PRESENT, runs } from './sql.js';
@@ -24,7 +24,7 @@ export async function existing(exec: Executor, t: ResourcesTables, keys: readonl
 /** Marks keys as existing now, expiring after `ttl` seconds when given; ignores locks. */
 export async function produceKeys(exec: Executor, t: ResourcesTables, keys: unknown, options: { ttl?: number | null; by?: string } | undefined): Promise<number> {
   const list = resKeys(keys, 'output').sort(byDigest);
-  if (options !== undefined && (options === null || typeof options !== 'object')) throw invalid('produce() options must be an object');
+  optionsOf('produce()', options, ['ttl', 'by']);
   const ttl = settings(DEFAULT_SETTINGS, { outputTtl: options?.ttl ?? null }, 'produce() ttl').outputTtl;
   const by = options?.by === undefined ? null : resKey(options.by, 'produce() by').bytes;
   const expires = ttl === null ? 'NULL' : `${NOW} + INTERVAL ${micros(ttl)} MICROSECOND`;
@@ -60,6 +60,7 @@ export async function unproduceKeys(exec: Executor, t: ResourcesTables, keys: un
  */
 export async function forceRelease(exec: Executor, t: ResourcesTables, keys: { inputs?: Iterable<ResourceKey>; outputs?: Iterable<ResourceKey> }): Promise<number> {
   if (keys === null || typeof keys !== 'object') throw invalid(`forceRelease() takes { inputs, outputs }, got ${show(keys)}`);
+  optionsOf('forceRelease()', keys, ['inputs', 'outputs']);
   const ins = keys.inputs === undefined ? [] : resKeys(keys.inputs, 'input');
   const outs = keys.outputs === undefined ? [] : resKeys(keys.outputs, 'output');
   const all = [...new Map([...ins, ...outs].map((k) => [k.id, k])).values()].sort(byDigest);

@@ -4,7 +4,7 @@ import type { Executor } from '../engine/executor.js';
 import { invalid } from '../errors.js';
 import { keyDigest } from '../keys.js';
 import type { SqlConnection, SqlValue } from '../port.js';
-import { intArg, show, toNumber } from '../validate.js';
+import { intArg, optionsOf, show, toNumber } from '../validate.js';
 import { sanitize } from './rules.js';
 import { FROM_MICROS, micro, NOW, runs } from './sql.js';
 import type { ResourcesTables } from './tables.js';
@@ -121,6 +121,7 @@ const order = (a: FlowEdge, b: FlowEdge): number =>
 
 /** Every edge seen in the window. */
 export async function queryEdges(exec: Executor, t: ResourcesTables, window: TimeWindow | undefined): Promise<FlowEdge[]> {
+  optionsOf('edges()', window, ['after', 'before']);
   const w = windowSql(window);
   const { rows } = await exec.query<EdgeRow>(`${SELECT_EDGE} ${t.edges} WHERE 1 = 1${w.sql}`, w.params);
   return rows.map(toEdge).sort(order);
@@ -138,6 +139,7 @@ export async function traverse(
   downstream: boolean,
   options: (TimeWindow & { depth?: number }) | undefined,
 ): Promise<TraversedEdge[]> {
+  optionsOf(`${downstream ? 'downstream' : 'upstream'}()`, options, ['after', 'before', 'depth']);
   const w = windowSql(options);
   const depth = options?.depth === undefined ? Infinity : intArg('depth', options.depth, 1, 1_000_000);
   const from = sanitize(start);

@@ -1,13 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
+import { LeaseDeadline } from '../engine/deadline.js';
 import type { Executor } from '../engine/executor.js';
 import { invalid } from '../errors.js';
-import { boolArg } from '../validate.js';
+import { boolArg, optionsOf } from '../validate.js';
 import { ResourceLockLostError, ResourceUnavailableError } from './errors.js';
 import { flowEdges, type EdgeThrottle } from './history.js';
 import { checkKeys, refreshLocks, releaseLocks, tryAcquire, type Claim } from './locking.js';
 import { resKey, resKeys, type ResKey } from './names.js';
-import { micros, settings, type Settings } from './options.js';
+import { JOB_OPTIONS, micros, settings, type Settings } from './options.js';
 import { noteHeld, noteReleased, type Holding } from './shutdown.js';
 import type { ResourcesTables } from './tables.js';
 import type { AcquireOptions, JobOptions, KeyReason, LostReason, ReleaseOptions, ResourceJob, ResourceKey, RunCheck } from './types.js';
@@ -23,7 +24,8 @@ export interface JobContext {
   readonly defaults: Settings;
 }
 
-type State = 'idle' | 'acquiring' | 'held' | 'releasing';
+/** `lost`: the lease ended on the local clock before a refresh was confirmed; `release()` then marks nothing. */
+type State = 'idle' | 'acquiring' | 'held' | 'lost' | 'releasing';
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -57,14 +59,14 @@ export class Job implements ResourceJob, Holding {
   private controller = new AbortController();
   private timer: NodeJS.Timeout | undefined;
   private turn: Promise<unknown> = Promise.resolve();
-  /** `performance.now()` before the last successful acquire or refresh: the lease runs from no earlier. */
-  private leaseFrom = 0;
+  /** The lease on the local monotonic clock, from when the last confirmed acquire or refresh was sent. */
+  private lease: LeaseDeadline | undefined;
 
   constructor(private readonly ctx: JobContext, name: ResourceKey, options: JobOptions = {}) {
-    if (options === null || typeof options !== 'object') throw invalid('job() options must be an object');
+    optionsOf('job()', options, JOB_OPTIONS);
     this.jobKey = resKey(name, 'job name');
     this.name = this.jobKey.key;
-    this.defaults = settings(ctx.defaults, options, 'job()');
+    this.defaults = settings(ctx.defaults, options, 'job()', JOB_OPTIONS);
     this.current = this.defaults;
     if (options.inputs !== undefined) this.ins = merge([], resKeys(options.inputs, 'input'), []);
     if (options.outputs !== undefined) this.outs = merge([], resKeys(options.outputs, 'output'), this.ins);
@@ -80,7 +82,7 @@ export class Job implements ResourceJob, Holding {
     return this.state === 'held';
   }
   get id(): string | undefined {
-    return this.state === 'held' || this.state === 'releasing' ? this.claim?.holder.toString('hex') : undefined;
+    return this.state === 'held' || this.state === 'lost' || this.state === 'releasing' ? this.claim?.holder.toString('hex') : undefined;
   }
   get signal(): AbortSignal {
     return this.controller.signal;
@@ -100,7 +102,7 @@ export class Job implements ResourceJob, Holding {
 
   async canRun(options?: Pick<AcquireOptions, 'overwrite'>): Promise<RunCheck> {
     this.mustBeIdle('canRun()');
-    const s = settings(this.defaults, options, 'canRun()');
+    const s = settings(this.defaults, options, 'canRun()', ['overwrite']);
     const reasons = await checkKeys(this.ctx.exec, this.ctx.t, { inputs: this.ins, outputs: this.outs }, s.overwrite);
     return { ok: reasons.length === 0, reasons };
   }
@@ -138,7 +140,7 @@ export class Job implements ResourceJob, Holding {
     this.claim = claim;
     this.current = s;
     this.controller = new AbortController();
-    this.leaseFrom = attemptAt;
+    this.lease = new LeaseDeadline(s.lease * 1000, attemptAt, () => this.leaseEnded());
     this.state = 'held';
     if (this.ctx.releaseOnExit) noteHeld(this);
     if (s.autoRefresh) this.schedule();
@@ -146,44 +148,56 @@ export class Job implements ResourceJob, Holding {
   }
 
   refresh(): Promise<readonly KeyReason<LostReason>[]> {
+    if (this.state === 'lost') return Promise.reject(this.signal.reason);
     if (this.state !== 'held') return Promise.reject(invalid(`refresh(): job ${JSON.stringify(this.name)} holds no locks`));
     return this.serial(async () => {
       const claim = this.claim;
-      if (this.state !== 'held' || !claim) throw invalid(`refresh(): job ${JSON.stringify(this.name)} holds no locks`);
+      const lease = this.lease;
+      if (this.state === 'lost') throw this.signal.reason;
+      if (this.state !== 'held' || !claim || !lease) throw invalid(`refresh(): job ${JSON.stringify(this.name)} holds no locks`);
       const before = performance.now();
-      const lost = await refreshLocks(this.ctx.exec, this.ctx.t, claim, micros(this.current.lease));
-      this.leaseFrom = before;
-      if (lost.length > 0) this.abort(new ResourceLockLostError(this.name, lost, 'lost locks'));
+      // No wait outlives the lease: a silent connection is given up while the lease still runs.
+      const exec = this.ctx.exec.within(lease.remaining(before));
+      const lost = await refreshLocks(exec, this.ctx.t, claim, micros(this.current.lease), this.current.overwrite);
+      if (lost.length > 0) {
+        this.loseLocks(new ResourceLockLostError(this.name, lost, 'lost locks'));
+        return lost;
+      }
+      lease.renewed(before);
       return lost;
     });
   }
 
   release(options?: ReleaseOptions): Promise<void> {
-    if (options !== undefined && (options === null || typeof options !== 'object')) return Promise.reject(invalid('release() options must be an object'));
     let failed: boolean;
     try {
+      optionsOf('release()', options, ['failed']);
       failed = options?.failed === undefined ? false : boolArg('release() failed', options.failed);
     } catch (err) {
       return Promise.reject(err);
     }
-    if (this.state !== 'held' || !this.claim) {
+    if ((this.state !== 'held' && this.state !== 'lost') || !this.claim) {
       return Promise.reject(invalid(`release(): job ${JSON.stringify(this.name)} holds no locks (released twice, or never acquired)`));
     }
     const claim = this.claim;
+    // A lease that ended on the local clock is not trusted: its locks are freed, its outputs never marked.
+    const wasLost = this.state === 'lost';
     this.state = 'releasing';
     this.stopTimer();
+    this.lease?.stop();
     return this.serial(async () => {
       const ttl = this.current.outputTtl === null ? null : micros(this.current.outputTtl);
       let released;
       try {
-        released = await releaseLocks(this.ctx.exec, this.ctx.t, claim, !failed, ttl);
+        released = await releaseLocks(this.ctx.exec, this.ctx.t, claim, !failed && !wasLost, ttl);
       } catch (err) {
-        this.state = 'held'; // nothing was released: the caller may try again
+        this.state = wasLost ? 'lost' : 'held'; // nothing was released: the caller may try again
         throw err;
       }
       this.state = 'idle';
       this.claim = undefined;
       noteReleased(this);
+      if (!failed && wasLost) throw this.signal.reason as Error;
       if (!failed && released.lost.length > 0) {
         throw new ResourceLockLostError(this.name, released.lost, 'lost locks before it released; its outputs were not marked as existing');
       }
@@ -197,17 +211,17 @@ export class Job implements ResourceJob, Holding {
     try {
       result = await fn(this, this.signal);
     } catch (err) {
-      if (this.state === 'held') await this.release({ failed: true }).catch(() => undefined);
+      if (this.state === 'held' || this.state === 'lost') await this.release({ failed: true }).catch(() => undefined);
       throw err;
     }
-    if (this.state === 'held') await this.release();
+    if (this.state === 'held' || this.state === 'lost') await this.release();
     return result;
   }
 
   /** Shutdown path: release as failed once; on failure give up (the lease frees the keys). */
   async releaseForShutdown(): Promise<void> {
     try {
-      if (this.state === 'held') {
+      if (this.state === 'held' || this.state === 'lost') {
         this.abort(new ResourceLockLostError(this.name, [], 'was released as failed because the process is shutting down'));
         await this.release({ failed: true });
       } else {
@@ -238,19 +252,34 @@ export class Job implements ResourceJob, Holding {
     return run;
   }
 
-  /** Automatic refresh every lease / 3 (at least 0.1 s); the lease counts as lost once it passes without a refresh. */
+  /**
+   * The lease ended on the local clock before a refresh was confirmed: from now on the job holds
+   * nothing it can trust. `held` turns false, `signal` aborts with `LEASE_LOST`, and `release()`
+   * frees what is left without marking outputs.
+   */
+  private leaseEnded(): void {
+    this.loseLocks(new ResourceLockLostError(this.name, [], 'lost its locks: its lease ended (counted from when it was last acquired or refreshed) before a refresh was confirmed'));
+  }
+
+  private loseLocks(reason: ResourceLockLostError): void {
+    if (this.state !== 'held') return;
+    this.state = 'lost';
+    this.stopTimer();
+    this.lease?.stop();
+    this.abort(reason);
+  }
+
+  /**
+   * Automatic refresh every lease / 3 (at least 0.1 s). Each refresh is bounded by the time left
+   * on the lease; a failed one is retried at the next turn, and the lease's local deadline decides
+   * when the job stops trusting its locks.
+   */
   private schedule(): void {
     const lease = this.current.lease * 1000;
     this.timer = setTimeout(() => {
       void (async () => {
         if (this.state !== 'held') return;
-        try {
-          await this.refresh();
-        } catch (err) {
-          if (this.state === 'held' && performance.now() - this.leaseFrom > lease) {
-            this.abort(new ResourceLockLostError(this.name, [], 'could not refresh its lease before it passed', { cause: err }));
-          }
-        }
+        await this.refresh().catch(() => undefined);
         if (this.state === 'held') this.schedule();
       })();
     }, Math.max(100, lease / 3));

@@ -7,6 +7,7 @@ import type { ResourcesTables } from './tables.js';
 import type { KeyReason, LostReason } from './types.js';
 import { placeholderList } from '../chunk.js';
 import { TaskrowError } from '../errors.js';
+import { RollBack } from '../retry.js';
 import type { SqlConnection } from '../port.js';
 
 /** One job's keys for one acquisition. */
@@ -88,15 +89,31 @@ function lostLocks(claim: Pick<Claim, 'inputs' | 'outputs'>, mine: readonly Lock
 }
 
 /**
- * Extends the lease of every lock `claim` still holds, with its key rows locked (so no other job
- * can take a lock this refresh is about to extend). Resolves to the locks lost; those stay lost.
+ * jobs.py's checks at refresh, over the key rows locked by this transaction: an input that no
+ * longer exists is lost; an output produced meanwhile is lost to a job that does not overwrite.
  */
-export async function refreshLocks(exec: Executor, t: ResourcesTables, claim: Claim, leaseMicros: number): Promise<KeyReason<LostReason>[]> {
+function invalidated(claim: Pick<Claim, 'inputs' | 'outputs'>, present: ReadonlySet<string>, overwrite: boolean): KeyReason<LostReason>[] {
+  const out: KeyReason<LostReason>[] = [];
+  for (const k of claim.inputs) if (!present.has(k.id)) out.push({ key: k.key, reason: 'input_lock_lost' });
+  if (!overwrite) for (const k of claim.outputs) if (present.has(k.id)) out.push({ key: k.key, reason: 'output_exists' });
+  return out;
+}
+
+/**
+ * Extends the lease of every lock of `claim`, with its key rows locked (so no other job can take a
+ * lock this refresh is about to extend), as jobs.py does: when any lock was lost (missing or past
+ * its lease), any input no longer exists, or (without `overwrite`) any output was produced
+ * meanwhile, nothing is extended and the call resolves to those keys and reasons; lost locks stay lost.
+ */
+export async function refreshLocks(exec: Executor, t: ResourcesTables, claim: Claim, leaseMicros: number, overwrite: boolean): Promise<KeyReason<LostReason>[]> {
   const keys = sortedKeys(claim);
   return exec.transaction(async (conn) => {
-    await lockKeyRows(conn, t, keys);
+    const rows = await lockKeyRows(conn, t, keys);
     const mine = await holderLocks(conn, t, claim.holder);
     const lost = lostLocks(claim, mine);
+    const gone = new Set(lost.map((l) => l.key));
+    for (const r of invalidated(claim, rows.present, overwrite)) if (!gone.has(r.key)) lost.push(r);
+    if (lost.length > 0) return lost;
     const keep = mine.filter((l) => l.live).map((l) => bin(l.id));
     for (const part of runs(keep)) {
       await conn.query(
@@ -117,11 +134,7 @@ export interface Released {
 }
 
 /** Ends the fast release path's transaction (rolled back) when some lock was not live. Never escapes. */
-class NotAllLive extends TaskrowError {
-  constructor() {
-    super('LEASE_LOST', 'some lock was not live at release');
-  }
-}
+class NotAllLive extends RollBack {}
 
 /** Marks `outputs` as existing now, produced by `job`, expiring after `ttlMicros` when given. */
 async function markProduced(conn: SqlConnection, t: ResourcesTables, outputs: readonly ResKey[], job: ResKey, ttlMicros: number | null): Promise<void> {

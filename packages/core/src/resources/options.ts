@@ -1,5 +1,4 @@
-import { invalid } from '../errors.js';
-import { boolArg, secondsArg } from '../validate.js';
+import { boolArg, optionsOf, secondsArg } from '../validate.js';
 import type { AcquireOptions } from './types.js';
 
 /** A year: the longest lease, wait or output lifetime accepted. */
@@ -16,13 +15,18 @@ export interface Settings {
 
 export const DEFAULT_SETTINGS: Settings = { lease: 60, wait: 0, overwrite: true, outputTtl: null, autoRefresh: false };
 
+/** The options of `acquire()`; `job()` also takes `inputs` and `outputs`. */
+export const ACQUIRE_OPTIONS = ['lease', 'wait', 'overwrite', 'outputTtl', 'autoRefresh'] as const;
+export const JOB_OPTIONS = [...ACQUIRE_OPTIONS, 'inputs', 'outputs'] as const;
+
 /**
  * Merges `over` onto `base`, validating every given field: lease > 0, wait >= 0 (finite, not NaN),
- * outputTtl > 0 or null. MUST throw a `TaskrowError` naming the field before any SQL runs.
+ * outputTtl > 0 or null. MUST throw a `TaskrowError` naming the field (or an option name not in
+ * `accepted`) before any SQL runs.
  */
-export function settings(base: Settings, over: AcquireOptions | undefined, where: string): Settings {
+export function settings(base: Settings, over: AcquireOptions | undefined, where: string, accepted: readonly string[] = ACQUIRE_OPTIONS): Settings {
   if (over === undefined) return base;
-  if (over === null || typeof over !== 'object') throw invalid(`${where} options must be an object`);
+  optionsOf(where, over, accepted);
   return {
     lease: over.lease === undefined ? base.lease : secondsArg(`${where} lease`, over.lease, 0.001, MAX_SECONDS),
     wait: over.wait === undefined ? base.wait : secondsArg(`${where} wait`, over.wait, 0, MAX_SECONDS),

@@ -1,7 +1,6 @@
 import { hostname } from 'node:os';
 import type { Executor } from '../engine/executor.js';
-import { invalid } from '../errors.js';
-import { boolArg } from '../validate.js';
+import { boolArg, optionsOf } from '../validate.js';
 import { existing, forceRelease, produceKeys, runningJobs, sweep, unproduceKeys } from './admin.js';
 import { EdgeThrottle, queryEdges, traverse } from './history.js';
 import { Job, type JobContext } from './job.js';
@@ -17,7 +16,7 @@ function owner(): string {
 
 /** Creates the Resources of one taskrow (see the `Resources` interface for the guarantees). */
 export function createResources(exec: Executor, t: ResourcesTables, options: ResourcesOptions = {}): Resources {
-  if (options === null || typeof options !== 'object') throw invalid('resources() options must be an object');
+  optionsOf('resources()', options, ['history', 'releaseOnExit']);
   const ctx: JobContext = {
     exec,
     t,

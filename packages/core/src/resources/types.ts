@@ -14,8 +14,12 @@ export type UnavailableReason =
   /** Other jobs read the output. */
   | 'output_used';
 
-/** Why a held lock is no longer held. */
-export type LostReason = 'input_lock_lost' | 'output_lock_lost';
+/**
+ * Why a held lock is no longer held (or, at `refresh()`, no longer valid as jobs.py sees it):
+ * `input_lock_lost` also when the input no longer exists (expired or unproduced); `output_exists`
+ * when a job that does not overwrite finds its output produced meanwhile.
+ */
+export type LostReason = 'input_lock_lost' | 'output_lock_lost' | 'output_exists';
 
 /** One key and why it blocked the job, or why its lock was lost. */
 export interface KeyReason<R extends string = UnavailableReason> {
@@ -65,14 +69,19 @@ export interface ResourceJob {
   readonly name: string;
   readonly inputs: readonly string[];
   readonly outputs: readonly string[];
-  /** True between a successful `acquire()` and `release()`. */
+  /**
+   * True between a successful `acquire()` and `release()` while the lease can be trusted: false
+   * once the lease ended on the local clock or a refresh found a lock lost.
+   */
   readonly held: boolean;
   /** Hex id of the current acquisition (the lock holder), undefined when not held. */
   readonly id: string | undefined;
   /**
-   * Aborts when a lock of the current acquisition is found lost (by `refresh()` or the automatic
-   * refresh) or the process shuts down; `reason` is a `ResourceLockLostError`. A new signal is
-   * made for each acquisition.
+   * Aborts (reason: a `ResourceLockLostError`, code `LEASE_LOST`) when a lock of the current
+   * acquisition is found lost by a refresh, when the process shuts down, and when the lease ends
+   * on the local monotonic clock: counted from when the last confirmed acquire or refresh was
+   * sent, minus a margin of 10% of the lease (50 ms to 5 s), so it aborts before the database
+   * can hand the keys to another job, whatever the network does. A new signal is made for each acquisition.
    */
   readonly signal: AbortSignal;
   /** Adds input keys. MUST throw once the locks are taken (add before `acquire()`). */
@@ -89,14 +98,20 @@ export interface ResourceJob {
    */
   acquire(options?: AcquireOptions): Promise<this>;
   /**
-   * Extends the lease of every lock still held. Resolves to the locks found lost (expired, or
-   * removed by `forceRelease`), which are not taken back; when any is lost, `signal` aborts.
+   * Extends the lease of every lock, as jobs.py's `refresh()`: when any lock is lost (expired, or
+   * removed by `forceRelease`), any input no longer exists, or (without `overwrite`) any output was
+   * produced meanwhile, it extends nothing and resolves to those keys with their reasons; the job
+   * then holds nothing it can trust (`held` false, `signal` aborted; `release()` frees the rest
+   * and marks no output). Resolves to [] when every lease was extended. Bounded by the time left
+   * on the lease: a refresh that gets no answer in time rejects, and the lease's end decides.
    */
   refresh(): Promise<readonly KeyReason<LostReason>[]>;
   /**
    * Releases every lock. Unless `failed`, marks the outputs as existing (expiring after
    * `outputTtl`), but only when every lock was still held: if any was lost, no output is marked
    * and it rejects with `ResourceLockLostError` (code LEASE_LOST) after releasing the rest.
+   * After the lease ended on the local clock (see `signal`) it frees what is left, marks nothing,
+   * and rejects with that `LEASE_LOST` error (unless `failed`).
    * MUST throw when nothing is held (released twice, or never acquired).
    */
   release(options?: ReleaseOptions): Promise<void>;

@@ -1,0 +1,105 @@
+import { LeaseLostError } from './errors.js';
+import { MAX_CLAIM } from './options.js';
+import type { FailOutcome, JobRef } from './types.js';
+import type { Held } from './worker-leases.js';
+
+/** The acks a worker sends. */
+export interface AckPort {
+  complete(refs: readonly JobRef[]): Promise<void>;
+  fail(ref: JobRef, error: unknown): Promise<FailOutcome>;
+  release(refs: readonly JobRef[]): Promise<void>;
+}
+
+/** Counters the worker reports (`WorkerCounts`). */
+export interface Counts {
+  completed: number;
+  failed: number;
+  lost: number;
+}
+
+/**
+ * A worker's acks: completions go out in batches (handlers finishing in the same burst share one;
+ * completions queued while a batch is written go in the next); fails one by one; releases in one
+ * batch. Every ack is tracked until written, so `settled()` can wait for all of them. `done(h)` is
+ * called once per job whatever the outcome; an ack that fails for another reason than a lost lease
+ * is reported and its jobs come back when their leases expire.
+ */
+export class AckBatcher<P> {
+  private readonly toComplete: Held<P>[] = [];
+  private flushing: Promise<void> | undefined;
+  private readonly inFlight = new Set<Promise<unknown>>();
+
+  constructor(
+    private readonly port: AckPort,
+    private readonly counts: Counts,
+    private readonly done: (h: Held<P>) => void,
+    private readonly report: (err: unknown) => void,
+  ) {}
+
+  complete(h: Held<P>): void {
+    this.toComplete.push(h);
+    this.flush();
+  }
+
+  fail(h: Held<P>, error: unknown): void {
+    this.track(
+      this.port
+        .fail(h.job, error)
+        .then(
+          () => void (this.counts.failed += 1),
+          (err: unknown) => (err instanceof LeaseLostError ? void (this.counts.lost += 1) : this.report(err)),
+        )
+        .finally(() => this.done(h)),
+    );
+  }
+
+  /** Gives `list` back; resolves to the number released. */
+  async release(list: Held<P>[]): Promise<number> {
+    if (list.length === 0) return 0;
+    try {
+      await this.port.release(list.map((h) => h.job));
+      return list.length;
+    } catch (err) {
+      if (err instanceof LeaseLostError) return err.applied.length;
+      this.report(err);
+      return 0;
+    } finally {
+      list.forEach(this.done);
+    }
+  }
+
+  /** Resolves once every ack started so far has been written (or has failed). */
+  async settled(): Promise<void> {
+    while (this.flushing || this.inFlight.size > 0) await Promise.allSettled([this.flushing, ...this.inFlight]);
+  }
+
+  private track(p: Promise<unknown>): void {
+    this.inFlight.add(p);
+    void p.finally(() => this.inFlight.delete(p));
+  }
+
+  private flush(): void {
+    if (this.flushing || this.toComplete.length === 0) return;
+    this.flushing = this.drain().finally(() => {
+      this.flushing = undefined;
+      this.flush();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    await new Promise((r) => setImmediate(r)); // handlers finishing in the same burst join this batch
+    while (this.toComplete.length > 0) {
+      const batch = this.toComplete.splice(0, MAX_CLAIM);
+      try {
+        await this.port.complete(batch.map((h) => h.job));
+        this.counts.completed += batch.length;
+      } catch (err) {
+        if (err instanceof LeaseLostError) {
+          this.counts.completed += err.applied.length;
+          this.counts.lost += err.lost.length;
+        } else this.report(err);
+      }
+      batch.forEach(this.done);
+    }
+  }
+}

@@ -1,0 +1,87 @@
+import { performance } from 'node:perf_hooks';
+import { LeaseDeadline } from '../engine/deadline.js';
+import { isSettled } from './ack.js';
+import { LeaseLostError } from './errors.js';
+import { MAX_CLAIM } from './options.js';
+import type { Job, JobRef } from './types.js';
+
+/** One job a worker holds, from its claim until its ack. */
+export interface Held<P> {
+  readonly job: Job<P>;
+  readonly controller: AbortController;
+  /** The lease on the local monotonic clock; aborts `controller` when it ends unconfirmed. */
+  readonly lease: LeaseDeadline;
+  started: boolean;
+  /** Handed to complete / fail / release: no longer extended, no longer ours to abort. */
+  acking: boolean;
+  /** An extend of this job is in flight. */
+  extending: boolean;
+}
+
+/** Extends leases by `seconds`, giving up waiting after `boundMs` (see `Executor.within`). */
+export type ExtendFn = (refs: readonly JobRef[], seconds: number, boundMs: number) => Promise<unknown>;
+
+/** The abort reason of a job whose lease ended on the local clock before an extension was confirmed. */
+export function leaseEnded(id: number): LeaseLostError {
+  return new LeaseLostError('keep', [id], [], 'its lease ended (counted from when it was last claimed or extended) before an extension was confirmed');
+}
+
+/**
+ * The worker's heartbeat: every `lease / 4` it extends, in batches, the jobs it still holds whose
+ * lease is past half-life. MUST extend exactly the jobs the worker still holds: jobs acked by the
+ * worker or by the handler itself (through any queue handle) are left out and forgotten. Extends
+ * run unawaited, each bounded by the time left on its earliest lease, so a hung extend never
+ * delays the next beat; a job with an extend in flight is not extended again meanwhile. A job an
+ * extend reports lost is lost; any other failure is reported and the job's local deadline decides.
+ */
+export class Heartbeat<P> {
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly held: Map<number, Held<P>>,
+    private readonly leaseSeconds: number,
+    private readonly extend: ExtendFn,
+    private readonly lose: (id: number, reason: LeaseLostError) => void,
+    private readonly report: (err: unknown) => void,
+  ) {
+    this.timer = setInterval(() => this.beat(), Math.max(20, (leaseSeconds * 1000) / 4));
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  /** One beat: picks the due jobs and starts their extends. */
+  beat(): void {
+    const now = performance.now();
+    const halfLife = (this.leaseSeconds * 1000) / 2;
+    const due: Held<P>[] = [];
+    for (const h of this.held.values()) {
+      if (h.acking || h.extending || h.lease.expired) continue;
+      if (isSettled(h.job)) {
+        // Acked by the handler itself: not ours to extend any more.
+        h.lease.stop();
+        continue;
+      }
+      if (h.lease.remaining(now) < halfLife) due.push(h);
+    }
+    for (let i = 0; i < due.length; i += MAX_CLAIM) void this.extendBatch(due.slice(i, i + MAX_CLAIM));
+  }
+
+  private async extendBatch(part: Held<P>[]): Promise<void> {
+    for (const h of part) h.extending = true;
+    const sentAt = performance.now();
+    const bound = Math.min(...part.map((h) => h.lease.remaining(sentAt)));
+    try {
+      await this.extend(part.map((h) => h.job), this.leaseSeconds, bound);
+      for (const h of part) h.lease.renewed(sentAt);
+    } catch (err) {
+      if (!(err instanceof LeaseLostError)) return void this.report(err);
+      for (const id of err.lost) this.lose(id, err);
+      const kept = new Set(err.applied);
+      for (const h of part) if (kept.has(h.job.id)) h.lease.renewed(sentAt);
+    } finally {
+      for (const h of part) h.extending = false;
+    }
+  }
+}

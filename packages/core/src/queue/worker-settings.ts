@@ -1,0 +1,34 @@
+import { invalid } from '../errors.js';
+import { validateName } from '../names.js';
+import { intArg, optionsOf, secondsArg, show } from '../validate.js';
+import { MAX_CLAIM, MAX_LEASE_SECONDS, positiveSeconds } from './options.js';
+import type { WorkerOptions } from './worker-types.js';
+
+/** A worker's validated settings. */
+export interface WorkerSettings {
+  readonly concurrency: number;
+  readonly batchSize: number;
+  /** Lease length in seconds. */
+  readonly lease: number;
+  readonly pollMs: number;
+  readonly group: string | undefined;
+  readonly onError: (error: unknown) => void;
+}
+
+const WORKER_OPTIONS = ['concurrency', 'batchSize', 'lease', 'pollInterval', 'group', 'onError'] as const;
+
+/** Validates `work()`'s handler and options before anything starts. MUST throw a `TaskrowError` naming the value. */
+export function workerSettings(handler: unknown, options: WorkerOptions | undefined): WorkerSettings {
+  if (typeof handler !== 'function') throw invalid(`work() needs a handler function, got ${show(handler)}`);
+  const o = optionsOf('work()', options, WORKER_OPTIONS) as WorkerOptions;
+  if (o.onError !== undefined && typeof o.onError !== 'function') throw invalid(`work() onError must be a function, got ${show(o.onError)}`);
+  const concurrency = intArg('work() concurrency', o.concurrency ?? 1, 1, 1000);
+  return {
+    concurrency,
+    batchSize: intArg('work() batchSize', o.batchSize ?? Math.min(concurrency, MAX_CLAIM), 1, MAX_CLAIM),
+    lease: positiveSeconds('work() lease', o.lease ?? 30, MAX_LEASE_SECONDS),
+    pollMs: secondsArg('work() pollInterval', o.pollInterval ?? 1, 0.001, 3600) * 1000,
+    group: o.group === undefined ? undefined : validateName('group', o.group),
+    onError: o.onError ?? ((err) => console.error('taskrow worker:', err)),
+  };
+}
