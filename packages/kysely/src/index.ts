@@ -20,4 +20,5 @@ export {
   type ResourceLocksTable,
   type ResourceJobsTable,
   type ResourceEdgesTable,
+  type ReceiptsTable,
 } from './tables.js';

@@ -109,6 +109,13 @@ export interface ResourceEdgesTable {
   last_seen: UtcDateTime;
 }
 
+/** Receipts of writes whose reply may be lost: what an enqueue or a Loop `get` returned, by token. */
+export interface ReceiptsTable {
+  token: Buffer;
+  made_at: UtcDateTime;
+  result: string;
+}
+
 /** Every table `migrate()` creates, by name without the prefix. */
 export interface TaskrowTables {
   schema_migrations: SchemaMigrationsTable;
@@ -121,6 +128,7 @@ export interface TaskrowTables {
   resource_locks: ResourceLocksTable;
   resource_jobs: ResourceJobsTable;
   resource_edges: ResourceEdgesTable;
+  receipts: ReceiptsTable;
 }
 
 /** taskrow's tables under prefix `P`: `Kysely<TaskrowDatabase>` (default prefix) or `Kysely<MyDb & TaskrowDatabase<'jobs_'>>`. */
@@ -150,6 +158,7 @@ export const TASKROW_COLUMNS = {
   resource_locks: ['h', 'holder', 'mode', 'lease_until'],
   resource_jobs: ['holder', 'job', 'owner', 'acquired_at', 'lease_until'],
   resource_edges: ['src_h', 'dst_h', 'kind', 'src', 'dst', 'last_seen'],
+  receipts: ['token', 'made_at', 'result'],
 } as const satisfies { readonly [T in keyof TaskrowTables]: readonly (keyof TaskrowTables[T])[] };
 
 /** The columns of one loop table, in DDL order. */

@@ -2,6 +2,8 @@ import { chunks, statementBytes } from '../chunk.js';
 import type { Executor } from '../engine/executor.js';
 import { invalid, TaskrowError } from '../errors.js';
 import type { SqlConnection, SqlValue } from '../port.js';
+import { purgeReceiptsNow, readReceipt, receiptToken, writeReceipt } from '../receipts/receipts.js';
+import { receiptsTable } from '../receipts/tables.js';
 import { optionsOf, toNumber } from '../validate.js';
 import { encodeBatch, idBatch, idCodec, parseIdType, type EncodedId, type IdCodec } from './ids.js';
 import { addOptions, autoAddOptions, bumpOptions, dryRunOptions, getArgs } from './options.js';
@@ -31,6 +33,11 @@ interface StatsRow {
   max_bump_time: unknown;
 }
 
+/** A receipt's text for the ids a `get` took: base64 of a JSON array of their text forms (ASCII). */
+const encodeIds = (ids: readonly LoopId[]): string => Buffer.from(JSON.stringify(ids.map(String)), 'utf8').toString('base64');
+const decodeIds = (codec: IdCodec, text: string): LoopId[] =>
+  (JSON.parse(Buffer.from(text, 'base64').toString('utf8')) as string[]).map((s) => codec.decode(s));
+
 const secondsOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : toNumber(v));
 
 /**
@@ -45,6 +52,7 @@ export function openLoop(exec: Executor, prefix: string, name: unknown, options:
   const declared = declaredRaw === undefined ? undefined : parseIdType(declaredRaw);
   const early = declared ? idCodec(declared) : undefined;
   const bytes = statementBytes(exec.dialect.maxAllowedPacket);
+  const receipts = receiptsTable(prefix);
   const bind = (type: LoopIdType): Resolved => {
     const codec = idCodec(type);
     return { codec, sql: loopSql(t, codec) };
@@ -148,20 +156,33 @@ export function openLoop(exec: Executor, prefix: string, name: unknown, options:
       const o = getArgs(limit, options);
       if (o.limit === 0) return [];
       const r = await resolve();
-      return guard(() =>
-        exec.transaction(
-          async (conn) => {
-            const { rows } = await conn.query<{ v: unknown }>(r.sql.claim(o.limit), [o.minLoopTime]);
-            const ids = rows.map((row) => r.codec.decode(row.v));
-            const encoded = ids.map((id) => r.codec.encode(id, 'id'));
-            for (const part of chunks(encoded, { maxRows: IDS_PER_STATEMENT, maxBytes: bytes }, (e) => e.size)) {
-              await conn.query(r.sql.lock(part.length), [o.lockFor, ...part.map((e) => e.param)]);
-            }
-            return ids;
+      const take = async (conn: SqlConnection): Promise<LoopId[]> => {
+        const { rows } = await conn.query<{ v: unknown }>(r.sql.claim(o.limit), [o.minLoopTime]);
+        const ids = rows.map((row) => r.codec.decode(row.v));
+        const encoded = ids.map((id) => r.codec.encode(id, 'id'));
+        for (const part of chunks(encoded, { maxRows: IDS_PER_STATEMENT, maxBytes: bytes }, (e) => e.size)) {
+          await conn.query(r.sql.lock(part.length), [o.lockFor, ...part.map((e) => e.param)]);
+        }
+        return ids;
+      };
+      const run = { dryRun: o.dryRun, isolation: 'READ COMMITTED' } as const;
+      if (o.dryRun || exec.client.joined) return guard(() => exec.transaction(take, run));
+      // A receipt of the ids taken: a run retried after a lost reply returns them instead of taking more.
+      const token = receiptToken();
+      const ids = await guard(() =>
+        exec.attempts(
+          (attempt) => async (conn) => {
+            const before = attempt.afterLost ? await readReceipt(conn, receipts, token) : undefined;
+            if (before !== undefined) return decodeIds(r.codec, before);
+            const taken = await take(conn);
+            await writeReceipt(conn, receipts, token, encodeIds(taken));
+            return taken;
           },
-          { dryRun: o.dryRun, isolation: 'READ COMMITTED' },
+          run,
         ),
       );
+      purgeReceiptsNow(exec, receipts);
+      return ids;
     },
 
     async did(ids, options) {

@@ -68,14 +68,19 @@ export function loopSql(t: LoopTable, codec: IdCodec): LoopSql {
       `SELECT ${v} AS v, UNIX_TIMESTAMP() - \`last_updated\` AS since_updated, \`lock_until\` - UNIX_TIMESTAMP() AS locked_for
        FROM ${tbl} WHERE \`id\` IN (${list(n)})`,
     stats: () =>
-      `SELECT i.min_id, i.max_id, u.min_update_time, u.max_update_time,
+      // Update times over every id, as doloop: the ends of the unlocked range of the index, and
+      // the locked and bumped rows, which the lock and bump counts read anyway.
+      `SELECT i.min_id, i.max_id,
+              UNIX_TIMESTAMP() - GREATEST(COALESCE(u.hi, l.hi, b.hi), COALESCE(l.hi, u.hi, b.hi), COALESCE(b.hi, u.hi, l.hi)) AS min_update_time,
+              UNIX_TIMESTAMP() - LEAST(COALESCE(u.lo, l.lo, b.lo), COALESCE(l.lo, u.lo, b.lo), COALESCE(b.lo, u.lo, l.lo)) AS max_update_time,
               l.n AS locked, l.min_lock_time, l.max_lock_time, b.n AS bumped, b.min_bump_time, b.max_bump_time
        FROM (SELECT ${codec.select('MIN(`id`)')} AS min_id, ${codec.select('MAX(`id`)')} AS max_id FROM ${tbl}) i
-       CROSS JOIN (SELECT UNIX_TIMESTAMP() - MAX(\`last_updated\`) AS min_update_time, UNIX_TIMESTAMP() - MIN(\`last_updated\`) AS max_update_time
-                   FROM ${tbl} WHERE \`lock_until\` IS NULL) u
-       CROSS JOIN (SELECT COUNT(*) AS n, MIN(\`lock_until\`) - UNIX_TIMESTAMP() AS min_lock_time, MAX(\`lock_until\`) - UNIX_TIMESTAMP() AS max_lock_time
+       CROSS JOIN (SELECT MAX(\`last_updated\`) AS hi, MIN(\`last_updated\`) AS lo FROM ${tbl} WHERE \`lock_until\` IS NULL) u
+       CROSS JOIN (SELECT COUNT(*) AS n, MIN(\`lock_until\`) - UNIX_TIMESTAMP() AS min_lock_time, MAX(\`lock_until\`) - UNIX_TIMESTAMP() AS max_lock_time,
+                          MAX(\`last_updated\`) AS hi, MIN(\`last_updated\`) AS lo
                    FROM ${tbl} WHERE \`lock_until\` > UNIX_TIMESTAMP()) l
-       CROSS JOIN (SELECT COUNT(*) AS n, UNIX_TIMESTAMP() - MAX(\`lock_until\`) AS min_bump_time, UNIX_TIMESTAMP() - MIN(\`lock_until\`) AS max_bump_time
+       CROSS JOIN (SELECT COUNT(*) AS n, UNIX_TIMESTAMP() - MAX(\`lock_until\`) AS min_bump_time, UNIX_TIMESTAMP() - MIN(\`lock_until\`) AS max_bump_time,
+                          MAX(\`last_updated\`) AS hi, MIN(\`last_updated\`) AS lo
                    FROM ${tbl} WHERE \`lock_until\` <= UNIX_TIMESTAMP()) b`,
   };
 }

@@ -6,7 +6,7 @@ import { RollBack } from '../retry.js';
 import { intArg, show, toNumber } from '../validate.js';
 import { LeaseLostError } from './errors.js';
 import { MAX_CLAIM } from './options.js';
-import { NOW_MICROS, PHASE, type QueueTables } from './tables.js';
+import { micros, NOW_MICROS, PHASE, type QueueTables } from './tables.js';
 import type { JobRef } from './types.js';
 
 /** Most jobs one ack call takes (one transaction). */
@@ -61,7 +61,11 @@ export function fence(queue: string, refs: readonly JobRef[]): { sql: string; pa
 }
 
 /** Leaves the fast path's transaction (rolling it back) when not every job was still held. */
-class FastPathMiss extends RollBack {}
+class FastPathMiss extends RollBack {
+  constructor(next: 'check' | 'recover') {
+    super(next);
+  }
+}
 
 const byId = (a: JobRef, b: JobRef): number => a.id - b.id;
 
@@ -76,19 +80,88 @@ export async function ackFast(
   refs: readonly JobRef[],
   once: boolean,
   write: (conn: SqlConnection, refs: readonly JobRef[]) => Promise<number>,
-): Promise<boolean> {
-  if (exec.client.joined) return false;
+): Promise<'applied' | 'check' | 'recover'> {
+  if (exec.client.joined) return 'check';
   const sorted = [...refs].sort(byId); // one lock order for every acker
   try {
-    await exec.transaction(async (conn) => {
-      if ((await write(conn, sorted)) !== sorted.length) throw new FastPathMiss();
+    await exec.attempts((attempt) => async (conn) => {
+      // An earlier run may have committed: only the checking path can tell what it applied.
+      if (attempt.afterLost) throw new FastPathMiss('recover');
+      if ((await write(conn, sorted)) !== sorted.length) throw new FastPathMiss('check');
     });
   } catch (err) {
-    if (err instanceof FastPathMiss) return false;
+    if (err instanceof FastPathMiss) return err.message as 'check' | 'recover';
     throw err;
   }
   if (once) for (const r of refs) settled.add(r);
-  return true;
+  return 'applied';
+}
+
+/** A job row as the checking path reads it. */
+interface AckRow {
+  id: unknown;
+  queue: string;
+  phase: unknown;
+  lease: unknown;
+  attempt: unknown;
+  max_attempts: unknown;
+  due_us: unknown;
+  now_us: unknown;
+}
+
+/** A job an earlier, lost run of this ack already acked: its row as that run left it (undefined: deleted). */
+export interface Recovered {
+  readonly ref: JobRef;
+  readonly row: { readonly phase: number; readonly dueUs: number } | undefined;
+}
+
+/** What a checking ack found: held rows it acks now, rows a lost run acked, and the rest (lost). */
+interface Sorted {
+  held: HeldRow[];
+  recovered: Recovered[];
+  lost: number[];
+}
+
+/**
+ * The lease the caller's claim (or last extend) reported, as a lower bound on the expiry the
+ * database holds (a `Job`'s `leaseUntil`; a bare `JobRef` has none).
+ */
+const leaseFloorUs = (ref: JobRef): number | undefined => {
+  const until = (ref as { leaseUntil?: unknown }).leaseUntil;
+  return until instanceof Date ? until.getTime() * 1000 : undefined;
+};
+
+/**
+ * Sorts the locked rows. After a lost run, a row that no longer carries the caller's lease was
+ * changed by that run when the change is of a kind `after` allows (phases the action leaves;
+ * undefined row: deleted) and the database clock is still before the lease's lower bound: no
+ * one else can take a job before its lease expires, so any change made meanwhile was the caller's.
+ */
+function sortRows(queue: string, action: string, sorted: readonly JobRef[], rows: AckRow[], nowUs: number, after: readonly number[] | undefined): Sorted {
+  const byId = new Map(rows.map((r) => [toNumber(r.id), r]));
+  const out: Sorted = { held: [], recovered: [], lost: [] };
+  for (const ref of sorted) {
+    const row = byId.get(ref.id);
+    if (row && row.queue !== queue) throw invalid(`cannot ${action} job ${ref.id}: it belongs to queue ${show(row.queue)}, not ${show(queue)}`);
+    if (row && toNumber(row.phase) === PHASE.running && toNumber(row.lease) === ref.token) {
+      out.held.push({ ref, attempt: toNumber(row.attempt), maxAttempts: toNumber(row.max_attempts), nowUs });
+      continue;
+    }
+    const floor = leaseFloorUs(ref);
+    const ours = after !== undefined && floor !== undefined && nowUs < floor && (row === undefined ? after.includes(-1) : toNumber(row.lease) === ref.token && after.includes(toNumber(row.phase)));
+    if (ours) out.recovered.push({ ref, row: row && { phase: toNumber(row.phase), dueUs: toNumber(row.due_us) } });
+    else out.lost.push(ref.id);
+  }
+  return out;
+}
+
+/** How a checking ack runs: `after` lists what an earlier lost run of it may have left (phases; -1: deleted). */
+export interface AckCheck {
+  readonly action: string;
+  readonly once: boolean;
+  readonly after: readonly number[];
+  /** The fast path's run may have committed before its reply was lost. */
+  readonly recover: boolean;
 }
 
 /**
@@ -97,38 +170,39 @@ export async function ackFast(
  * whose statements MUST also carry the fencing check (`fence`). A row of another queue aborts the
  * ack before anything is written. After the commit, rejects with `LeaseLostError` when some
  * jobs were not held; the held ones are acked. `once`: the Job objects count as acked afterwards.
+ * When an earlier run (or the fast path) was lost after it may have committed, jobs that run
+ * already acked are reported as applied (`recovered`), not lost, whenever that can be proven
+ * (see `sortRows`).
  */
 export async function ackHeld<R>(
   exec: Executor,
   t: QueueTables,
   queue: string,
   refs: readonly JobRef[],
-  action: string,
-  once: boolean,
+  check: AckCheck,
   write: (conn: SqlConnection, held: readonly HeldRow[]) => Promise<R>,
-): Promise<{ result: R | undefined; held: readonly HeldRow[] }> {
+): Promise<{ result: R | undefined; held: readonly HeldRow[]; recovered: readonly Recovered[] }> {
   const sorted = [...refs].sort(byId); // one lock order for every acker
-  const { result, held, lost } = await exec.transaction(async (conn) => {
-    const { rows } = await conn.query<{ id: unknown; queue: string; phase: unknown; lease: unknown; attempt: unknown; max_attempts: unknown; now_us: unknown }>(
-      `SELECT \`id\`, \`queue\`, \`phase\`, \`lease\`, \`attempt\`, \`max_attempts\`, ${NOW_MICROS} AS now_us
+  const { result, found } = await exec.attempts((attempt) => async (conn) => {
+    const { rows } = await conn.query<AckRow>(
+      `SELECT \`id\`, \`queue\`, \`phase\`, \`lease\`, \`attempt\`, \`max_attempts\`, ${micros('`due_at`')} AS due_us, ${NOW_MICROS} AS now_us
        FROM ${t.jobs} FORCE INDEX (PRIMARY) WHERE \`id\` IN (${placeholderList(sorted.length)}) FOR UPDATE`,
       sorted.map((r) => r.id),
     );
-    const byId = new Map(rows.map((r) => [toNumber(r.id), r]));
-    const held: HeldRow[] = [];
-    const lost: number[] = [];
-    for (const ref of sorted) {
-      const row = byId.get(ref.id);
-      if (row && row.queue !== queue) throw invalid(`cannot ${action} job ${ref.id}: it belongs to queue ${show(row.queue)}, not ${show(queue)}`);
-      if (!row || toNumber(row.phase) !== PHASE.running || toNumber(row.lease) !== ref.token) lost.push(ref.id);
-      else held.push({ ref, attempt: toNumber(row.attempt), maxAttempts: toNumber(row.max_attempts), nowUs: toNumber(row.now_us) });
-    }
-    const result = held.length > 0 ? await write(conn, held) : undefined;
-    return { result, held, lost };
+    const nowUs = rows[0] ? toNumber(rows[0].now_us) : await dbNowUs(conn);
+    const found = sortRows(queue, check.action, sorted, rows, nowUs, check.recover || attempt.afterLost ? check.after : undefined);
+    const result = found.held.length > 0 ? await write(conn, found.held) : undefined;
+    return { result, found };
   }, { isolation: 'READ COMMITTED' });
-  if (once) for (const h of held) settled.add(h.ref);
-  if (lost.length > 0) throw new LeaseLostError(action, lost, held.map((h) => h.ref.id));
-  return { result, held };
+  const { held, recovered, lost } = found;
+  if (check.once) for (const r of [...held.map((h) => h.ref), ...recovered.map((r) => r.ref)]) settled.add(r);
+  if (lost.length > 0) throw new LeaseLostError(check.action, lost, [...held, ...recovered].map((h) => h.ref.id));
+  return { result, held, recovered };
+}
+
+async function dbNowUs(conn: SqlConnection): Promise<number> {
+  const { rows } = await conn.query<{ now_us: unknown }>(`SELECT ${NOW_MICROS} AS now_us`);
+  return toNumber(rows[0]?.now_us);
 }
 
 /** Checks that a fenced write touched every held row (they are locked, so anything else is a bug). */

@@ -1,3 +1,5 @@
+import { randomInt } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { placeholderList } from '../chunk.js';
 import type { Executor } from '../engine/executor.js';
 import type { SqlConnection } from '../port.js';
@@ -15,6 +17,7 @@ interface ClaimRow {
   lease: unknown;
   payload: unknown;
   run_us: unknown;
+  due_us: unknown;
   now_us: unknown;
 }
 
@@ -60,15 +63,44 @@ export interface ClaimState {
   lastPromote: number;
 }
 
+/** The columns a claim reads, `run_at` and `due_at` as epoch microseconds. */
+const CLAIM_COLUMNS = `\`id\`, \`grp\`, \`priority\`, \`attempt\`, \`max_attempts\`, \`lease\`, \`payload\`,
+  ${micros('`run_at`')} AS run_us, ${micros('`due_at`')} AS due_us, ${NOW_MICROS} AS now_us`;
+
+/** A new fencing token: random, so that the jobs one claim took can be found by it. */
+const newToken = (): number => randomInt(1, 2 ** 48);
+
+/** Slack (µs) around the window in which a lost claim set its leases' expiry. */
+const WINDOW_SLACK_US = 1_000_000;
+
+/**
+ * The jobs an earlier run of this claim took before its connection was lost (its commit may have
+ * gone through without the reply): running, with this claim's token, and a lease expiry set
+ * between the first run's start and now (database clock). A locking read over that narrow range
+ * of the `claim` index, so that a run whose COMMIT is still in flight is waited for.
+ */
+async function takenBefore(conn: SqlConnection, t: QueueTables, queue: string, token: number, leaseMicros: number, elapsedUs: number): Promise<ClaimRow[]> {
+  const { rows } = await conn.query<ClaimRow>(
+    `SELECT ${CLAIM_COLUMNS} FROM ${t.jobs} FORCE INDEX (\`claim\`)
+     WHERE \`queue\` = ? AND \`phase\` = ${PHASE.running} AND \`ready_priority\` = 0
+       AND \`due_at\` BETWEEN ${NOW_PLUS} AND ${NOW_PLUS} AND \`lease\` = ? FOR UPDATE`,
+    [queue, leaseMicros - elapsedUs - WINDOW_SLACK_US, leaseMicros + WINDOW_SLACK_US, token],
+  );
+  return rows;
+}
+
 /**
  * Claims up to `limit` jobs of `queue` (of `group` when given) in one READ COMMITTED transaction:
  * `SELECT ... FOR UPDATE SKIP LOCKED` over the `claim` index range of ready rows (by priority, due
  * time, then group and id), then one UPDATE by primary key that sets the lease expiry (database
- * clock), counts the attempt and moves the fencing token on. Due delayed jobs and expired leases
- * are made ready first when this handle has not looked for them for `PROMOTE_EVERY_MS`, and always
- * when fewer than `limit` ready jobs were found (then the claim reads again). READ COMMITTED takes
- * no gap locks, so producers inserting meanwhile never wait on a claimer; SKIP LOCKED means a
- * claimer never waits on another. The transaction always ends (COMMIT), also when nothing is found.
+ * clock), counts the attempt and sets the claim's fencing token (new and random for each call).
+ * Due delayed jobs and expired leases are made ready first when this handle has not looked for
+ * them for `PROMOTE_EVERY_MS`, and always when fewer than `limit` ready jobs were found (then the
+ * claim reads again). READ COMMITTED takes no gap locks, so producers inserting meanwhile never
+ * wait on a claimer; SKIP LOCKED means a claimer never waits on another. The transaction always
+ * ends (COMMIT), also when nothing is found. A run retried after a lost connection first looks
+ * for the jobs an earlier run took (`takenBefore`) and returns those, with the same token and
+ * attempts counted once, instead of leaving them leased to nobody.
  */
 export async function claimJobs<P>(
   exec: Executor,
@@ -78,47 +110,64 @@ export async function claimJobs<P>(
   state: ClaimState,
 ): Promise<Job<P>[]> {
   if (args.limit === 0) return [];
-  const rows = await exec.transaction(async (conn) => {
-    const ready = (): Promise<{ rows: ClaimRow[] }> =>
-      conn.query<ClaimRow>(
-        `SELECT \`id\`, \`grp\`, \`priority\`, \`attempt\`, \`max_attempts\`, \`lease\`, \`payload\`,
-                ${micros('`run_at`')} AS run_us, ${NOW_MICROS} AS now_us
-         FROM ${t.jobs} FORCE INDEX (\`claim\`)
-         WHERE \`queue\` = ?${args.group === undefined ? '' : ' AND `grp` = ?'} AND \`phase\` = ${PHASE.ready}
-         ORDER BY \`ready_priority\`, \`due_at\`, \`grp\`, \`id\` LIMIT ${args.limit} FOR UPDATE SKIP LOCKED`,
-        args.group === undefined ? [queue] : [queue, args.group],
-      );
-    const started = performance.now();
-    let looked = started - state.lastPromote >= PROMOTE_EVERY_MS;
-    if (looked) await promoteDue(conn, t, queue, args.limit);
-    let found = await ready();
-    if (found.rows.length < args.limit && !looked) {
-      looked = true;
-      // Rows this transaction already locked come back again (its own locks are not skipped).
-      if ((await promoteDue(conn, t, queue, args.limit)) > 0) found = await ready();
+  const token = newToken();
+  const firstRun = performance.now();
+  const { rows, fresh } = await exec.attempts((attempt) => async (conn) => {
+    if (attempt.afterLost) {
+      const before = await takenBefore(conn, t, queue, token, args.leaseMicros, Math.ceil((performance.now() - firstRun) * 1000));
+      if (before.length > 0) return { rows: before, fresh: false };
     }
-    if (looked) state.lastPromote = started;
-    if (found.rows.length === 0) return [];
-    await conn.query(
-      `${updateById(t.jobs)} SET \`due_at\` = ${NOW_PLUS}, \`attempt\` = \`attempt\` + 1, \`lease\` = \`lease\` + 1, \`ready_priority\` = 0, \`phase\` = ${PHASE.running}
-       WHERE \`id\` IN (${placeholderList(found.rows.length)})`,
-      [args.leaseMicros, ...found.rows.map((r) => toNumber(r.id))],
-    );
-    return found.rows;
+    return { rows: await claimReady(conn, t, queue, args, state, token), fresh: true };
   }, { isolation: 'READ COMMITTED' });
   return rows.map((r) => {
     const nowMs = toNumber(r.now_us) / 1000;
     return Object.freeze({
       id: toNumber(r.id),
       queue,
-      token: toNumber(r.lease) + 1,
+      token,
       payload: decodePayload<P>(r.payload),
-      attempt: toNumber(r.attempt) + 1,
+      attempt: toNumber(r.attempt) + (fresh ? 1 : 0),
       maxAttempts: toNumber(r.max_attempts),
       priority: toNumber(r.priority),
       group: r.grp === '' ? null : r.grp,
       runAt: new Date(toNumber(r.run_us) / 1000),
-      leaseUntil: new Date(nowMs + args.leaseMicros / 1000),
+      leaseUntil: fresh ? new Date(nowMs + args.leaseMicros / 1000) : new Date(toNumber(r.due_us) / 1000),
     });
   });
+}
+
+/** One claim run in the caller's transaction: promote what is due, lock ready rows, lease them to `token`. */
+async function claimReady(
+  conn: SqlConnection,
+  t: QueueTables,
+  queue: string,
+  args: { limit: number; leaseMicros: number; group: string | undefined },
+  state: ClaimState,
+  token: number,
+): Promise<ClaimRow[]> {
+  const ready = (): Promise<{ rows: ClaimRow[] }> =>
+    conn.query<ClaimRow>(
+      `SELECT ${CLAIM_COLUMNS}
+       FROM ${t.jobs} FORCE INDEX (\`claim\`)
+       WHERE \`queue\` = ?${args.group === undefined ? '' : ' AND `grp` = ?'} AND \`phase\` = ${PHASE.ready}
+       ORDER BY \`ready_priority\`, \`due_at\`, \`grp\`, \`id\` LIMIT ${args.limit} FOR UPDATE SKIP LOCKED`,
+      args.group === undefined ? [queue] : [queue, args.group],
+    );
+  const started = performance.now();
+  let looked = started - state.lastPromote >= PROMOTE_EVERY_MS;
+  if (looked) await promoteDue(conn, t, queue, args.limit);
+  let found = await ready();
+  if (found.rows.length < args.limit && !looked) {
+    looked = true;
+    // Rows this transaction already locked come back again (its own locks are not skipped).
+    if ((await promoteDue(conn, t, queue, args.limit)) > 0) found = await ready();
+  }
+  if (looked) state.lastPromote = started;
+  if (found.rows.length === 0) return [];
+  await conn.query(
+    `${updateById(t.jobs)} SET \`due_at\` = ${NOW_PLUS}, \`attempt\` = \`attempt\` + 1, \`lease\` = ?, \`ready_priority\` = 0, \`phase\` = ${PHASE.running}
+     WHERE \`id\` IN (${placeholderList(found.rows.length)})`,
+    [args.leaseMicros, token, ...found.rows.map((r) => toNumber(r.id))],
+  );
+  return found.rows;
 }

@@ -3,6 +3,7 @@ import { chunks, placeholderList, placeholderRows, statementBytes } from '../chu
 import type { Executor } from '../engine/executor.js';
 import { invalid, TaskrowError } from '../errors.js';
 import type { SqlConnection } from '../port.js';
+import { purgeReceiptsNow, readReceipt, receiptToken, writeReceipt } from '../receipts/receipts.js';
 import { show, toNumber } from '../validate.js';
 import { jobRow, type JobRow, type QueueSettings } from './options.js';
 import { PHASE, type QueueTables } from './tables.js';
@@ -38,27 +39,51 @@ export function jobRows(items: unknown, settings: QueueSettings): JobRow[] {
 
 const hex = (b: Buffer | null): string | null => (b ? b.toString('hex') : null);
 
+/** A receipt's text for an enqueue's result: ids in order, `~` before a deduplicated one. */
+function encodeEnqueued(out: readonly Enqueued[]): string {
+  return out.map((e) => (e.deduplicated ? `~${e.id}` : String(e.id))).join(',');
+}
+
+function decodeEnqueued(text: string): Enqueued[] {
+  return text.split(',').map((s) => (s.startsWith('~') ? { id: Number(s.slice(1)), deduplicated: true } : { id: Number(s), deduplicated: false }));
+}
+
 /**
  * Inserts validated rows: every row or none. Rows with a dedup key whose live job exists are not
- * inserted; their entry carries the live job's id. Resolves to one entry per row, in order. One
- * job without a dedup key is a single autocommit statement (or a statement of the application's
- * transaction, inside `taskrow.in(tx)`); anything else is one transaction, so the new rows stay
- * invisible to claimers until their ids were read back. With dedup keys it runs at READ
- * COMMITTED: the upsert then meets the latest committed row (under REPEATABLE READ, MariaDB 11.6+
- * snapshot isolation fails it with error 1020 when a concurrent enqueue of the same key won).
+ * inserted; their entry carries the live job's id. Resolves to one entry per row, in order. It is
+ * one transaction, so the new rows stay invisible to claimers until their ids were read back, and
+ * it ends with a receipt of its result (see `receipts.ts`): a run retried after a lost connection
+ * reads the receipt first and, when the lost run committed, returns its result instead of
+ * inserting again, so a lost reply never enqueues a job twice. Inside `taskrow.in(tx)` the rows
+ * join the application's transaction (no receipt: nothing is retried there). With dedup keys it
+ * runs at READ COMMITTED: the upsert then meets the latest committed row (under REPEATABLE READ,
+ * MariaDB 11.6+ snapshot isolation fails it with error 1020 when a concurrent enqueue of the same
+ * key won).
  */
 export async function insertJobs(exec: Executor, t: QueueTables, queue: string, rows: readonly JobRow[]): Promise<Enqueued[]> {
   if (rows.length === 0) return [];
   const bytes = statementBytes(exec.dialect.maxAllowedPacket);
   const parts = [...chunks(rows, { maxRows: INSERT_ROWS, maxBytes: bytes }, (r) => r.payloadBytes + (r.dedup?.length ?? 0) * 2 + 200)];
   const keyed = rows.some((r) => r.dedup);
-  // One new row without a dedup key: a single statement, whose insert id is the job's id.
-  if (rows.length === 1 && !keyed) return insertChunk(exec, t, queue, rows);
-  return exec.transaction(async (conn) => {
+  const insertAll = async (conn: SqlConnection): Promise<Enqueued[]> => {
     const out: Enqueued[] = [];
     for (const part of parts) out.push(...(await insertChunk(conn, t, queue, part)));
     return out;
-  }, keyed ? { isolation: 'READ COMMITTED' } : {});
+  };
+  if (exec.client.joined) return exec.transaction(insertAll);
+  const token = receiptToken();
+  const out = await exec.attempts(
+    (attempt) => async (conn) => {
+      const before = attempt.afterLost ? await readReceipt(conn, t.receipts, token) : undefined;
+      if (before !== undefined) return decodeEnqueued(before);
+      const done = await insertAll(conn);
+      await writeReceipt(conn, t.receipts, token, encodeEnqueued(done));
+      return done;
+    },
+    keyed ? { isolation: 'READ COMMITTED' } : {},
+  );
+  purgeReceiptsNow(exec, t.receipts);
+  return out;
 }
 
 /** Live jobs of `queue` with these dedup keys (index forms): hex -> id. `lock` reads the latest committed rows. */

@@ -28,8 +28,11 @@ export async function completeJobs(c: AckContext, refs: readonly JobRef[]): Prom
         : await conn.query(`${deleteById(c.t.jobs)} WHERE ${f.sql}`, f.params);
     return res.affectedRows;
   };
-  if (await ackFast(c.exec, refs, true, write)) return;
-  await ackHeld(c.exec, c.t, c.queue, refs, 'complete', true, async (conn, held) => {
+  const fast = await ackFast(c.exec, refs, true, write);
+  if (fast === 'applied') return;
+  // A lost run leaves a completed job deleted, or kept as done (and perhaps purged since).
+  const check = { action: 'complete', once: true, after: [-1, PHASE.done], recover: fast === 'recover' };
+  await ackHeld(c.exec, c.t, c.queue, refs, check, async (conn, held) => {
     expectAll('complete', await write(conn, held.map((h) => h.ref)), held);
   });
 }
@@ -37,7 +40,8 @@ export async function completeJobs(c: AckContext, refs: readonly JobRef[]): Prom
 /** Schedules a retry with backoff, or makes the job dead on its last attempt; see `Queue.fail`. */
 export async function failJob(c: AckContext, ref: JobRef, error: unknown, retryIn: number | undefined): Promise<FailOutcome> {
   const text = errorText(error);
-  const { result } = await ackHeld(c.exec, c.t, c.queue, [ref], 'fail', true, async (conn, held): Promise<FailOutcome> => {
+  const check = { action: 'fail', once: true, after: [PHASE.delayed, PHASE.dead], recover: false };
+  const { result, recovered } = await ackHeld(c.exec, c.t, c.queue, [ref], check, async (conn, held): Promise<FailOutcome> => {
     const h = held[0] as HeldRow;
     const f = fence(c.queue, held.map((h) => h.ref));
     if (h.attempt >= h.maxAttempts) {
@@ -56,6 +60,8 @@ export async function failJob(c: AckContext, ref: JobRef, error: unknown, retryI
     expectAll('fail', res.affectedRows, held);
     return { state: 'delayed', runAt: new Date((h.nowUs + delay) / 1000) };
   });
+  const before = recovered[0]?.row;
+  if (before) return before.phase === PHASE.dead ? { state: 'dead' } : { state: 'delayed', runAt: new Date(before.dueUs / 1000) };
   return result as FailOutcome;
 }
 
@@ -74,8 +80,10 @@ export async function releaseJobs(c: AckContext, refs: readonly JobRef[], delay:
         : await conn.query(`${updateById(c.t.jobs)} SET ${uncount}, \`due_at\` = \`run_at\`, \`ready_priority\` = \`priority\`, \`phase\` = ${PHASE.ready} WHERE ${f.sql}`, f.params);
     return res.affectedRows;
   };
-  if (await ackFast(c.exec, refs, true, write)) return;
-  await ackHeld(c.exec, c.t, c.queue, refs, 'release', true, async (conn, held) => {
+  const fast = await ackFast(c.exec, refs, true, write);
+  if (fast === 'applied') return;
+  const check = { action: 'release', once: true, after: [PHASE.ready, PHASE.delayed], recover: fast === 'recover' };
+  await ackHeld(c.exec, c.t, c.queue, refs, check, async (conn, held) => {
     expectAll('release', await write(conn, held.map((h) => h.ref)), held);
   });
 }
@@ -87,7 +95,9 @@ export async function extendJobs(c: AckContext, refs: readonly JobRef[], seconds
     const { rows } = await c.exec.query<{ now_us: unknown }>(`SELECT ${NOW_MICROS} AS now_us`);
     return new Date((toNumber(rows[0]?.now_us) + micros) / 1000);
   }
-  const { held } = await ackHeld(c.exec, c.t, c.queue, refs, 'extend', false, async (conn, held) => {
+  // Extending again after a lost run is harmless: nothing to recover.
+  const check = { action: 'extend', once: false, after: [], recover: false };
+  const { held } = await ackHeld(c.exec, c.t, c.queue, refs, check, async (conn, held) => {
     const f = fence(c.queue, held.map((h) => h.ref));
     const res = await conn.query(`${updateById(c.t.jobs)} SET \`due_at\` = ${NOW_PLUS} WHERE ${f.sql}`, [micros, ...f.params]);
     expectAll('extend', res.affectedRows, held);

@@ -1,12 +1,14 @@
+import { receiptsTable } from '../receipts/tables.js';
 import { table } from '../schema/tables.js';
 
-/** The Queue table under one prefix: every queue's jobs, keyed by queue name. */
+/** The Queue's tables under one prefix: every queue's jobs, keyed by queue name, and the receipts of enqueues. */
 export interface QueueTables {
   readonly jobs: string;
+  readonly receipts: string;
 }
 
 export function queueTables(prefix: string): QueueTables {
-  return { jobs: table(prefix, 'queue_jobs') };
+  return { jobs: table(prefix, 'queue_jobs'), receipts: receiptsTable(prefix) };
 }
 
 /**

@@ -2,6 +2,7 @@ import { DONES_MIGRATION } from '../dones/schema.js';
 import { LOOP_MIGRATION } from '../loop/schema.js';
 import { QUEUE_MIGRATION } from '../queue/schema.js';
 import { RESOURCES_MIGRATION } from '../resources/schema.js';
+import { RECEIPTS_MIGRATION } from '../receipts/schema.js';
 import type { Migration } from './migration.js';
 import { table, TABLE_OPTIONS } from './tables.js';
 
@@ -19,9 +20,10 @@ export function migrationsTableSql(prefix: string): string {
 
 /**
  * Every version, in order. New versions are appended, never edited. Versions are allocated per
- * primitive: 1 Dones, 2 Loop, 3 Queue, 4 Resources; later changes take the next free number.
+ * primitive: 1 Dones, 2 Loop, 3 Queue, 4 Resources; later changes take the next free number
+ * (5 receipts of writes retried after a lost reply).
  */
-export const MIGRATIONS: readonly Migration[] = [DONES_MIGRATION, LOOP_MIGRATION, QUEUE_MIGRATION, RESOURCES_MIGRATION].sort((a, b) => a.version - b.version);
+export const MIGRATIONS: readonly Migration[] = [DONES_MIGRATION, LOOP_MIGRATION, QUEUE_MIGRATION, RESOURCES_MIGRATION, RECEIPTS_MIGRATION].sort((a, b) => a.version - b.version);
 
 /** The newest schema version this build knows. */
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

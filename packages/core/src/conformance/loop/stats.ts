@@ -4,7 +4,7 @@ import { loopSql } from '../../loop/sql.js';
 import { loopTable } from '../../loop/tables.js';
 import { handlerReads } from '../reads.js';
 import type { SuiteContext } from '../session.js';
-import { freshLoop, passTime, range } from './probe.js';
+import { freshLoop, passTime, probeNow, range, setTimes } from './probe.js';
 
 /** Rows of the big-loop case: TASKROW_CONFORMANCE_LOOP_ROWS, default 1,000,000 (a multiple of 10,000). */
 function bigRows(): number {
@@ -62,6 +62,24 @@ export function loopStats<Tx>(ctx: () => SuiteContext<Tx>): void {
     expect(s.minUpdateTime).toBeLessThanOrEqual(5);
     expect(s.maxUpdateTime).toBeGreaterThanOrEqual(100); // 11
     expect(s.maxUpdateTime).toBeLessThanOrEqual(105);
+  });
+
+  it('takes the update times over every id, locked and bumped ones too, as doloop', async () => {
+    const c = ctx();
+    const loop = await freshLoop(c);
+    await loop.add(range(1, 4));
+    const now = await probeNow(c.session.probe);
+    // Unlocked ids updated 50 and 60 s ago; the newest update is on a locked id, the oldest on a bumped one.
+    await setTimes(c.session.probe, loop.table, 1, { lastUpdated: -50, lockUntil: null }, now);
+    await setTimes(c.session.probe, loop.table, 2, { lastUpdated: -60, lockUntil: null }, now);
+    await setTimes(c.session.probe, loop.table, 3, { lastUpdated: -10, lockUntil: 600 }, now);
+    await setTimes(c.session.probe, loop.table, 4, { lastUpdated: -900, lockUntil: -5 }, now);
+    const s = await loop.stats();
+    expect([s.locked, s.bumped]).toEqual([1, 1]);
+    expect(s.minUpdateTime).toBeGreaterThanOrEqual(10); // id 3, locked
+    expect(s.minUpdateTime).toBeLessThan(15);
+    expect(s.maxUpdateTime).toBeGreaterThanOrEqual(900); // id 4, bumped
+    expect(s.maxUpdateTime).toBeLessThan(905);
   });
 
   it(`stays index-only on a ${bigRows().toLocaleString('en-US')}-row loop: stats, check and get read only what they need`, async () => {

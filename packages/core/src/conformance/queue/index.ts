@@ -10,6 +10,8 @@ import { queueEnqueue } from './enqueue.js';
 import { queueLeases } from './leases.js';
 import { queueList } from './list.js';
 import { queueMaintenance } from './maintenance.js';
+import { queueHolding } from './holding.js';
+import { queueStrict } from './strict.js';
 import { queueTransactions } from './transactions.js';
 import { queueWorker } from './worker.js';
 
@@ -30,8 +32,10 @@ export function describeQueueConformance<Tx>(harness: ConformanceHarness<Tx>): v
       describe('dead jobs, retention and stats', () => queueMaintenance(ctx));
       describe('list and getJob', () => queueList(ctx));
       describe('bad input', () => queueBadInput(ctx));
+      describe('strict options and payloads', () => queueStrict(ctx));
       describe('application transactions', () => queueTransactions(ctx));
       describe('worker', () => queueWorker(ctx));
+      describe('holding leases', () => queueHolding(ctx));
       describe('concurrency', () => queueConcurrency(ctx));
     });
   }

@@ -6,6 +6,7 @@ import { resourcesBadInput } from './bad-input.js';
 import { resourcesBasics } from './basics.js';
 import { resourcesConcurrency } from './concurrency.js';
 import { resourcesHistory } from './history.js';
+import { resourcesHolding } from './holding.js';
 import { resourcesLeases } from './leases.js';
 import { resourcesScoped } from './scoped.js';
 
@@ -19,6 +20,7 @@ export function describeResourcesConformance<Tx>(harness: ConformanceHarness<Tx>
       const ctx = useSession(harness, target);
       describe('rules', () => resourcesBasics(ctx));
       describe('waits and leases', () => resourcesLeases(ctx));
+      describe('holding leases', () => resourcesHolding(ctx));
       describe('scoped runs and shutdown', () => resourcesScoped(ctx));
       describe('flow history', () => resourcesHistory(ctx));
       describe('admin', () => resourcesAdmin(ctx));

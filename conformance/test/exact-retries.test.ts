@@ -1,0 +1,154 @@
+import mysql from 'mysql2/promise';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTaskrow, type SqlClient, type Taskrow } from '@taskrow/core';
+import { mysql2Client, type Mysql2Connection } from '@taskrow/mysql2';
+import { mysql2Probe } from '../src/harnesses/mysql2.js';
+import { label, targets } from '../src/targets.js';
+
+/** What the lossy client reports instead of a COMMIT's reply: a lost connection. */
+class LostReply extends Error {
+  readonly code = 'PROTOCOL_CONNECTION_LOST';
+}
+
+/**
+ * A client whose next `lose` transactions really commit (or, with `before`, roll back) and then
+ * report a lost connection, as a connection that dies while the COMMIT's reply is on its way does.
+ * taskrow must then find out what the lost run did instead of doing it twice.
+ */
+function lossy(inner: SqlClient): SqlClient & { lose(n: number, when?: 'after' | 'before'): void; lost: number } {
+  let pending = 0;
+  let when: 'after' | 'before' = 'after';
+  const client = {
+    adapter: inner.adapter,
+    joined: false,
+    lost: 0,
+    lose(n: number, w: 'after' | 'before' = 'after') {
+      pending = n;
+      when = w;
+    },
+    describeError: (err: unknown) => (err instanceof LostReply ? { lost: true, code: err.code } : inner.describeError(err)),
+    query: inner.query.bind(inner),
+    async transaction<T>(fn: Parameters<SqlClient['transaction']>[0], options?: Parameters<SqlClient['transaction']>[1]): Promise<T> {
+      const drop = pending > 0;
+      if (drop) pending -= 1;
+      if (drop && when === 'before') {
+        await inner.transaction(async (conn) => {
+          await fn(conn);
+          throw new LostReply('connection lost before COMMIT');
+        }, options).catch((err: unknown) => {
+          if (!(err instanceof LostReply)) throw err;
+        });
+        client.lost += 1;
+        throw new LostReply('connection lost before COMMIT');
+      }
+      const result = (await inner.transaction(fn, options)) as T;
+      if (drop) {
+        client.lost += 1;
+        throw new LostReply('connection lost after COMMIT, before its reply');
+      }
+      return result;
+    },
+  };
+  return client as SqlClient & { lose(n: number, when?: 'after' | 'before'): void; lost: number };
+}
+
+for (const target of targets()) {
+  describe(`${label(target)} · mysql2 · exact retries after a lost reply`, () => {
+    const prefix = `xr${process.pid.toString(36)}_`;
+    let pool: mysql.Pool;
+    let client: ReturnType<typeof lossy>;
+    let tr: Taskrow<Mysql2Connection>;
+    let probe: Awaited<ReturnType<typeof mysql2Probe>>;
+    const rows = async <R>(sql: string, params: unknown[] = []): Promise<R[]> => probe.query<R>(sql, params);
+
+    beforeAll(async () => {
+      pool = mysql.createPool({ uri: target.url, connectionLimit: 4 });
+      client = lossy(mysql2Client(pool));
+      tr = await createTaskrow<Mysql2Connection>({ client, joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } });
+      await tr.migrate();
+      probe = await mysql2Probe(target.url);
+    });
+    afterAll(async () => {
+      for (const t of await rows<{ t: string }>('SELECT table_name AS t FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE ?', [`${prefix}%`])) {
+        await probe.query(`DROP TABLE IF EXISTS \`${t.t}\``);
+      }
+      await probe.end();
+      await pool.end();
+    });
+
+    const jobsOf = (queue: string) =>
+      rows<{ id: number; phase: number; attempt: number; lease: number }>(`SELECT id, phase, attempt, lease FROM \`${prefix}queue_jobs\` WHERE queue = ? ORDER BY id`, [queue]);
+
+    it('enqueue and enqueueMany whose commit reply was lost insert each job once and return its id', async () => {
+      const q = tr.queue(`e${Date.now()}`);
+      client.lose(1);
+      const one = await q.enqueue({ n: 0 });
+      client.lose(1);
+      const many = await q.enqueueMany(Array.from({ length: 50 }, (_, i) => ({ payload: { n: i + 1 } })));
+      expect(client.lost).toBeGreaterThanOrEqual(2);
+      const stored = await jobsOf(q.name);
+      expect(stored.map((r) => Number(r.id))).toEqual([one.id, ...many.map((m) => m.id)]);
+    });
+
+    it('an enqueue whose connection was lost before COMMIT is inserted by the retry, once', async () => {
+      const q = tr.queue(`b${Date.now()}`);
+      client.lose(1, 'before');
+      const one = await q.enqueue('x');
+      expect((await jobsOf(q.name)).map((r) => Number(r.id))).toEqual([one.id]);
+    });
+
+    it('a claim whose reply was lost returns the jobs that run took: same tokens, attempt counted once', async () => {
+      const q = tr.queue(`c${Date.now()}`);
+      await q.enqueueMany(Array.from({ length: 10 }, (_, i) => ({ payload: i })));
+      client.lose(1);
+      const jobs = await q.claim({ limit: 4, lease: 60 });
+      expect(jobs).toHaveLength(4);
+      const stored = await jobsOf(q.name);
+      const running = stored.filter((r) => Number(r.phase) === 2);
+      expect(running.map((r) => Number(r.id)).sort((a, b) => a - b)).toEqual(jobs.map((j) => j.id).sort((a, b) => a - b));
+      for (const j of jobs) {
+        const row = running.find((r) => Number(r.id) === j.id)!;
+        expect([Number(row.lease), Number(row.attempt), j.attempt]).toEqual([j.token, 1, 1]);
+      }
+    });
+
+    it('complete, fail and release whose reply was lost report what was applied, not LEASE_LOST', async () => {
+      const q = tr.queue(`a${Date.now()}`);
+      await q.enqueueMany(Array.from({ length: 6 }, (_, i) => ({ payload: i })));
+      const jobs = await q.claim({ limit: 6, lease: 60 });
+      client.lose(1);
+      await q.complete(jobs.slice(0, 3));
+      client.lose(1);
+      expect((await q.fail(jobs[3]!, new Error('boom'))).state).toBe('delayed');
+      client.lose(1);
+      await q.release(jobs.slice(4));
+      const stored = await jobsOf(q.name);
+      expect(stored.map((r) => [Number(r.id), Number(r.phase)])).toEqual([
+        [jobs[3]!.id, 1],
+        [jobs[4]!.id, 0],
+        [jobs[5]!.id, 0],
+      ]);
+    });
+
+    it('a Loop get whose reply was lost returns the ids that run locked, and locks no others', async () => {
+      const loop = await tr.createLoop(`l${Date.now().toString(36)}`);
+      await loop.add(Array.from({ length: 20 }, (_, i) => i + 1));
+      client.lose(1);
+      const ids = await loop.get(5);
+      expect(ids).toHaveLength(5);
+      const locked = await rows<{ id: number }>(`SELECT id FROM \`${loop.table}\` WHERE lock_until IS NOT NULL ORDER BY id`);
+      expect(locked.map((r) => Number(r.id))).toEqual([...ids].map(Number).sort((a, b) => a - b));
+    });
+
+    it('a Resources acquire whose reply was lost holds its own locks', async () => {
+      const res = tr.resources({ releaseOnExit: false });
+      const key = `out.${Date.now()}`;
+      client.lose(1);
+      const job = await res.acquire('writer', { outputs: [key], lease: 60 });
+      expect(job.held).toBe(true);
+      const locks = await rows<{ holder: Buffer }>(`SELECT holder FROM \`${prefix}resource_locks\``);
+      expect(locks.map((l) => Buffer.from(l.holder).toString('hex'))).toContain(job.id);
+      await job.release();
+    });
+  });
+}

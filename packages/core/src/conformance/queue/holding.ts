@@ -1,0 +1,67 @@
+import { expect, it } from 'vitest';
+import { TaskrowError } from '../../errors.js';
+import { freshName } from '../harness.js';
+import type { SuiteContext } from '../session.js';
+import { probeJob, probeJobs, probeNowMs, until } from './probe.js';
+
+/** Resolves with the signal's reason once it aborts. */
+export const aborted = (signal: AbortSignal): Promise<unknown> =>
+  new Promise((r) => (signal.aborted ? r(signal.reason) : signal.addEventListener('abort', () => r(signal.reason), { once: true })));
+
+/** How the worker holds leases: exactly the jobs it still holds are extended; no lease is trusted past its end. */
+export function queueHolding<Tx>(ctx: () => SuiteContext<Tx>): void {
+  it('keeps extending its other jobs when a handler completes its own job in its own transaction', async () => {
+    const { session, prefix } = ctx();
+    const name = freshName('q');
+    const q = session.taskrow.queue<string>(name);
+    await q.enqueueMany(['self', 'a', 'b'].map((payload) => ({ payload })));
+    const errors: unknown[] = [];
+    const outcome = new Map<string, string>();
+    let selfAcked = false;
+    const w = q.work(async (job, { signal }) => {
+      if (job.payload === 'self') {
+        await session.withDriverTransaction('commit', (tx) => session.taskrow.in(tx).queue(name).complete(job));
+        selfAcked = true;
+        return;
+      }
+      const first = (await probeJob(session.probe, prefix, job.id))!.dueAtMs;
+      // Two extensions past the first lease: only a heartbeat that extends this job gets there.
+      const extended = until(`job ${job.payload} extended`, async () => selfAcked && (await probeJob(session.probe, prefix, job.id))!.dueAtMs > first + 1500);
+      outcome.set(job.payload, await Promise.race([extended.then(() => 'extended'), aborted(signal).then(() => 'aborted')]));
+    }, { concurrency: 3, batchSize: 3, lease: 1, pollInterval: 0.05, onError: (e) => void errors.push(e) });
+    await until('both jobs settled', () => outcome.size === 2);
+    await w.stop();
+    expect(Object.fromEntries(outcome)).toEqual({ a: 'extended', b: 'extended' });
+    expect(errors).toEqual([]);
+    expect(w.counts).toEqual({ completed: 2, failed: 0, lost: 0 });
+    expect(await probeJobs(session.probe, prefix, name)).toEqual([]);
+  });
+
+  it('aborts the handler with LEASE_LOST before its lease passes when no extension can be confirmed, and never acks it', async () => {
+    const { session, prefix } = ctx();
+    const name = freshName('q');
+    const q = session.taskrow.queue(name);
+    const { id } = await q.enqueue('stuck');
+    let seen: { reason: unknown; leftMs: number } | undefined;
+    const w = q.work(async (job, { signal }) => {
+      // Another transaction holds the job's row: every heartbeat of this job waits on it.
+      await session.withDriverTransaction('rollback', async (tx) => {
+        await session.taskrow.in(tx).queue(name).extend(job, 60);
+        const reason = await aborted(signal);
+        const due = (await probeJob(session.probe, prefix, id))!.dueAtMs; // the committed expiry
+        seen = { reason, leftMs: due - (await probeNowMs(session.probe)) };
+      });
+    }, { lease: 3, pollInterval: 0.05 });
+    await until('handler aborted', () => seen !== undefined, 30);
+    expect(seen!.reason).toBeInstanceOf(TaskrowError);
+    expect((seen!.reason as TaskrowError).code).toBe('LEASE_LOST');
+    expect(seen!.leftMs).toBeGreaterThan(0); // aborted while the database still held the lease
+    await until('the worker gave the job up', () => w.counts.lost === 1);
+    await w.stop();
+    expect(w.counts).toMatchObject({ completed: 0, lost: 1 });
+    // Never acked: still running on its first claim until the lease passes, then another claim takes it.
+    expect(await probeJob(session.probe, prefix, id)).toMatchObject({ state: 'running', attempt: 1 });
+    await until('taken by another claim after the lease passed', async () => (await q.claim({ limit: 1, lease: 60 })).length === 1, 30);
+    expect(await probeJob(session.probe, prefix, id)).toMatchObject({ state: 'running', attempt: 2 });
+  });
+}

@@ -1,0 +1,6 @@
+import { table } from '../schema/tables.js';
+
+/** The receipts table under one prefix (see `receipts.ts`). */
+export function receiptsTable(prefix: string): string {
+  return table(prefix, 'receipts');
+}
