@@ -14,7 +14,10 @@ export type TaskrowErrorCode =
   | 'LEASE_LOST'
   | 'RESOURCE_UNAVAILABLE';
 
-/** The one error type taskrow throws. `code` says what happened; `cause` keeps the driver error. */
+/**
+ * The base of every error taskrow's public functions throw (bad input included: no TypeError or
+ * RangeError escapes for it). `code` says what happened; `cause` keeps the driver error.
+ */
 export class TaskrowError extends Error {
   override readonly name: string = 'TaskrowError';
   readonly code: TaskrowErrorCode;

@@ -21,4 +21,5 @@ export {
   type ResourceJobsTable,
   type ResourceEdgesTable,
   type ReceiptsTable,
+  type QueueDeadKeysTable,
 } from './tables.js';

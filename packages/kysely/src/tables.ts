@@ -116,6 +116,12 @@ export interface ReceiptsTable {
   result: string;
 }
 
+/** Queue: the dedup keys of dead jobs, kept for `retryDead()`. */
+export interface QueueDeadKeysTable {
+  id: number;
+  dedup_k: Buffer;
+}
+
 /** Every table `migrate()` creates, by name without the prefix. */
 export interface TaskrowTables {
   schema_migrations: SchemaMigrationsTable;
@@ -129,6 +135,7 @@ export interface TaskrowTables {
   resource_jobs: ResourceJobsTable;
   resource_edges: ResourceEdgesTable;
   receipts: ReceiptsTable;
+  queue_dead_keys: QueueDeadKeysTable;
 }
 
 /** taskrow's tables under prefix `P`: `Kysely<TaskrowDatabase>` (default prefix) or `Kysely<MyDb & TaskrowDatabase<'jobs_'>>`. */
@@ -159,6 +166,7 @@ export const TASKROW_COLUMNS = {
   resource_jobs: ['holder', 'job', 'owner', 'acquired_at', 'lease_until'],
   resource_edges: ['src_h', 'dst_h', 'kind', 'src', 'dst', 'last_seen'],
   receipts: ['token', 'made_at', 'result'],
+  queue_dead_keys: ['id', 'dedup_k'],
 } as const satisfies { readonly [T in keyof TaskrowTables]: readonly (keyof TaskrowTables[T])[] };
 
 /** The columns of one loop table, in DDL order. */

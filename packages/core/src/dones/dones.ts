@@ -3,6 +3,7 @@ import type { Executor } from '../engine/executor.js';
 import { invalid, TaskrowError } from '../errors.js';
 import { encodeKey, encodeKeys, INDEX_KEY_BYTES, VERBATIM_KEY_BYTES, type EncodedKey } from '../keys.js';
 import { validateName } from '../names.js';
+import { epochMicros } from '../sql.js';
 import type { SqlConnection } from '../port.js';
 import type { DonesTables } from './tables.js';
 import { intArg, optionsOf, show, toNumber } from '../validate.js';
@@ -14,7 +15,7 @@ const WRITE_ROWS = 2000;
 const READ_ROWS = 2000;
 /** Lookups of a `pending()` stream in flight at once (a pool runs them in parallel). */
 const PENDING_IN_FLIGHT = 3;
-const EPOCH_MICROS = "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', `marked_at`)";
+const EPOCH_MICROS = epochMicros('`marked_at`');
 
 const byIndex = (a: EncodedKey, b: EncodedKey): number => Buffer.compare(a.k, b.k);
 /**

@@ -6,7 +6,7 @@ export interface DonesTables {
   readonly ns: string;
   /** Generation allocator; retired generations wait here for the purge. */
   readonly gen: string;
-  /** (generation, key digest) -> key, time marked. */
+  /** (generation, key in index form: verbatim up to 2,999 bytes, else prefix + SHA-256) -> full key when long, time marked. */
   readonly dones: string;
 }
 

@@ -6,7 +6,7 @@ import { RollBack } from '../retry.js';
 import { intArg, show, toNumber } from '../validate.js';
 import { LeaseLostError } from './errors.js';
 import { MAX_CLAIM } from './options.js';
-import { micros, NOW_MICROS, PHASE, type QueueTables } from './tables.js';
+import { epochMicros, NOW_MICROS, PHASE, type QueueTables } from './tables.js';
 import type { JobRef } from './types.js';
 
 /** Most jobs one ack call takes (one transaction). */
@@ -185,7 +185,7 @@ export async function ackHeld<R>(
   const sorted = [...refs].sort(byId); // one lock order for every acker
   const { result, found } = await exec.attempts((attempt) => async (conn) => {
     const { rows } = await conn.query<AckRow>(
-      `SELECT \`id\`, \`queue\`, \`phase\`, \`lease\`, \`attempt\`, \`max_attempts\`, ${micros('`due_at`')} AS due_us, ${NOW_MICROS} AS now_us
+      `SELECT \`id\`, \`queue\`, \`phase\`, \`lease\`, \`attempt\`, \`max_attempts\`, ${epochMicros('`due_at`')} AS due_us, ${NOW_MICROS} AS now_us
        FROM ${t.jobs} FORCE INDEX (PRIMARY) WHERE \`id\` IN (${placeholderList(sorted.length)}) FOR UPDATE`,
       sorted.map((r) => r.id),
     );

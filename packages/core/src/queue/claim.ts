@@ -4,8 +4,9 @@ import { placeholderList } from '../chunk.js';
 import type { Executor } from '../engine/executor.js';
 import type { SqlConnection } from '../port.js';
 import { toNumber } from '../validate.js';
+import { keepDeadKeys } from './dead-keys.js';
 import { decodePayload } from './payload.js';
-import { micros, NOW_MICROS, NOW_PLUS, PHASE, updateById, type QueueTables } from './tables.js';
+import { epochMicros, NOW_MICROS, NOW_PLUS, PHASE, updateById, type QueueTables } from './tables.js';
 import type { Job } from './types.js';
 
 interface ClaimRow {
@@ -37,11 +38,14 @@ async function promoteDue(conn: SqlConnection, t: QueueTables, queue: string, li
   const due = `\`queue\` = ? AND \`phase\` IN (${PHASE.delayed}, ${PHASE.running}) AND \`ready_priority\` = 0 AND \`due_at\` <= UTC_TIMESTAMP(6)`;
   const seen = await conn.query<{ id: unknown }>(`SELECT \`id\` FROM ${t.jobs} FORCE INDEX (\`claim\`) WHERE ${due} LIMIT ${limit}`, [queue]);
   if (seen.rows.length === 0) return 0;
-  const { rows } = await conn.query<{ id: unknown }>(
-    `SELECT \`id\` FROM ${t.jobs} FORCE INDEX (PRIMARY) WHERE \`id\` IN (${placeholderList(seen.rows.length)}) AND ${due} FOR UPDATE SKIP LOCKED`,
+  const { rows } = await conn.query<{ id: unknown; keyed_death: unknown }>(
+    `SELECT \`id\`, (${SPENT} AND \`dedup_k\` IS NOT NULL) AS keyed_death
+     FROM ${t.jobs} FORCE INDEX (PRIMARY) WHERE \`id\` IN (${placeholderList(seen.rows.length)}) AND ${due} FOR UPDATE SKIP LOCKED`,
     [...seen.rows.map((r) => toNumber(r.id)), queue],
   );
   if (rows.length === 0) return 0;
+  const ids = rows.map((r) => toNumber(r.id));
+  if (rows.some((r) => toNumber(r.keyed_death) === 1)) await keepDeadKeys(conn, t, ids, SPENT);
   await conn.query(
     `${updateById(t.jobs)} SET
        \`last_error\` = IF(${SPENT}, CONCAT('lease expired on attempt ', \`attempt\`, ' of ', \`max_attempts\`), \`last_error\`),
@@ -50,7 +54,7 @@ async function promoteDue(conn: SqlConnection, t: QueueTables, queue: string, li
        \`ready_priority\` = IF(${SPENT}, 0, \`priority\`),
        \`phase\` = IF(${SPENT}, ${PHASE.dead}, ${PHASE.ready})
      WHERE \`id\` IN (${placeholderList(rows.length)})`,
-    rows.map((r) => toNumber(r.id)),
+    ids,
   );
   return rows.length;
 }
@@ -65,7 +69,7 @@ export interface ClaimState {
 
 /** The columns a claim reads, `run_at` and `due_at` as epoch microseconds. */
 const CLAIM_COLUMNS = `\`id\`, \`grp\`, \`priority\`, \`attempt\`, \`max_attempts\`, \`lease\`, \`payload\`,
-  ${micros('`run_at`')} AS run_us, ${micros('`due_at`')} AS due_us, ${NOW_MICROS} AS now_us`;
+  ${epochMicros('`run_at`')} AS run_us, ${epochMicros('`due_at`')} AS due_us, ${NOW_MICROS} AS now_us`;
 
 /** A new fencing token: random, so that the jobs one claim took can be found by it. */
 const newToken = (): number => randomInt(1, 2 ** 48);

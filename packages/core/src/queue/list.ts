@@ -4,7 +4,7 @@ import { validateName } from '../names.js';
 import type { SqlValue } from '../port.js';
 import { intArg, optionsOf, show, toNumber } from '../validate.js';
 import { decodePayload } from './payload.js';
-import { micros, PHASE, STATE_OF, type JobState, type QueueTables } from './tables.js';
+import { epochMicros, PHASE, STATE_OF, type JobState, type QueueTables } from './tables.js';
 import type { JobInfo, JobPage, QueueListOptions } from './types.js';
 
 /** Most jobs one `list()` page returns, and the default. */
@@ -31,8 +31,8 @@ export interface InfoRow {
 }
 
 const COLUMNS = `\`id\`, \`phase\`, \`grp\`, \`priority\`, \`ready_priority\`, \`attempt\`, \`max_attempts\`, \`payload\`, \`last_error\`,
-  DATE_FORMAT(\`due_at\`, '%Y-%m-%d %H:%i:%s.%f') AS due_s, ${micros('`due_at`')} AS due_us, ${micros('`run_at`')} AS run_us,
-  ${micros('`created_at`')} AS created_us, ${micros('`finished_at`')} AS finished_us`;
+  DATE_FORMAT(\`due_at\`, '%Y-%m-%d %H:%i:%s.%f') AS due_s, ${epochMicros('`due_at`')} AS due_us, ${epochMicros('`run_at`')} AS run_us,
+  ${epochMicros('`created_at`')} AS created_us, ${epochMicros('`finished_at`')} AS finished_us`;
 
 const dateOf = (us: unknown): Date => new Date(toNumber(us) / 1000);
 const textOf = (v: unknown): string => (Buffer.isBuffer(v) ? v.toString('utf8') : String(v));

@@ -1,5 +1,6 @@
 import type { Executor } from '../engine/executor.js';
 import type { SqlConnection } from '../port.js';
+import { keepDeadKeys } from './dead-keys.js';
 import { ackFast, ackHeld, expectAll, fence, type HeldRow } from './ack.js';
 import { backoffSeconds, errorText, toMicros, type QueueSettings } from './options.js';
 import { toNumber } from '../validate.js';
@@ -45,6 +46,7 @@ export async function failJob(c: AckContext, ref: JobRef, error: unknown, retryI
     const h = held[0] as HeldRow;
     const f = fence(c.queue, held.map((h) => h.ref));
     if (h.attempt >= h.maxAttempts) {
+      await keepDeadKeys(conn, c.t, [h.ref.id]);
       const res = await conn.query(
         `${updateById(c.t.jobs)} SET \`last_error\` = ?, \`dedup_k\` = NULL, \`due_at\` = UTC_TIMESTAMP(6), \`phase\` = ${PHASE.dead} WHERE ${f.sql}`,
         [text, ...f.params],

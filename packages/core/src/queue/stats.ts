@@ -1,6 +1,6 @@
 import type { Executor } from '../engine/executor.js';
 import { toNumber } from '../validate.js';
-import { micros, NOW_MICROS, PHASE, STATE_OF, type JobState, type QueueTables } from './tables.js';
+import { epochMicros, NOW_MICROS, PHASE, STATE_OF, type JobState, type QueueTables } from './tables.js';
 import type { QueueStats } from './types.js';
 
 /**
@@ -20,12 +20,12 @@ export async function queueStats(exec: Executor, t: QueueTables, queue: string):
     if (state) counts[state] = toNumber(r.n);
   }
   const ready = await exec.query<{ us: unknown; now_us: unknown }>(
-    `SELECT ${micros('MIN(`due_at`)')} AS us, ${NOW_MICROS} AS now_us FROM ${t.jobs} FORCE INDEX (\`claim\`)
+    `SELECT ${epochMicros('MIN(`due_at`)')} AS us, ${NOW_MICROS} AS now_us FROM ${t.jobs} FORCE INDEX (\`claim\`)
      WHERE \`queue\` = ? AND \`phase\` = ${PHASE.ready}`,
     [queue],
   );
   const waiting = await exec.query<{ us: unknown }>(
-    `SELECT ${micros('MIN(`run_at`)')} AS us FROM ${t.jobs} FORCE INDEX (\`claim\`)
+    `SELECT ${epochMicros('MIN(`run_at`)')} AS us FROM ${t.jobs} FORCE INDEX (\`claim\`)
      WHERE \`queue\` = ? AND \`phase\` IN (${PHASE.delayed}, ${PHASE.running}) AND \`ready_priority\` = 0 AND \`due_at\` <= UTC_TIMESTAMP(6)`,
     [queue],
   );

@@ -5,10 +5,12 @@ import { table } from '../schema/tables.js';
 export interface QueueTables {
   readonly jobs: string;
   readonly receipts: string;
+  /** Dedup keys of dead jobs, for `retryDead()` (see `dead-keys.ts`). */
+  readonly deadKeys: string;
 }
 
 export function queueTables(prefix: string): QueueTables {
-  return { jobs: table(prefix, 'queue_jobs'), receipts: receiptsTable(prefix) };
+  return { jobs: table(prefix, 'queue_jobs'), receipts: receiptsTable(prefix), deadKeys: table(prefix, 'queue_dead_keys') };
 }
 
 /**
@@ -33,11 +35,7 @@ export type JobState = keyof typeof PHASE;
 /** State names by phase number. */
 export const STATE_OF: readonly JobState[] = ['ready', 'delayed', 'running', 'done', 'dead'];
 
-/** `due_at` as microseconds since the epoch, independent of the session time zone. */
-export const micros = (column: string): string => `TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', ${column})`;
-
-/** The database clock as microseconds since the epoch. */
-export const NOW_MICROS = micros('UTC_TIMESTAMP(6)');
+export { epochMicros, NOW_MICROS } from '../sql.js';
 
 /** `UTC_TIMESTAMP(6)` plus `?` microseconds. */
 export const NOW_PLUS = 'UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND';

@@ -182,7 +182,11 @@ export interface Queue<Payload = unknown> {
    * checks and errors as `complete`: a lost lease is never revived.
    */
   extend(jobs: JobRef | readonly JobRef[], seconds: number): Promise<Date>;
-  /** Makes dead jobs ready again with their attempts reset: the given ids, or all (up to `limit`). Resolves to the number re-driven. */
+  /**
+   * Makes dead jobs ready again with their attempts reset and their dedup keys back: the given ids,
+   * or all (up to `limit`). MUST NOT make two live jobs share a dedup key: a dead job whose key a
+   * live job holds stays dead and is not counted. Resolves to the number re-driven.
+   */
   retryDead(options?: { ids?: readonly number[]; limit?: number }): Promise<number>;
   /** Deletes finished jobs whose retention has passed. Resolves to the number deleted. */
   purge(): Promise<number>;

@@ -1,10 +1,11 @@
+import { epochMicros } from '../sql.js';
 import { placeholderList } from '../chunk.js';
 import type { Executor } from '../engine/executor.js';
 import { invalid } from '../errors.js';
 import { optionsOf, show, toNumber } from '../validate.js';
 import { byDigest, resKey, resKeys, type ResKey } from './names.js';
 import { micros, settings, DEFAULT_SETTINGS } from './options.js';
-import { lockKeyRows, micro, NOW, PRESENT, runs } from './sql.js';
+import { lockKeyRows, NOW, PRESENT, runs } from './sql.js';
 import type { ResourcesTables } from './tables.js';
 import type { ResourceKey, RunningJob } from './types.js';
 
@@ -84,7 +85,7 @@ export async function forceRelease(exec: Executor, t: ResourcesTables, keys: { i
 /** Jobs whose lease has not passed, oldest first, with the keys of their live locks. */
 export async function runningJobs(exec: Executor, t: ResourcesTables): Promise<RunningJob[]> {
   const { rows } = await exec.query<{ holder: Buffer; job: Buffer; owner: string; a: unknown; l: unknown }>(
-    `SELECT \`holder\`, \`job\`, \`owner\`, ${micro('`acquired_at`')} AS a, ${micro('`lease_until`')} AS l
+    `SELECT \`holder\`, \`job\`, \`owner\`, ${epochMicros('`acquired_at`')} AS a, ${epochMicros('`lease_until`')} AS l
      FROM ${t.jobs} WHERE \`lease_until\` > ${NOW} ORDER BY \`acquired_at\`, \`holder\``,
   );
   const jobs = new Map<string, RunningJob>();

@@ -1,3 +1,4 @@
+import { epochMicros } from '../sql.js';
 import { performance } from 'node:perf_hooks';
 import { placeholderList } from '../chunk.js';
 import type { Executor } from '../engine/executor.js';
@@ -6,7 +7,7 @@ import { keyDigest } from '../keys.js';
 import type { SqlConnection, SqlValue } from '../port.js';
 import { intArg, optionsOf, show, toNumber } from '../validate.js';
 import { sanitize } from './rules.js';
-import { FROM_MICROS, micro, NOW, runs } from './sql.js';
+import { FROM_MICROS, NOW, runs } from './sql.js';
 import type { ResourcesTables } from './tables.js';
 import type { FlowEdge, TimeWindow, TraversedEdge } from './types.js';
 
@@ -105,7 +106,7 @@ interface EdgeRow {
   us: unknown;
 }
 
-const SELECT_EDGE = `SELECT \`kind\`, \`src\`, \`dst\`, ${micro('`last_seen`')} AS us FROM`;
+const SELECT_EDGE = `SELECT \`kind\`, \`src\`, \`dst\`, ${epochMicros('`last_seen`')} AS us FROM`;
 
 function toEdge(r: EdgeRow): FlowEdge {
   return {

@@ -7,12 +7,9 @@ import type { ResourcesTables } from './tables.js';
 
 /** The database clock; every lease and time comes from it. */
 export const NOW = 'UTC_TIMESTAMP(6)';
-/** A DATETIME(6) column as microseconds since the epoch. */
-export const micro = (col: string): string => `TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', ${col})`;
+export { FROM_MICROS } from '../sql.js';
 /** The key exists: produced and not expired. */
 export const PRESENT = `(\`produced_at\` IS NOT NULL AND (\`expires_at\` IS NULL OR \`expires_at\` > ${NOW}))`;
-/** A DATETIME(6) from microseconds since the epoch (a sargable constant). */
-export const FROM_MICROS = "('1970-01-01 00:00:00' + INTERVAL ? MICROSECOND)";
 
 /** Digests per IN list: far under the placeholder limit and small statements. */
 export const IN_ROWS = 1000;

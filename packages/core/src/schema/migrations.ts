@@ -3,6 +3,7 @@ import { LOOP_MIGRATION } from '../loop/schema.js';
 import { QUEUE_MIGRATION } from '../queue/schema.js';
 import { RESOURCES_MIGRATION } from '../resources/schema.js';
 import { RECEIPTS_MIGRATION } from '../receipts/schema.js';
+import { DEAD_KEYS_MIGRATION } from '../queue/dead-keys.js';
 import type { Migration } from './migration.js';
 import { table, TABLE_OPTIONS } from './tables.js';
 
@@ -21,9 +22,9 @@ export function migrationsTableSql(prefix: string): string {
 /**
  * Every version, in order. New versions are appended, never edited. Versions are allocated per
  * primitive: 1 Dones, 2 Loop, 3 Queue, 4 Resources; later changes take the next free number
- * (5 receipts of writes retried after a lost reply).
+ * (5 receipts of writes retried after a lost reply, 6 dedup keys of dead jobs).
  */
-export const MIGRATIONS: readonly Migration[] = [DONES_MIGRATION, LOOP_MIGRATION, QUEUE_MIGRATION, RESOURCES_MIGRATION, RECEIPTS_MIGRATION].sort((a, b) => a.version - b.version);
+export const MIGRATIONS: readonly Migration[] = [DONES_MIGRATION, LOOP_MIGRATION, QUEUE_MIGRATION, RESOURCES_MIGRATION, RECEIPTS_MIGRATION, DEAD_KEYS_MIGRATION].sort((a, b) => a.version - b.version);
 
 /** The newest schema version this build knows. */
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -24,6 +24,36 @@ export function queueDedup<Tx>(ctx: () => SuiteContext<Tx>): void {
     expect((await probeJobs(session.probe, prefix, name)).map((j) => j.payload)).toEqual(['v4']);
   });
 
+  it('retryDead() gives a dead job its key back, and leaves it dead while a live job holds the key', async () => {
+    const { session, prefix } = ctx();
+    const name = freshName('q');
+    const q = session.taskrow.queue<string>(name);
+    const failed = await q.enqueue('failed', { dedupKey: 'k1', maxAttempts: 1 });
+    const expired = await q.enqueue('expired', { dedupKey: 'k2', maxAttempts: 1 });
+    const jobs = await q.claim({ limit: 2, lease: 60 });
+    await q.fail(jobs.find((j) => j.payload === 'failed')!, 'no');
+    // The other one's lease expires on its last attempt: the next claim makes it dead.
+    await makeDue(session.probe, prefix, [expired.id]);
+    expect(await q.claim({ limit: 1, lease: 60 })).toEqual([]);
+    expect((await probeJobs(session.probe, prefix, name)).map((j) => [j.payload, j.state, j.dedup])).toEqual([
+      ['failed', 'dead', null],
+      ['expired', 'dead', null],
+    ]);
+    const live = await q.enqueue('live', { dedupKey: 'k1' });
+    expect(live.deduplicated).toBe(false);
+    // k1 is taken by a live job: only the job of k2 is re-driven.
+    expect(await q.retryDead()).toBe(1);
+    const byPayload = async (): Promise<Record<string, [string, string | null]>> =>
+      Object.fromEntries((await probeJobs(session.probe, prefix, name)).map((j) => [j.payload as string, [j.state, j.dedup]]));
+    expect(await byPayload()).toEqual({ failed: ['dead', null], expired: ['ready', 'k2'], live: ['ready', 'k1'] });
+    expect(await q.retryDead({ ids: [failed.id] })).toBe(0);
+    // Once the live job is done, the key is free and the dead job gets it back.
+    const [l] = (await q.claim({ limit: 3, lease: 60 })).filter((j) => j.payload === 'live');
+    await q.complete(l!);
+    expect(await q.retryDead({ ids: [failed.id] })).toBe(1);
+    expect((await byPayload())['failed']).toEqual(['ready', 'k1']);
+  });
+
   it('frees the key when the job dies or is kept as done', async () => {
     const { session, prefix } = ctx();
     const name = freshName('q');

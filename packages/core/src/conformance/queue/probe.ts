@@ -1,5 +1,4 @@
 import type { JobState } from '../../queue/tables.js';
-import { STATE_OF } from '../../queue/tables.js';
 import type { Probe } from '../harness.js';
 
 /** One job row as the probe reads it, with times as seconds from the database's now. */
@@ -23,6 +22,12 @@ export interface ProbedJob {
   readonly dueAtMs: number;
 }
 
+/**
+ * The documented meaning of the `phase` column (see the jobs table's DDL comment), written out
+ * here rather than imported, so the probe stays a side channel independent of the engine.
+ */
+const PHASES: readonly JobState[] = ['ready', 'delayed', 'running', 'done', 'dead'];
+
 const jobs = (prefix: string): string => `\`${prefix}queue_jobs\``;
 const us = (col: string): string => `TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', ${col})`;
 
@@ -39,7 +44,7 @@ function toJob(r: Raw): ProbedJob {
     id: Number(r.id),
     queue: r.queue,
     group: r.grp,
-    state: STATE_OF[Number(r.phase)]!,
+    state: PHASES[Number(r.phase)]!,
     priority: Number(r.priority),
     attempt: Number(r.attempt),
     maxAttempts: Number(r.max_attempts),

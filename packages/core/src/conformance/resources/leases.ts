@@ -72,7 +72,7 @@ export function resourcesLeases<Tx>(ctx: () => SuiteContext<Tx>): void {
     expect(err.code).toBe('LEASE_LOST');
     expect(err.lost.length).toBe(2);
     expect(await probeExisting(session.probe, prefix, [out])).toEqual([]);
-    expect((await probeLocks(session.probe, prefix, [inp, out])).every((l) => l.holder === fresh.id)).toBe(true);
+    expect((await probeLocks(session.probe, prefix, [inp, out])).map((l) => `${l.key}:${l.holder}`)).toEqual([inp, out].sort().map((k) => `${k}:${fresh.id}`));
     await fresh.release();
     expect(await probeExisting(session.probe, prefix, [inp, out])).toEqual([inp, out].sort());
   });

@@ -97,8 +97,12 @@ export function resourcesScoped<Tx>(ctx: () => SuiteContext<Tx>): void {
   it('keeps no process listeners when releaseOnExit is false', async () => {
     const { session } = ctx();
     const r = session.taskrow.resources({ releaseOnExit: false });
+    await releaseAllHeld(); // with taskrow's listeners already installed, this case would prove nothing
+    expect(shutdownListener('SIGTERM')).toBeUndefined();
     const before = process.listenerCount('SIGTERM');
     const job = await r.acquire('no-hooks', { outputs: [freshName('out.')] });
+    expect(job.held).toBe(true);
+    expect(shutdownListener('SIGTERM')).toBeUndefined();
     expect(process.listenerCount('SIGTERM')).toBe(before);
     await job.release({ failed: true });
   });

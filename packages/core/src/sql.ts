@@ -1,0 +1,13 @@
+/**
+ * SQL fragments every primitive shares. Times are stored as UTC `DATETIME(6)` and compared and
+ * returned as whole microseconds since the epoch, independent of the session time zone.
+ */
+
+/** `column` (a UTC `DATETIME(6)`) as microseconds since the epoch. */
+export const epochMicros = (column: string): string => `TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', ${column})`;
+
+/** The database clock as microseconds since the epoch. */
+export const NOW_MICROS = epochMicros('UTC_TIMESTAMP(6)');
+
+/** A UTC `DATETIME(6)` from a `?` bound to microseconds since the epoch. */
+export const FROM_MICROS = "('1970-01-01 00:00:00' + INTERVAL ? MICROSECOND)";
