@@ -9,8 +9,10 @@
 // TypeScript's node16 resolution treats a `.d.ts` beside an ES module as ESM, which a CommonJS file
 // may not import; so dist/cjs/ also holds a copy of the declarations (and their maps, re-pointed at
 // ../../src) under a `{"type":"commonjs"}` package.json, and the `require` condition's `types` point
-// there. Both trees describe the same code.
-import { cpSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+// there. Both trees describe the same code. In that copy, type imports of other packages (not
+// @taskrow/*, not node:) carry `resolution-mode: "import"`, as the ES module build really imports
+// them: an ES-module-only dependency (Kysely 0.29) then type-checks from CommonJS too (TypeScript 5.3+).
+import { mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 
 const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
@@ -18,6 +20,14 @@ const out = join('dist', 'cjs');
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 writeFileSync(join(out, 'package.json'), '{ "type": "commonjs" }\n');
+
+/** A one-line import of another package's types, as tsc emits them in declarations. */
+const EXTERNAL_IMPORT = /^import (?:type )?(\{[^}\n]*\}|\* as \w+|\w+) from '((?!@taskrow\/|node:|\.)[^']+)';$/gm;
+
+/** The same import, type-only and resolved as the ES module build resolves it. */
+function asImportMode(_line, names, specifier) {
+  return `import type ${names.replace(/\btype /g, '')} from '${specifier}' with { 'resolution-mode': 'import' };`;
+}
 
 /** Every file under `dir` (relative paths), skipping dist/cjs itself. */
 function walk(dir) {
@@ -32,7 +42,7 @@ for (const file of walk('dist')) {
   const target = join(out, relative('dist', file));
   if (file.endsWith('.d.ts')) {
     mkdirSync(dirname(target), { recursive: true });
-    cpSync(file, target);
+    writeFileSync(target, readFileSync(file, 'utf8').replace(EXTERNAL_IMPORT, asImportMode));
   } else if (file.endsWith('.d.ts.map')) {
     const map = JSON.parse(readFileSync(file, 'utf8'));
     map.sources = map.sources.map((s) => `../${s}`);
