@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -44,6 +44,18 @@ describe('packed packages installed with npm into a scratch application', () => 
     const r = run(process.execPath, [tsc, '-p', `tsconfig.${resolution}.json`], app);
     expect(r.stdout + r.stderr).toBe('');
     expect(r.status).toBe(0);
+  });
+
+  it('ships the source file behind every source map', () => {
+    const maps = readdirSync(join(app, 'node_modules/@taskrow'), { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.map'))
+      .map((f) => join(app, 'node_modules/@taskrow', f));
+    expect(maps.length).toBeGreaterThan(100);
+    const missing = maps.flatMap((map) => {
+      const { sources } = JSON.parse(readFileSync(map, 'utf8')) as { sources: string[] };
+      return sources.filter((s) => !existsSync(resolve(dirname(map), s))).map((s) => `${map} -> ${s}`);
+    });
+    expect(missing).toEqual([]);
   });
 
   it('runs npx taskrow --version', () => {
