@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 // every project as the `targets` list through vitest's provide/inject.
 export default defineConfig({
   test: {
-    projects: ['packages/*', 'conformance'],
+    projects: ['packages/*', 'conformance', 'conformance/vitest.kysely029.config.ts', 'packaging'],
     globalSetup: ['./conformance/src/global-setup.ts'],
     reporters: ['default', ['json', { outputFile: '.taskrow/test-results.json' }]],
   },

@@ -1,8 +1,9 @@
 import mysql from 'mysql2/promise';
 import type { Taskrow } from '@taskrow/core';
 import { taskrow, type Mysql2Connection } from '@taskrow/mysql2';
-import { startServer, type Engine, type ServerHandle } from '@taskrow/servers';
+import type { Engine, ServerHandle } from '@taskrow/servers';
 import { UsageError } from './errors.js';
+import { loadServers } from './servers.js';
 import { parseDatabaseUrl, redactUrl } from './url.js';
 import type { Parsed } from './args.js';
 
@@ -31,6 +32,7 @@ export async function connect(values: Parsed['values'], options: { embeddedByDef
   } else if (values['embedded'] || options.embeddedByDefault) {
     const engine = (values['engine'] as string | undefined) ?? 'mariadb';
     if (engine !== 'mysql' && engine !== 'mariadb') throw new UsageError(`--engine must be mysql or mariadb, got ${JSON.stringify(engine)}`);
+    const { startServer } = await loadServers();
     process.stderr.write(`taskrow: no --url given; starting an embedded ${engine} server through @taskrow/servers...\n`);
     server = await startServer({ engine: engine as Engine });
     process.stderr.write(`taskrow: started ${server.engine} ${server.versionString} (${server.source}) at ${redactUrl(server.url)}\n`);

@@ -1,2 +1,2 @@
-export { main, COMMANDS } from './main.js';
+export { main, COMMANDS, VERSION } from './main.js';
 export { parseDatabaseUrl, redactUrl } from './url.js';

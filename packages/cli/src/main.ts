@@ -1,4 +1,4 @@
-import { TaskrowError } from '@taskrow/core';
+import { createRequire } from 'node:module';
 import { demoCommand } from './commands/demo.js';
 import { donesCommand } from './commands/dones.js';
 import { loopCommand } from './commands/loop.js';
@@ -8,7 +8,8 @@ import { migrateCommand, schemaCommand } from './commands/schema.js';
 import type { Command } from './commands/command.js';
 import { EXIT_ERROR, EXIT_OK, EXIT_USAGE, UsageError } from './errors.js';
 import { BrokenPipe, createOutput } from './io.js';
-import { USAGE } from './usage.js';
+import { cliMessage } from './messages.js';
+import { shortUsage, USAGE } from './usage.js';
 
 /** Every subcommand by name. */
 export const COMMANDS: Record<string, Command> = {
@@ -21,16 +22,24 @@ export const COMMANDS: Record<string, Command> = {
   demo: demoCommand,
 };
 
+/** This package's version, as `taskrow --version` prints it. */
+export const VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
+
 /**
  * Runs one command line and resolves to its exit code: 0 ok, 1 error (the message on stderr),
- * 2 usage (the problem and the usage on stderr). A reader that closes stdout early ends the
- * command quietly with 0.
+ * 2 usage (the problem, the command's usage lines and a pointer to --help on stderr). Some commands
+ * give 1 a meaning of their own (`dones check`: some key pending). A reader that closes stdout
+ * early ends the command quietly with 0.
  */
 export async function main(argv: string[], out = createOutput()): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     (name === undefined ? process.stderr : process.stdout).write(USAGE);
     return name === undefined ? EXIT_USAGE : EXIT_OK;
+  }
+  if (name === '--version' || name === '-v' || name === 'version') {
+    process.stdout.write(`${VERSION}\n`);
+    return EXIT_OK;
   }
   const command = COMMANDS[name];
   try {
@@ -43,11 +52,10 @@ export async function main(argv: string[], out = createOutput()): Promise<number
   } catch (err) {
     if (err instanceof BrokenPipe) return EXIT_OK;
     if (err instanceof UsageError) {
-      process.stderr.write(`taskrow: ${err.message}\n\n${USAGE}`);
+      process.stderr.write(`taskrow: ${err.message}\n${shortUsage(command ? name : undefined)}`);
       return EXIT_USAGE;
     }
-    const code = err instanceof TaskrowError ? ` [${err.code}]` : '';
-    process.stderr.write(`taskrow: ${(err as Error).message ?? String(err)}${code}\n`);
+    process.stderr.write(`taskrow: ${cliMessage(err)}\n`);
     return EXIT_ERROR;
   }
 }

@@ -5,7 +5,7 @@ commands:
   migrate                                  create or upgrade taskrow's tables
   schema                                   print the DDL (no connection needed)
   dones mark|unmark NS [KEY...]            mark / unmark keys (stdin, one per line, when no KEY)
-  dones check NS [KEY...]                  print done/pending for each key
+  dones check NS [KEY...]                  print done/pending for each key; exit 1 when any is pending
   dones pending NS                         read candidate keys on stdin, write the not-done ones
   dones count|list|clear NS                count, list (--limit, --after) or clear a namespace
   loop create LOOP [--id-type int|bigint|string:N]        create a task loop (doloop)
@@ -29,5 +29,22 @@ connection:
 
 stdin: one key per line; a trailing CR is dropped (CRLF files work) and blank lines are skipped.
 output: stdout is machine-readable (--json for JSON); progress goes to stderr on a terminal.
-exit codes: 0 ok, 1 error, 2 usage.
+exit codes: 0 ok, 1 error (dones check: some key pending), 2 usage. taskrow --version prints the version.
 `;
+
+/**
+ * The short text a usage error prints under its message: the usage lines of `command` (or of the
+ * whole CLI when it names none or an unknown one) and a pointer to `taskrow --help`.
+ */
+export function shortUsage(command: string | undefined): string {
+  const lines = USAGE.split('\n');
+  const own: string[] = [];
+  let inside = false;
+  for (const line of lines) {
+    if (command !== undefined && line.startsWith(`  ${command} `)) inside = true;
+    else if (!/^ {20,}\S/.test(line)) inside = false; // a continuation line stays with its command
+    if (inside) own.push(line);
+  }
+  const head = own.length > 0 ? `usage:\n${own.join('\n')}` : lines[0];
+  return `${head}\nrun taskrow --help for every command and option\n`;
+}

@@ -149,6 +149,19 @@ describe(`taskrow loop, queue, resources and demo against ${target.engine} ${tar
     expect(Number(marked[0]!['n'])).toBe(7000);
   });
 
+  it('names CLI commands, not library calls, in messages from core', async () => {
+    const missing = await taskrow(['loop', 'stats', 'nosuchloop', ...common], { env });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('create it with taskrow loop create nosuchloop');
+    expect(missing.stderr).toContain('[NOT_FOUND]');
+    expect(missing.stderr).not.toContain('createLoop(');
+    const unmigrated = await taskrow(['dones', 'count', 'ns', '--prefix', `${prefix}none_`], { env });
+    expect(unmigrated.code).toBe(1);
+    expect(unmigrated.stderr).toContain('run taskrow migrate first (or apply the DDL that taskrow schema prints)');
+    expect(unmigrated.stderr).toContain('[SCHEMA_MISSING]');
+    expect(unmigrated.stderr).not.toContain('migrate()');
+  });
+
   it('--embedded starts a local server, says so, and stops it before exiting', async () => {
     const r = await taskrow(['migrate', '--embedded'], { env: { TASKROW_URL: undefined } });
     expect(r.code).toBe(0);

@@ -39,8 +39,14 @@ describe(`taskrow dones against ${target.engine} ${target.version}`, () => {
   it('marks and checks keys given as arguments, with --json', async () => {
     expect((await taskrow(['dones', 'mark', 'args', 'x', 'y', ...common], { env })).code).toBe(0);
     const check = await taskrow(['dones', 'check', 'args', 'x', 'z', '--json', ...common], { env });
-    expect(check.code).toBe(0);
+    expect(check.code).toBe(1); // some pending
     expect(check.stdout.trim().split('\n').map((l) => JSON.parse(l))).toEqual([{ key: 'x', done: true }, { key: 'z', done: false }]);
+    const allDone = await taskrow(['dones', 'check', 'args', 'x', 'y', ...common], { env });
+    expect([allDone.code, allDone.stdout]).toEqual([0, 'done\tx\ndone\ty\n']);
+    const fromStdin = await taskrow(['dones', 'check', 'args', ...common], { env, stdin: 'y\nw\n' });
+    expect([fromStdin.code, fromStdin.stdout]).toEqual([1, 'done\ty\npending\tw\n']);
+    const usage = await taskrow(['dones', 'check', ...common], { env });
+    expect(usage.code).toBe(2);
     const count = await taskrow(['dones', 'count', 'args', '--json', ...common], { env });
     expect(JSON.parse(count.stdout)).toEqual({ namespace: 'args', count: 2 });
     const un = await taskrow(['dones', 'unmark', 'args', 'x', ...common], { env });

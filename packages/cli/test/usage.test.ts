@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { taskrow } from './run.js';
 
@@ -9,6 +10,30 @@ describe('taskrow: usage and bad input (no server needed)', () => {
     const none = await taskrow([]);
     expect(none.code).toBe(2);
     expect(none.stderr).toMatch(/usage: taskrow COMMAND/);
+  });
+
+  it('prints its version with --version', async () => {
+    const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+    const r = await taskrow(['--version']);
+    expect([r.code, r.stdout, r.stderr]).toEqual([0, `${version}\n`, '']);
+  });
+
+  it('keeps usage errors short: the problem, the command\'s usage lines, a pointer to --help', async () => {
+    const r = await taskrow(['dones', 'explode', 'ns'], { env: { TASKROW_URL: undefined } });
+    expect(r.code).toBe(2);
+    const lines = r.stderr.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^taskrow: unknown dones action "explode"/);
+    expect(lines.slice(1, -1).every((l) => l === 'usage:' || l.startsWith('  dones '))).toBe(true);
+    expect(lines.length).toBeLessThan(10);
+    expect(lines.at(-1)).toBe('run taskrow --help for every command and option');
+    const queue = await taskrow(['queue', 'enqueue'], { env: { TASKROW_URL: undefined } });
+    expect(queue.stderr).toContain('--delay S --priority N'); // a continuation line stays with its command
+    const unknown = await taskrow(['frobnicate']);
+    expect(unknown.stderr.trimEnd().split('\n')).toEqual([
+      'taskrow: unknown command "frobnicate"',
+      expect.stringMatching(/^usage: taskrow COMMAND/),
+      'run taskrow --help for every command and option',
+    ]);
   });
 
   it('exits 2 on unknown commands, actions and flags, naming them', async () => {

@@ -2,25 +2,19 @@ import { UnsupportedServerError } from './errors.js';
 import type { SqlConnection } from './port.js';
 import { toNumber } from './validate.js';
 
-/** What the connected server can do, resolved once at connect time. Read-only. */
+/**
+ * What the engine reads about the connected server, resolved once at connect time. Read-only.
+ * Connecting MUST fail for servers without `SELECT ... FOR UPDATE SKIP LOCKED` (MySQL 8.0.1+,
+ * MariaDB 10.6+), so every feature taskrow uses is present once a dialect exists.
+ */
 export interface Dialect {
   readonly engine: 'mysql' | 'mariadb';
   /** `major.minor.patch`. */
   readonly version: string;
   /** `SELECT VERSION()` as the server reports it. */
   readonly versionString: string;
-  /** `SELECT ... FOR UPDATE SKIP LOCKED`: MySQL 8.0.1+, MariaDB 10.6+. Always true once connected. */
-  readonly skipLocked: boolean;
-  /** `NOWAIT`: MySQL 8.0.1+, MariaDB 10.3+. */
-  readonly nowait: boolean;
-  /** `INSERT ... RETURNING` (MariaDB 10.5+); MySQL has none. */
-  readonly insertReturning: boolean;
-  /** `DELETE ... RETURNING` (MariaDB); MySQL has none. */
-  readonly deleteReturning: boolean;
   /** The server's `max_allowed_packet` in bytes; statements are chunked well under it. */
   readonly maxAllowedPacket: number;
-  /** The error number a NOWAIT conflict raises: 3572 on MySQL, 1205 on MariaDB. */
-  readonly nowaitErrno: number;
 }
 
 function atLeast(version: string, major: number, minor: number, patch = 0): boolean {
@@ -46,12 +40,7 @@ export function dialectFromVersion(versionString: string, maxAllowedPacket: numb
     engine,
     version,
     versionString,
-    skipLocked,
-    nowait: true,
-    insertReturning: engine === 'mariadb' && atLeast(version, 10, 5),
-    deleteReturning: engine === 'mariadb',
     maxAllowedPacket,
-    nowaitErrno: engine === 'mysql' ? 3572 : 1205,
   });
 }
 

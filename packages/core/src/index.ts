@@ -33,6 +33,7 @@ export { MAX_KEY_BYTES, encodeKey } from './keys.js';
 export { SCHEMA_VERSION, MIGRATIONS } from './schema/migrations.js';
 export { migrationSteps, schemaSql, type MigrationStep, type MigrateResult } from './schema/migrate.js';
 export { serialClient } from './serial.js';
+export { describeMysql2Error } from './engine/mysql-errors.js';
 export { driverClient, toSqlResult, type DriverClientSpec, type DriverConnection, type DriverPool, type DriverTarget } from './engine/driver.js';
 export type {
   Resources,

@@ -1,5 +1,4 @@
-import type { DriverErrorInfo } from '@taskrow/core';
-import { describeMysql2Error } from '@taskrow/mysql2';
+import { describeMysql2Error, type DriverErrorInfo } from '@taskrow/core';
 
 /** True for an error the driver or the server raised: it carries an `errno` or a `code`. */
 export function isDriverError(err: unknown): boolean {
@@ -10,7 +9,7 @@ export function isDriverError(err: unknown): boolean {
 /**
  * Reads an error from Kysely's MysqlDialect. Kysely rethrows mysql2's error object (it only
  * extends the stack), so the fields are mysql2's (`errno`, `code`, `fatal`) and are read by
- * `@taskrow/mysql2`'s own map; never by message text. `closed` says whether this error was found
+ * core's `describeMysql2Error`; never by message text. `closed` says whether this error was found
  * to come from a destroyed Kysely instance or an ended pool.
  */
 export function describeKyselyError(err: unknown, closed: () => boolean): DriverErrorInfo {

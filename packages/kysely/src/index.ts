@@ -1,7 +1,12 @@
 export { taskrow } from './factory.js';
 export { kyselyClient } from './client.js';
 export { describeKyselyError, isDriverError } from './errors.js';
-export { taskrowMigrationProvider, type TaskrowMigrationProviderOptions } from './migrations.js';
+export {
+  taskrowMigrationProvider,
+  type TaskrowMigration,
+  type TaskrowMigrationProvider,
+  type TaskrowMigrationProviderOptions,
+} from './migrations.js';
 export {
   TASKROW_COLUMNS,
   LOOP_TABLE_COLUMNS,

@@ -1,10 +1,25 @@
-import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { migrationSteps } from '@taskrow/core';
 
 /** Options of `taskrowMigrationProvider`. */
 export interface TaskrowMigrationProviderOptions {
   /** The table prefix your taskrow uses (the `prefix` option of `taskrow()`). Default `taskrow_`. */
   readonly prefix?: string;
+}
+
+/**
+ * One migration in the shape Kysely's `Migrator` runs. Typed structurally (not as Kysely's
+ * `Migration`) because Kysely 0.29 moved its migration types from `kysely` to `kysely/migration`;
+ * this shape is assignable to both.
+ */
+export interface TaskrowMigration {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  up(db: Kysely<any>): Promise<void>;
+}
+
+/** A Kysely `MigrationProvider` (0.28 and 0.29), typed structurally like `TaskrowMigration`. */
+export interface TaskrowMigrationProvider {
+  getMigrations(): Promise<Record<string, TaskrowMigration>>;
 }
 
 /**
@@ -21,10 +36,10 @@ export interface TaskrowMigrationProviderOptions {
  * `taskrow_kysely_migration`), or merge this provider's migrations with yours: Kysely refuses to
  * run when a migration it recorded is missing from the provider.
  */
-export function taskrowMigrationProvider(options: TaskrowMigrationProviderOptions = {}): MigrationProvider {
+export function taskrowMigrationProvider(options: TaskrowMigrationProviderOptions = {}): TaskrowMigrationProvider {
   const prefix = options.prefix ?? 'taskrow_';
   const steps = migrationSteps(prefix); // validates the prefix now, not when Kysely runs
-  const migrations: Record<string, Migration> = {};
+  const migrations: Record<string, TaskrowMigration> = {};
   for (const step of steps) {
     migrations[`${prefix}${step.id}`] = {
       // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -1,5 +1,4 @@
-import { driverClient, toSqlResult, type DriverPool, type SqlClient, type SqlConnection, type SqlValue } from '@taskrow/core';
-import { describeMysql2Error } from './errors.js';
+import { describeMysql2Error, driverClient, toSqlResult, type DriverPool, type SqlClient, type SqlConnection, type SqlValue } from '@taskrow/core';
 
 /** The parts of mysql2's promise Connection / PoolConnection taskrow uses. */
 export interface Mysql2Connection {

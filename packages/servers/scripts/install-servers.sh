@@ -11,6 +11,29 @@
 # Any failure exits non-zero with the step that failed; nothing is half-registered.
 set -euo pipefail
 
+# Arguments: only --help. Anything else is refused before anything is installed.
+case "${1-}" in
+  -h | --help)
+    cat <<'USAGE'
+usage: taskrow-install-servers [--help]
+
+Installs (or verifies) the local MySQL / MariaDB servers taskrow tests against, on Debian, as root:
+apt-get install, then minimal Debian roots built with debootstrap. Idempotent; a second run only verifies.
+
+environment:
+  TASKROW_SERVERS        which servers (default mariadb-10.11,mysql-9.7,mariadb-11.8)
+  TASKROW_SERVERS_CACHE  where the roots and servers.json go (default ~/.cache/taskrow/servers)
+  TASKROW_DEBIAN_MIRROR  Debian mirror for debootstrap (default http://deb.debian.org/debian)
+USAGE
+    exit 0
+    ;;
+  '') ;;
+  *)
+    printf 'taskrow-install-servers: unknown argument %s (see taskrow-install-servers --help)\n' "$1" >&2
+    exit 2
+    ;;
+esac
+
 CACHE="${TASKROW_SERVERS_CACHE:-$HOME/.cache/taskrow/servers}"
 MIRROR="${TASKROW_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 ONLY="${TASKROW_SERVERS:-mariadb-10.11,mysql-9.7,mariadb-11.8}"

@@ -1,10 +1,12 @@
 import { intFlag, need, parse } from '../args.js';
 import { connect } from '../connect.js';
-import { UsageError } from '../errors.js';
+import { EXIT_OK, UsageError } from '../errors.js';
 import { batches, progress, stdinLines } from '../io.js';
 import type { Command } from './command.js';
 
 const BATCH = 5000;
+/** `dones check`'s exit code when any key is pending (0 when all are done, 2 for usage). */
+const EXIT_SOME_PENDING = 1;
 const USAGE = 'taskrow dones mark|unmark|check|pending|count|list|clear NAMESPACE [KEY...]';
 
 /** Keys from the command line, or streamed from stdin when none are given. */
@@ -49,12 +51,14 @@ export const donesCommand: Command = async (argv, out) => {
         return 0;
       }
       case 'check': {
+        let pending = 0;
         for await (const batch of batches(keysFrom(rest), BATCH)) {
           const done = new Set(await d.areDone(batch));
+          pending += batch.filter((k) => !done.has(k)).length;
           const lines = batch.map((k) => (json ? JSON.stringify({ key: k, done: done.has(k) }) : `${done.has(k) ? 'done' : 'pending'}\t${k}`));
           await out.write(`${lines.join('\n')}\n`);
         }
-        return 0;
+        return pending > 0 ? EXIT_SOME_PENDING : EXIT_OK;
       }
       case 'pending': {
         const bar = progress('pending');

@@ -1,4 +1,4 @@
-import type { DriverErrorInfo } from '@taskrow/core';
+import type { DriverErrorInfo } from '../port.js';
 
 /** mysql2's codes for a connection that is gone. */
 const LOST_CODES = new Set([
@@ -12,8 +12,10 @@ const LOST_CODES = new Set([
 ]);
 
 /**
- * Reads a mysql2 error by its fields (`errno`, `code`, `fatal`), never by message text. `closed`
- * comes from the client's own state, since mysql2's "Pool is closed" error carries no code.
+ * Reads an error raised through the mysql2 driver (directly, or passed through by Knex's or
+ * Kysely's mysql2 client) by its fields (`errno`, `code`, `fatal`), MUST NOT read message text.
+ * `closed` comes from the client's own state, since mysql2's "Pool is closed" error carries no
+ * code; when it says true the error is classed closed whatever its fields.
  */
 export function describeMysql2Error(err: unknown, closed: () => boolean): DriverErrorInfo {
   const e = (err ?? {}) as { errno?: unknown; code?: unknown; fatal?: unknown };

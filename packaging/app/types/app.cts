@@ -1,0 +1,14 @@
+// Type-checked as a CommonJS module under node16 and nodenext (imports compile to require()).
+import { TaskrowError, type Taskrow } from '@taskrow/core';
+import { taskrow, type Mysql2Input } from '@taskrow/mysql2';
+import { taskrow as mariadbTaskrow } from '@taskrow/mariadb';
+import { taskrow as knexTaskrow } from '@taskrow/knex';
+import { taskrowMigrationProvider } from '@taskrow/kysely';
+import { startServer } from '@taskrow/servers';
+import { main } from '@taskrow/cli';
+
+export async function open(pool: Mysql2Input): Promise<Taskrow<unknown>> {
+  return taskrow(pool);
+}
+export const isTaskrowError = (e: unknown): e is TaskrowError => e instanceof TaskrowError;
+export const fns = [mariadbTaskrow, knexTaskrow, startServer, main, taskrowMigrationProvider] as const;

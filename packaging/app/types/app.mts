@@ -1,0 +1,15 @@
+// Type-checked as an ES module under node16 and nodenext.
+import { TaskrowError, type Taskrow, type TaskrowErrorCode } from '@taskrow/core';
+import { taskrow, type Mysql2Input } from '@taskrow/mysql2';
+import { taskrow as mariadbTaskrow } from '@taskrow/mariadb';
+import { taskrow as knexTaskrow } from '@taskrow/knex';
+import { taskrowMigrationProvider, type TaskrowDatabase } from '@taskrow/kysely';
+import { startServer } from '@taskrow/servers';
+import { main } from '@taskrow/cli';
+
+export async function open(pool: Mysql2Input): Promise<Taskrow<unknown>> {
+  return taskrow(pool, { prefix: 'app_' });
+}
+export const code: TaskrowErrorCode | undefined = new TaskrowError('INVALID_ARGUMENT', 'x').code;
+export const fns = [mariadbTaskrow, knexTaskrow, startServer, main, taskrowMigrationProvider] as const;
+export type Tables = TaskrowDatabase;
