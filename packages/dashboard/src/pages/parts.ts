@@ -30,6 +30,7 @@ export function runningTable(ctx: PageContext, jobs: readonly RunningJob[]): Htm
 /** "Next page" and "first page" links for a cursor-paged list. */
 export function pager(ctx: PageContext, path: string, query: Record<string, string | undefined>, param: string, next: string | undefined): Html {
   const here = ctx.url.searchParams.get(param);
+  if (!here && !next) return html``;
   const first = here ? html`<a href="${ctx.link(path, { ...query, [param]: undefined })}">First page</a>` : '';
   const more = next ? html`<a rel="next" class="next" href="${ctx.link(path, { ...query, [param]: next })}">Next page</a>` : html`<span class="muted">Last page</span>`;
   return html`<div class="pager">${first}${more}</div>`;

@@ -5,7 +5,7 @@ import { count, duration, pretty, time } from '../html/format.js';
 import type { DashboardSettings } from '../options.js';
 import { actionForm, pager, STATES } from './parts.js';
 
-/** Jobs per page on the queue page. */
+/** Jobs per page on the queue page (`?limit=` 1 to 1000 overrides it). */
 export const JOBS_PER_PAGE = 50;
 
 const preview = (text: string, max = 140): string => (text.length > max ? `${text.slice(0, max)}…` : text);
@@ -32,7 +32,9 @@ export async function queuePage(ctx: PageContext, settings: DashboardSettings): 
   const state = stateOf(ctx);
   const summary = await ctx.taskrow.inspect().queue(queue.name, { countLimit: settings.countLimit });
   const after = ctx.url.searchParams.get('after') ?? undefined;
-  const page = await queue.list({ state, limit: JOBS_PER_PAGE, after });
+  const limitText = ctx.url.searchParams.get('limit');
+  const limit = limitText === null ? JOBS_PER_PAGE : Number(limitText);
+  const page = await queue.list({ state, limit, after });
   const path = `/queues/${seg(queue.name)}`;
   const tab = (s: JobState | undefined, label: string): Html =>
     html`<a class="${s === state ? 'on' : ''}" href="${ctx.link(path, { state: s })}">${label}</a>`;
@@ -45,6 +47,6 @@ export async function queuePage(ctx: PageContext, settings: DashboardSettings): 
     body: html`<h1>Queue ${queue.name}</h1>
 <p>Oldest runnable job waiting: <strong class="age">${duration(summary.oldestRunnableAge)}</strong></p>${dead}
 <div class="tabs">${tabs}</div>
-<div class="card">${jobRows(ctx, queue.name, page.jobs)}${pager(ctx, path, { state }, 'after', page.next)}</div>`,
+<div class="card">${jobRows(ctx, queue.name, page.jobs)}${pager(ctx, path, { state, limit: limitText ?? undefined }, 'after', page.next)}</div>`,
   };
 }
