@@ -36,20 +36,20 @@ export async function readSnapshot(tr: Taskrow, countLimit: number): Promise<Sna
 }
 
 /**
- * One snapshot shared by every gauge of a scrape: prom-client collects gauges in parallel, and
- * each would otherwise read the database again. A snapshot is reused for `reuseMs` after it is read.
+ * One snapshot shared by every gauge of a scrape: prom-client collects all gauges at once, and each
+ * would otherwise read the database again. The read in flight is shared; the next scrape reads anew.
  */
-export function sharedSnapshot(tr: Taskrow, countLimit: number, reuseMs = 1000): () => Promise<Snapshot> {
-  let current: { at: number; promise: Promise<Snapshot> } | undefined;
+export function sharedSnapshot(tr: Taskrow, countLimit: number): () => Promise<Snapshot> {
+  let inFlight: Promise<Snapshot> | undefined;
   return () => {
-    const now = Date.now();
-    if (!current || now - current.at > reuseMs) {
+    if (!inFlight) {
       const promise = readSnapshot(tr, countLimit);
-      current = { at: now, promise };
-      promise.catch(() => {
-        if (current?.promise === promise) current = undefined;
-      });
+      inFlight = promise;
+      const clear = (): void => {
+        if (inFlight === promise) inFlight = undefined;
+      };
+      promise.then(clear, clear);
     }
-    return current.promise;
+    return inFlight;
   };
 }
