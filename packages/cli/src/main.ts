@@ -1,4 +1,5 @@
 import { TaskrowError } from '@taskrow/core';
+import { dashboardCommand } from './commands/dashboard.js';
 import { demoCommand } from './commands/demo.js';
 import { donesCommand } from './commands/dones.js';
 import { loopCommand } from './commands/loop.js';
@@ -19,6 +20,7 @@ export const COMMANDS: Record<string, Command> = {
   queue: queueCommand,
   resources: resourcesCommand,
   demo: demoCommand,
+  dashboard: dashboardCommand,
 };
 
 /**
