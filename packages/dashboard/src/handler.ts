@@ -7,7 +7,7 @@ import { html } from './html/escape.js';
 import { document } from './html/layout.js';
 import { securityHeaders, send } from './http.js';
 import { loginPage, postLogin, postLogout } from './login.js';
-import { createRegistry } from './metrics/collector.js';
+import { registerTaskrowMetrics } from './metrics/collector.js';
 import { dashboardSettings, type DashboardOptions, type DashboardSettings } from './options.js';
 import { ACTIONS, match, PAGES } from './routes.js';
 import { Sessions } from './session.js';
@@ -85,7 +85,7 @@ function actionsView(req: IncomingMessage, sessions: Sessions | undefined): Acti
 export function dashboardHandler(options: DashboardOptions): (req: IncomingMessage, res: ServerResponse) => void {
   const settings = dashboardSettings(options);
   const sessions = settings.token === undefined ? undefined : new Sessions(settings.token);
-  const registry = createRegistry(settings.taskrow, settings.countLimit);
+  const registry = registerTaskrowMetrics({ taskrow: settings.taskrow });
   const metrics = async () => ({ type: registry.contentType, body: await registry.metrics() });
   const link = linker(settings.basePath);
   return (req, res) => {

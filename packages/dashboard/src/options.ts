@@ -13,7 +13,7 @@ export interface DashboardOptions {
   readonly basePath?: string;
   /** Seconds between page refreshes, 1 to 3600; default 5. */
   readonly refreshSeconds?: number;
-  /** Counts on the overview stop at this many rows per state (shown as `N+`), 1 to 10,000,000; default 100,000. */
+  /** Counts on the pages stop at this many rows per state (shown as `N+`), 1 to 10,000,000; default 10,000. `/metrics` counts up to 1,000,000. */
   readonly countLimit?: number;
 }
 
@@ -81,7 +81,7 @@ export function dashboardSettings(options: DashboardOptions): DashboardSettings 
     token: tokenOf(o['actions']),
     basePath,
     refreshSeconds: intOption('dashboardHandler() refreshSeconds', o['refreshSeconds'], 5, 1, 3600),
-    countLimit: intOption('dashboardHandler() countLimit', o['countLimit'], 100_000, 1, 10_000_000),
+    countLimit: intOption('dashboardHandler() countLimit', o['countLimit'], 10_000, 1, 10_000_000),
     resources(tr) {
       let r = cache.get(tr);
       if (!r) cache.set(tr, (r = tr.resources({ releaseOnExit: false })));

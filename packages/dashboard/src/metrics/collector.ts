@@ -7,7 +7,7 @@ import { sharedSnapshot, type Snapshot } from './snapshot.js';
 /** Options of `registerTaskrowMetrics` and `metricsHandler`. */
 export interface TaskrowMetricsOptions {
   readonly taskrow: Taskrow;
-  /** The prom-client registry to register in; default a new one (metricsHandler) . */
+  /** The prom-client registry to register in; default a new one. */
   readonly registry?: Registry;
   /** Job and key counts stop at this many rows per state (1 to 10,000,000; default 1,000,000). */
   readonly countLimit?: number;
@@ -72,9 +72,6 @@ export function registerTaskrowMetrics(options: TaskrowMetricsOptions): Registry
   }
   return registry;
 }
-
-/** A registry holding only taskrow's gauges (the dashboard's `/metrics`). */
-export const createRegistry = (taskrow: Taskrow, countLimit: number): Registry => registerTaskrowMetrics({ taskrow, countLimit });
 
 /**
  * A `node:http` handler serving the Prometheus text format of `registry` (taskrow's gauges
