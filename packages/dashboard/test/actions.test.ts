@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TaskrowError } from '@taskrow/core';
 import { dashboardHandler } from '../src/index.js';
-import { browserAvailable, openBrowser, openDb, serve, target, type Db, type Served } from './harness.js';
+import { browserAvailable, clickLoad, openBrowser, openDb, serve, target, type Db, type Served } from './harness.js';
 import { deadJobs } from './seed.js';
 
 const TOKEN = 'test-actions-token-0123456789';
@@ -56,18 +56,18 @@ describe.skipIf(!browserAvailable())(`dashboard actions in Chromium on ${t.engin
     const [id] = await deadJobs(db.tr, 'jobs', 1);
     await page.goto(web.url('/login'));
     await page.fill('input[name=token]', 'not-the-token-at-all');
-    await page.click('form.login button');
+    await clickLoad(page, 'form.login button');
     expect(await page.locator('.login-error').textContent()).toContain('not the actions token');
     expect(await browser.context.cookies()).toEqual([]);
     await page.fill('input[name=token]', TOKEN);
-    await page.click('form.login button');
+    await clickLoad(page, 'form.login button');
     await page.waitForURL(web.url('/'));
     await page.goto(web.url(`/queues/jobs/jobs/${id}`));
     expect(await page.locator('.job-state').textContent()).toBe('dead');
-    await page.click('form.action button:has-text("Retry this job")');
+    await clickLoad(page, 'form.action button:has-text("Retry this job")');
     expect(await page.locator('.action-result').textContent()).toBe(`Queue jobs: made 1 job(s) ready again (dead job ${id}).`);
     expect(await phase(id!)).toBe(0);
-    await page.click('a:text-is("Back")');
+    await clickLoad(page, 'a:text-is("Back")');
     expect(await page.locator('.job-state').textContent()).toBe('ready');
   });
 
@@ -75,7 +75,7 @@ describe.skipIf(!browserAvailable())(`dashboard actions in Chromium on ${t.engin
     await deadJobs(db.tr, 'trash', 3);
     await page.goto(web.url('/queues/trash?state=dead'));
     expect(await page.locator('table.jobs tbody tr').count()).toBe(3);
-    await page.click('form.action button:has-text("Delete every dead job")');
+    await clickLoad(page, 'form.action button:has-text("Delete every dead job")');
     expect(await page.locator('.action-result').textContent()).toBe('Queue trash: deleted 3 job(s) (every dead job).');
     expect((await db.rows(`SELECT COUNT(*) AS n FROM \`${db.prefix}queue_jobs\` WHERE \`queue\` = 'trash'`))[0]!['n']).toBe(0);
   });
@@ -87,7 +87,7 @@ describe.skipIf(!browserAvailable())(`dashboard actions in Chromium on ${t.engin
     await page.goto(web.url('/resources'));
     expect(await page.locator('table.running').textContent()).toContain('locked.key');
     await page.fill('form.force-release input[name=key]', 'locked.key');
-    await page.click('form.force-release button');
+    await clickLoad(page, 'form.force-release button');
     expect(await page.locator('.action-result').textContent()).toBe('Removed 1 lock(s) on key "locked.key".');
     expect(Number((await locks())[0]!['n'])).toBe(0);
     expect((await job.refresh()).map((r) => r.reason)).toEqual(['output_lock_lost']);

@@ -102,3 +102,9 @@ export async function openBrowser(): Promise<{ context: BrowserContext; dialogs:
     },
   };
 }
+
+/** Clicks something that navigates and waits until the new page has loaded (never reads a half-parsed page). */
+export async function clickLoad(page: Page, selector: string): Promise<void> {
+  await page.click(selector);
+  await page.waitForLoadState('load');
+}

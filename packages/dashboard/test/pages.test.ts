@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserAvailable, openBrowser, openDb, serve, target, type Db, type Served } from './harness.js';
+import { browserAvailable, clickLoad, openBrowser, openDb, serve, target, type Db, type Served } from './harness.js';
 import { deadJobs, flow, manyJobs, XSS_ERROR, XSS_PAYLOAD } from './seed.js';
 
 const SHOTS = new URL('../../../docs/dashboard/', import.meta.url).pathname;
@@ -60,19 +60,19 @@ describe.skipIf(!browserAvailable())(`dashboard pages in Chromium on ${t.engine}
 
   it('opens a queue, a job, a loop and a Dones namespace from the overview', async () => {
     await page.goto(web.url('/'));
-    await page.click('table.queues a:text-is("mail")');
+    await clickLoad(page, 'table.queues a:text-is("mail")');
     expect(await page.locator('h1').textContent()).toBe('Queue mail');
-    await page.click('.tabs a:has-text("dead")');
+    await clickLoad(page, '.tabs a:has-text("dead")');
     expect(await page.locator('table.jobs tbody tr').count()).toBe(2);
     await page.screenshot({ path: `${SHOTS}queue.png`, fullPage: true });
-    await page.click('table.jobs tbody tr >> nth=0 >> a');
+    await clickLoad(page, 'table.jobs tbody tr >> nth=0 >> a');
     expect(await page.locator('.job-state').textContent()).toBe('dead');
     expect(await page.locator('pre.last-error').textContent()).toContain(XSS_ERROR);
     await page.goto(web.url('/'));
-    await page.click('table.loops a:text-is("pages")');
+    await clickLoad(page, 'table.loops a:text-is("pages")');
     expect(await page.locator('dl.loop-stats').textContent()).toContain('locked ids2');
     await page.goto(web.url('/'));
-    await page.click('table.dones a:text-is("crawl")');
+    await clickLoad(page, 'table.dones a:text-is("crawl")');
     expect(await page.locator('table.keys pre').allTextContents()).toEqual(['https://example.com/<b>', 'https://example.com/a', 'https://example.com/c']);
     await page.goto(web.url('/queues/no%20such'));
     expect(await page.locator('.error-message').textContent()).toContain('invalid queue name "no such"');
@@ -97,7 +97,9 @@ describe.skipIf(!browserAvailable())(`dashboard pages in Chromium on ${t.engine}
       seen.push(...(await page.locator('table.jobs tbody tr td:first-child').allTextContents()).map(Number));
       const next = page.locator('.pager a.next');
       if ((await next.count()) === 0) break;
+      const href = (await next.getAttribute('href'))!;
       await next.click();
+      await page.waitForURL((u) => `${u.pathname}${u.search}` === href, { waitUntil: 'load' });
     }
     expect(seen).toHaveLength(10_000);
     expect(seen).toEqual(bulk);
@@ -111,7 +113,7 @@ describe.skipIf(!browserAvailable())(`dashboard pages in Chromium on ${t.engine}
     expect(names).toContain('job publish.*');
     expect(names).toHaveLength(3 * 5 + 4);
     await page.screenshot({ path: `${SHOTS}flow-graph.png`, fullPage: true });
-    await page.click('svg.flow g.node[data-kind="key"][data-name="clean.us.*"]');
+    await clickLoad(page, 'svg.flow g.node[data-kind="key"][data-name="clean.us.*"]');
     await page.waitForURL(/focus=clean\.us/);
     expect(await page.locator('ul.upstream a').allTextContents()).toEqual(['ingest.us.*', 'raw.us.*']);
     expect((await page.locator('ul.downstream a').allTextContents()).sort()).toEqual(['publish.*', 'report.us.*', 'report.us.*', 'site.*', 'summary.*', 'summary.*']);
