@@ -36,13 +36,13 @@ function respond(r: Request, settings: DashboardSettings, page: Page, status = 2
   else send(r.res, status, HTML, document(page, r.ctx, r.nonce, settings.refreshSeconds, error));
 }
 
+/** Answers an error: a fragment request gets the message as text (the banner shows it), a page the error page. */
 function fail(r: Request, settings: DashboardSettings, err: unknown): void {
   const { status, message } = classify(err);
-  if (r.fragment || r.req.method !== 'GET') {
-    if (r.fragment) return send(r.res, status, 'text/plain; charset=utf-8', message);
-  }
-  const body = html`<h1>${status === 503 ? 'The database cannot be read' : status === 404 ? 'Not found' : 'Refused'}</h1><p class="error-message">${message}</p>`;
-  respond({ ...r, fragment: false }, settings, { title: `Error ${status}`, body, refresh: status === 503 ? undefined : 0 }, status, status === 503 ? message : undefined);
+  if (r.fragment) return send(r.res, status, 'text/plain; charset=utf-8', message);
+  const heading = status === 503 ? 'The database cannot be read' : status === 404 ? 'Not found' : 'Refused';
+  const body = html`<h1>${heading}</h1><p class="error-message">${message}</p>`;
+  respond(r, settings, { title: `Error ${status}`, body, refresh: status === 503 ? undefined : 0 }, status, status === 503 ? message : undefined);
 }
 
 async function route(r: Request, settings: DashboardSettings, sessions: Sessions | undefined, metrics: () => Promise<{ type: string; body: string }>, path: string): Promise<void> {

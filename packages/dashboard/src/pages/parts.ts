@@ -1,10 +1,10 @@
-import type { QueueSummary, RunningJob } from '@taskrow/core';
+import { JOB_STATES, type QueueSummary, type RunningJob } from '@taskrow/core';
 import { seg, type PageContext } from '../context.js';
 import { html, type Html } from '../html/escape.js';
 import { count, duration, time } from '../html/format.js';
 
-/** The job states in list order. */
-export const STATES = ['ready', 'delayed', 'running', 'done', 'dead'] as const;
+/** The job states in list order (core's). */
+export const STATES = JOB_STATES;
 
 /** Queues with counts by state and the oldest runnable age. */
 export function queueTable(ctx: PageContext, queues: readonly QueueSummary[]): Html {
