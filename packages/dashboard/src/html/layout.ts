@@ -5,7 +5,8 @@ import { STYLE } from './style.js';
 /**
  * The refresh script: every `data-refresh` milliseconds it fetches the same URL as a fragment and
  * replaces the content, leaving the page (scroll, open forms) in place; while a fetch fails it
- * shows the banner with the server's message (as text), and hides it on the next success.
+ * shows the banner with the server's message (as text), and hides it on the next success. One
+ * fetch at a time; none while a form field has the focus.
  */
 const REFRESH = `(function () {
   var main = document.getElementById('content');
@@ -14,8 +15,10 @@ const REFRESH = `(function () {
   if (!every) return;
   function busy() { var a = document.activeElement; return a && /^(INPUT|SELECT|TEXTAREA)$/.test(a.tagName); }
   function fail(text) { banner.textContent = text; banner.hidden = false; }
+  var running = false;
   async function tick() {
-    if (busy()) return;
+    if (busy() || running) return;
+    running = true;
     try {
       var r = await fetch(location.href, { headers: { 'X-Taskrow-Fragment': '1' }, cache: 'no-store', credentials: 'same-origin' });
       var t = await r.text();
@@ -24,6 +27,7 @@ const REFRESH = `(function () {
       banner.hidden = true;
       document.body.setAttribute('data-refreshed', String(Date.now()));
     } catch (e) { fail('The dashboard cannot be reached. Retrying.'); }
+    finally { running = false; }
   }
   setInterval(tick, every);
 })();`;
