@@ -23,6 +23,17 @@ taskrow_setup_servers() {
   fi
 }
 
+# taskrow_setup_browser: Debian's Chromium for the dashboard's browser tests (never a downloaded build).
+taskrow_setup_browser() {
+  if [ -x /usr/bin/chromium ]; then return 0; fi
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "[setup] browser: apt-get install -y chromium (for the dashboard tests)" >&2
+    { apt-get install -y -q chromium >/dev/null 2>&1 || { apt-get update -q >/dev/null && apt-get install -y -q chromium >/dev/null; }; } >&2
+  else
+    echo "[setup] not root on Debian: not installing chromium; the dashboard browser tests need /usr/bin/chromium" >&2
+  fi
+}
+
 taskrow_setup_build() {
   echo "[setup] build" >&2
   pnpm turbo run build --output-logs=errors-only >&2

@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 . scripts/setup.sh
 taskrow_setup_pnpm
 taskrow_setup_servers
+taskrow_setup_browser
 taskrow_setup_build
 taskrow_typecheck
 echo "[test] vitest run" >&2

@@ -1,4 +1,6 @@
 import { createRequire } from 'node:module';
+import { TaskrowError } from '@taskrow/core';
+import { dashboardCommand } from './commands/dashboard.js';
 import { demoCommand } from './commands/demo.js';
 import { donesCommand } from './commands/dones.js';
 import { loopCommand } from './commands/loop.js';
@@ -20,6 +22,7 @@ export const COMMANDS: Record<string, Command> = {
   queue: queueCommand,
   resources: resourcesCommand,
   demo: demoCommand,
+  dashboard: dashboardCommand,
 };
 
 /** This package's version, as `taskrow --version` prints it. */

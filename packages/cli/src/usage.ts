@@ -22,6 +22,8 @@ commands:
   resources edges [--since S] | upstream|downstream KEY          the flow graph (jobs.py history)
   resources produce KEY... [--ttl S] | force-release KEY...       create outputs / free keys by hand
   demo                                     the main demo, on an embedded server unless --url is given
+  dashboard [--port N] [--host H] [--actions-token T]   web dashboard and /metrics (default 127.0.0.1:8089;
+                                           actions only with a token, or $TASKROW_DASHBOARD_TOKEN)
 
 connection:
   --url mysql://user:password@host:port/database   (or mariadb://; default: $TASKROW_URL)

@@ -15,6 +15,8 @@ import type { Resources, ResourcesOptions } from './resources/types.js';
 import { createLoop, openLoop } from './loop/loop.js';
 import { loopSchemaSql } from './loop/registry.js';
 import type { CreateLoopOptions, Loop, LoopIdOf, LoopIdType, LoopOptions } from './loop/types.js';
+import { createInspect } from './inspect/inspect.js';
+import type { Inspect } from './inspect/types.js';
 import { createQueue } from './queue/queue.js';
 import { queueTables } from './queue/tables.js';
 import type { Queue, QueueOptions } from './queue/types.js';
@@ -79,6 +81,11 @@ export interface Taskrow<Tx = unknown> {
    * back with that transaction, and nothing is retried inside it (the application decides).
    */
   in(tx: Tx): Taskrow<Tx>;
+  /**
+   * Read-only views across every queue, loop and Dones namespace (for dashboards and metrics):
+   * bounded statements, each an index range read. MUST NOT lock or write anything.
+   */
+  inspect(): Inspect;
   /** Purges the rows of namespaces cleared with `purge: 'none'` or whose purge was interrupted. */
   purgeCleared(): Promise<number>;
   /** Waits for background work (purges) to finish. MUST NOT close the application's client. */
@@ -135,6 +142,7 @@ function build<Tx>(setup: TaskrowSetup<Tx>, client: SqlClient, base: Executor, p
     loopSchemaSql: (name, options) => loopSchemaSql(prefix, name, options?.idType),
     queue: <P>(name: string, options?: QueueOptions) => createQueue<P>(exec, queueTables(prefix), name, options),
     in: (tx) => build(setup, setup.joinTransaction(tx), exec, prefix),
+    inspect: () => createInspect(exec, prefix),
     purgeCleared: () => purgeRetired(exec, dt),
     close: () => background.settle(),
   };

@@ -1,0 +1,41 @@
+import { TaskrowError } from '@taskrow/core';
+import { seg, type Page, type PageContext } from '../context.js';
+import { html } from '../html/escape.js';
+import { pretty, time } from '../html/format.js';
+import { actionForm } from './parts.js';
+
+/** A job id from the path: a positive safe integer, else INVALID_ARGUMENT naming it. */
+export function jobId(text: string): number {
+  const id = Number(text);
+  if (!/^[1-9]\d{0,15}$/.test(text) || !Number.isSafeInteger(id)) {
+    throw new TaskrowError('INVALID_ARGUMENT', `job id must be a positive integer, got ${JSON.stringify(text.slice(0, 40))}`);
+  }
+  return id;
+}
+
+/** One job by id (`getJob`): every field, the payload pretty-printed, its last error; actions when dead. */
+export async function jobPage(ctx: PageContext): Promise<Page> {
+  const queue = ctx.taskrow.queue(ctx.params[0]!);
+  const id = jobId(ctx.params[1]!);
+  const job = await queue.getJob(id);
+  const back = html`<p><a href="${ctx.link(`/queues/${seg(queue.name)}`)}">← queue ${queue.name}</a></p>`;
+  if (!job) {
+    return { title: `Job ${id}`, body: html`${back}<h1>Job ${id}</h1><p class="notice">No job ${id} in queue ${queue.name}: it completed (and was deleted), or never existed.</p>` };
+  }
+  const path = `/queues/${seg(queue.name)}`;
+  const actions = job.state === 'dead'
+    ? html`<p>${actionForm(ctx, `${path}/retry-dead`, 'Retry this job', { id: String(id) })} ${actionForm(ctx, `${path}/delete-dead`, 'Delete this job', { id: String(id) })}</p>`
+    : '';
+  return {
+    title: `Job ${id}`,
+    body: html`${back}<h1>Job ${id} <span class="state ${job.state === 'dead' ? 'bad' : ''}">${job.state}</span></h1>${actions}
+<div class="card"><dl>
+<dt>queue</dt><dd>${job.queue}</dd><dt>state</dt><dd class="job-state">${job.state}</dd>
+<dt>attempts</dt><dd>${job.attempt} of ${job.maxAttempts}</dd><dt>priority</dt><dd>${job.priority}</dd>
+<dt>group</dt><dd>${job.group ?? '—'}</dd><dt>run at</dt><dd>${time(job.runAt)}</dd>
+<dt>state time</dt><dd>${time(job.dueAt)}</dd><dt>created</dt><dd>${time(job.createdAt)}</dd><dt>finished</dt><dd>${time(job.finishedAt)}</dd>
+</dl></div>
+<h2>Payload</h2><div class="card"><pre class="payload">${pretty(job.payload)}</pre></div>
+<h2>Last error</h2><div class="card"><pre class="last-error">${job.lastError ?? '—'}</pre></div>`,
+  };
+}

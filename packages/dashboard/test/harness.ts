@@ -1,0 +1,110 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import mysql from 'mysql2/promise';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { inject } from 'vitest';
+import type { Taskrow } from '@taskrow/core';
+import { taskrow } from '@taskrow/mysql2';
+import type { ServerTarget } from '@taskrow/servers';
+import { dashboardHandler, type DashboardOptions } from '../src/index.js';
+
+/** Debian's Chromium; the tests never download a browser. */
+export const CHROMIUM = '/usr/bin/chromium';
+const CI = process.env['CI'] === 'true' || process.env['CI'] === '1';
+
+/**
+ * Whether the browser tests run: they need Debian's Chromium (`scripts/setup.sh` installs it).
+ * Under CI=true a missing browser MUST fail the run, never skip it.
+ */
+export function browserAvailable(): boolean {
+  if (existsSync(CHROMIUM)) return true;
+  if (CI) throw new Error(`${CHROMIUM} is missing: run scripts/setup.sh (apt-get install -y chromium); under CI=true this is a failure, not a skip`);
+  process.stderr.write(`dashboard tests: ${CHROMIUM} is missing, browser tests skipped (apt-get install -y chromium)\n`);
+  return false;
+}
+
+/** The first server of the run (from the shared global setup). */
+export const target = (): ServerTarget => inject('targets')[0]!;
+
+/** A fresh table prefix per test file, a taskrow over a mysql2 pool, and a probe connection. */
+export interface Db {
+  readonly tr: Taskrow;
+  readonly pool: mysql.Pool;
+  readonly probe: mysql.Connection;
+  readonly prefix: string;
+  /** Rows of a probe query (a side channel, not the dashboard's reads). */
+  rows(sql: string, params?: unknown[]): Promise<mysql.RowDataPacket[]>;
+  close(): Promise<void>;
+}
+
+export async function openDb(tag: string): Promise<Db> {
+  const url = target().url;
+  const prefix = `d${tag}${process.pid % 100000}_`;
+  const pool = mysql.createPool({ uri: url, connectionLimit: 6 });
+  const probe = await mysql.createConnection(url);
+  const tr = await taskrow(pool, { prefix });
+  await tr.migrate();
+  const rows = async (sql: string, params: unknown[] = []) => (await probe.query<mysql.RowDataPacket[]>(sql, params))[0];
+  return {
+    tr, pool, probe, prefix, rows,
+    async close() {
+      const tables = await rows('SELECT table_name AS t FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE ?', [`${prefix}%`]);
+      for (const t of tables) await probe.query(`DROP TABLE \`${String(t['t'])}\``);
+      await tr.close();
+      await pool.end();
+      await probe.end();
+    },
+  };
+}
+
+/** A dashboard on a loopback port; `url(path)` is its address. */
+export interface Served {
+  readonly server: Server;
+  readonly base: string;
+  url(path: string): string;
+  close(): Promise<void>;
+}
+
+export async function serve(options: DashboardOptions, basePath = ''): Promise<Served> {
+  const server = createServer(dashboardHandler({ ...options, basePath }));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  const base = `http://127.0.0.1:${port}${basePath}`;
+  return {
+    server, base, url: (path) => `${base}${path}`,
+    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+  };
+}
+
+/**
+ * Debian's Chromium, headless, in a fresh profile, with every background network feature off
+ * (the machine has no network besides loopback). Records alert dialogs in `dialogs`.
+ */
+export async function openBrowser(): Promise<{ context: BrowserContext; dialogs: string[]; close(): Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), 'taskrow-chromium-'));
+  const context = await chromium.launchPersistentContext(dir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: 1280, height: 800 },
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  const dialogs: string[] = [];
+  const watch = (p: Page): void => void p.on('dialog', (d) => { dialogs.push(d.message()); void d.dismiss(); });
+  context.pages().forEach(watch);
+  context.on('page', watch);
+  return {
+    context, dialogs,
+    async close() {
+      await context.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Clicks something that navigates and waits until the new page has loaded (never reads a half-parsed page). */
+export async function clickLoad(page: Page, selector: string): Promise<void> {
+  await page.click(selector);
+  await page.waitForLoadState('load');
+}

@@ -1,0 +1,7 @@
+import type { ServerTarget } from '@taskrow/servers';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    targets: ServerTarget[];
+  }
+}
