@@ -4,6 +4,8 @@ import { fileURLToPath } from 'node:url';
 import mysql from 'mysql2/promise';
 import type { Taskrow, TaskrowOptions } from '@taskrow/core';
 import { taskrow } from '@taskrow/mysql2';
+import type { ServerTarget } from '@taskrow/servers';
+import { label, targets } from '../src/targets.js';
 
 /** Where every scenario appends its summary as one JSON line (the figures of the closing note). */
 export const FIGURES = fileURLToPath(new URL('../../.taskrow/chaos-figures.jsonl', import.meta.url));
@@ -113,4 +115,10 @@ export function quietPool(url: string, connectionLimit: number): mysql.Pool {
   const pool = mysql.createPool({ uri: url, connectionLimit, connectTimeout: 3000 });
   pool.on('connection', (c) => c.on('error', () => undefined));
   return pool;
+}
+
+/** The servers of this run, limited by TASKROW_CHAOS_TARGETS (labels such as "mariadb 10.11"). */
+export function chaosTargets(): ServerTarget[] {
+  const only = process.env['TASKROW_CHAOS_TARGETS']?.split(',').map((s) => s.trim());
+  return targets().filter((t) => !only || only.includes(label(t)));
 }

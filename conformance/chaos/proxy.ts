@@ -36,6 +36,11 @@ export interface LoseReplies {
    * in which a statement matched this count, e.g. `/SKIP LOCKED/` for the COMMIT of a claim.
    */
   readonly within?: RegExp;
+  /**
+   * A statement outside any transaction (autocommit: it commits on its own) matching this counts
+   * too, e.g. `/INSERT INTO .*queue_jobs/` for a one-statement enqueue.
+   */
+  readonly autocommit?: RegExp;
 }
 
 /** Counters since the proxy started. */
@@ -111,11 +116,12 @@ export async function startProxy(target: { host: string; port: number }, port = 
     }
     counters.connections += 1;
     const conn = new Conn(nextId++, client, connect({ host: target.host, port: target.port, noDelay: true }), globalMode, counters);
-    conn.onCommand = (sql, tx) => {
-      if (!(rule?.match ?? isCommit)(sql)) return undefined;
+    conn.onCommand = (sql, tx, inTx) => {
+      const alone = !inTx && rule?.autocommit?.test(sql) === true;
+      if (!alone && !(rule?.match ?? isCommit)(sql)) return undefined;
       counters.commits += 1;
       if (!rule) return undefined;
-      if (rule.within && !tx.some((t) => rule!.within!.test(t))) return undefined;
+      if (!alone && rule.within && !tx.some((t) => rule!.within!.test(t))) return undefined;
       return takesLoss() ? rule.then : undefined;
     };
     conn.onClose = () => open.delete(conn);
@@ -161,13 +167,15 @@ export async function startProxy(target: { host: string; port: number }, port = 
 /** One client socket and its upstream socket. */
 class Conn implements ProxyConnection {
   mode: ProxyMode;
-  onCommand: (sql: string, tx: readonly string[]) => LostReply | undefined = () => undefined;
+  onCommand: (sql: string, tx: readonly string[], inTx: boolean) => LostReply | undefined = () => undefined;
+  /** Between BEGIN / START TRANSACTION and COMMIT / ROLLBACK. */
+  private inTx = false;
   /** Statement texts of the open transaction on this connection. */
   private tx: string[] = [];
   onClose: () => void = () => undefined;
   /** Set once a reply is being lost: what to do when the server's bytes arrive. */
   private losing: LostReply | undefined;
-  private pending = Buffer.alloc(0);
+  private pending: Buffer = Buffer.alloc(0);
   private closed = false;
 
   constructor(
@@ -222,10 +230,12 @@ class Conn implements ProxyConnection {
 
   /** Sees one statement on its way to the server: records it, and arms a reply loss if it is one. */
   private command(sql: string): void {
-    const lost = this.onCommand(sql, this.tx);
+    const lost = this.onCommand(sql, this.tx, this.inTx);
     if (lost) this.losing = lost;
-    if (/^\s*(commit|rollback|begin|start transaction)\b/i.test(sql)) this.tx = [];
-    else {
+    if (/^\s*(commit|rollback|begin|start transaction)\b/i.test(sql)) {
+      this.tx = [];
+      this.inTx = /^\s*(begin|start)/i.test(sql);
+    } else {
       this.tx.push(sql);
       if (this.tx.length > 32) this.tx.shift(); // autocommit statements: keep only the latest
     }
