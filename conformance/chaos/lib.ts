@@ -84,14 +84,26 @@ export interface Scene {
 let sceneCount = 0;
 
 /** Opens a scene on `url`: a pool (`connectionLimit`), `taskrow(pool)` migrated, and a probe. */
-export async function openScene(url: string, connectionLimit = 10, statementTimeout = 2): Promise<Scene> {
+export async function openScene(url: string, connectionLimit = 10, statementTimeout = 2, options: TaskrowOptions = {}): Promise<Scene> {
   const prefix = `chaos${process.pid}_${++sceneCount}_`;
   const pool = mysql.createPool({ uri: url, connectionLimit });
   pool.on('connection', (c) => c.on('error', () => undefined));
-  const probeConn = await mysql.createConnection(url);
-  const tr = (await taskrow(pool, chaosOptions(prefix, statementTimeout))) as Taskrow<mysql.PoolConnection>;
+  // The probe reconnects once when its connection is gone (a server restart ends it).
+  let probeConn = await mysql.createConnection(url);
+  probeConn.on('error', () => undefined);
+  const probe = async <Row>(sql: string, params: unknown[] = []): Promise<Row[]> => {
+    try {
+      return (await probeConn.query(sql, params))[0] as Row[];
+    } catch (err) {
+      if (!(err as { fatal?: boolean }).fatal) throw err;
+      probeConn.destroy();
+      probeConn = await mysql.createConnection(url);
+      probeConn.on('error', () => undefined);
+      return (await probeConn.query(sql, params))[0] as Row[];
+    }
+  };
+  const tr = (await taskrow(pool, { ...chaosOptions(prefix, statementTimeout), ...options })) as Taskrow<mysql.PoolConnection>;
   await tr.migrate();
-  const probe = async <Row>(sql: string, params: unknown[] = []): Promise<Row[]> => (await probeConn.query(sql, params))[0] as Row[];
   return {
     prefix,
     pool,
