@@ -1,21 +1,24 @@
 import mysql from 'mysql2/promise';
-import { afterEach, describe, expect, it } from 'vitest';
-import { label, targets } from '../src/targets.js';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { ServerTarget } from '@taskrow/servers';
+import { label } from '../src/targets.js';
 import { startProxy, type Proxy } from './proxy.js';
-import { answersWithin } from './lib.js';
+import { answersWithin, chaosTargets } from './lib.js';
 
-// The fault proxy itself, against a real server: each mode does what the scenarios rely on.
-const target = targets()[0]!;
-const upstream = { host: '127.0.0.1', port: Number(new URL(target.url).port) };
+// The fault proxy itself, against every server (MySQL 8.0.23+ prefixes COM_QUERY's text with query
+// attribute counts): each mode does what the scenarios rely on.
 const table = `chaos_proxy_${process.pid}`;
 const opened: { end(): unknown }[] = [];
 let proxy: Proxy | undefined;
+let target: ServerTarget;
 
 afterEach(async () => {
   await proxy?.close();
   proxy = undefined;
   for (const c of opened.splice(0)) (c as mysql.Connection).destroy();
 });
+
+const upstream = (): { host: string; port: number } => ({ host: '127.0.0.1', port: Number(new URL(target.url).port) });
 
 async function direct(): Promise<mysql.Connection> {
   const c = await mysql.createConnection(target.url);
@@ -43,11 +46,15 @@ async function commitThrough(p: Proxy, id: number, waitMs = 1500): Promise<'ok' 
   return res ?? 'silent';
 }
 
-describe(`${label(target)} · chaos proxy`, () => {
+for (const t of chaosTargets()) describe(`${label(t)} · chaos proxy`, () => {
+  beforeAll(() => {
+    target = t;
+  });
+
   it('forwards, and blackholes both ways without closing either socket', async () => {
     const probe = await direct();
     await probe.query(`CREATE TABLE IF NOT EXISTS ${table} (id INT PRIMARY KEY) ENGINE=InnoDB`);
-    proxy = await startProxy(upstream);
+    proxy = await startProxy(upstream());
     const c = await through(proxy);
     const [[me]] = await c.query<mysql.RowDataPacket[]>('SELECT CONNECTION_ID() AS id');
     let closed = false;
@@ -65,7 +72,7 @@ describe(`${label(target)} · chaos proxy`, () => {
   });
 
   it('refuses new connections while open ones go on', async () => {
-    proxy = await startProxy(upstream);
+    proxy = await startProxy(upstream());
     const c = await through(proxy);
     proxy.refuse(true);
     await expect(mysql.createConnection(proxy.url(target.url))).rejects.toThrow();
@@ -78,7 +85,7 @@ describe(`${label(target)} · chaos proxy`, () => {
   it('loses the reply of the next N COMMITs (close), after the server committed', async () => {
     const probe = await direct();
     await probe.query(`DELETE FROM ${table}`);
-    proxy = await startProxy(upstream);
+    proxy = await startProxy(upstream());
     proxy.loseReplies({ count: 2, then: 'close' });
     expect(await commitThrough(proxy, 1)).toBe('lost');
     expect(await commitThrough(proxy, 2)).toBe('lost');
@@ -90,7 +97,7 @@ describe(`${label(target)} · chaos proxy`, () => {
   it('loses the reply of every k-th COMMIT (silent: the client hears nothing more)', async () => {
     const probe = await direct();
     await probe.query(`DELETE FROM ${table}`);
-    proxy = await startProxy(upstream);
+    proxy = await startProxy(upstream());
     proxy.loseReplies({ every: 2, then: 'silent' });
     const outcomes = [];
     for (let i = 1; i <= 4; i++) outcomes.push(await commitThrough(proxy, i));
@@ -102,7 +109,7 @@ describe(`${label(target)} · chaos proxy`, () => {
   it('loses only COMMITs of transactions that ran a matching statement', async () => {
     const probe = await direct();
     await probe.query(`DELETE FROM ${table}`);
-    proxy = await startProxy(upstream);
+    proxy = await startProxy(upstream());
     proxy.loseReplies({ count: 1, then: 'close', within: /VALUES \(2\)/ });
     const c = await through(proxy);
     await c.beginTransaction();

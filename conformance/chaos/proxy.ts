@@ -220,7 +220,9 @@ class Conn implements ProxyConnection {
       const seq = this.pending[at + 3];
       const command = this.pending[at + 4];
       if (seq === 0 && len > 0 && (command === COM_QUERY || command === COM_STMT_PREPARE)) {
-        this.command(this.pending.toString('utf8', at + 5, at + 4 + Math.min(len, TEXT_BYTES)));
+        // With CLIENT_QUERY_ATTRIBUTES (MySQL 8.0.23+), COM_QUERY's text follows a parameter count
+        // and a parameter set count (0x00 0x01 when, as here, no attribute is sent): skip them.
+        this.command(this.pending.toString('utf8', at + 5, at + 4 + Math.min(len, TEXT_BYTES)).replace(/^[\x00-\x1f]+/, ''));
       }
       at += 4 + len;
     }
