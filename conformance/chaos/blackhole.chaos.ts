@@ -1,9 +1,8 @@
-import type mysql from 'mysql2/promise';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Job, Taskrow } from '@taskrow/core';
-import { taskrow } from '@taskrow/mysql2';
+import { chaosAdapters, type Opened } from './adapters.js';
 import { label } from '../src/targets.js';
-import { answersWithin, chaosOptions, chaosTargets, openScene, quietPool, report, waitFor, type Scene } from './lib.js';
+import { answersWithin, chaosOptions, chaosTargets, openScene, report, waitFor, type Scene } from './lib.js';
 import { startProxy, type Proxy } from './proxy.js';
 
 // Scenario c (issue 12): a proxy between one holder and the server starts dropping every byte both
@@ -29,27 +28,27 @@ async function abortTime(signal: AbortSignal, aborts: { at: number | null }, dea
   return signal.aborted ? aborts.at : null;
 }
 
-for (const target of chaosTargets()) {
-  describe(`${label(target)} · mysql2 · chaos: blackholed holder`, () => {
+for (const target of chaosTargets()) for (const adapter of chaosAdapters()) {
+  describe(`${label(target)} · ${adapter.name} · chaos: blackholed holder`, () => {
     let scene: Scene;
     let proxy: Proxy;
-    let pool: mysql.Pool;
-    let tr: Taskrow<mysql.PoolConnection>;
+    let opened: Opened;
+    let tr: Taskrow;
     beforeEach(async () => {
       scene = await openScene(target.url);
       proxy = await startProxy({ host: '127.0.0.1', port: Number(new URL(target.url).port) });
-      pool = quietPool(proxy.url(target.url), 4);
-      tr = (await taskrow(pool, chaosOptions(scene.prefix))) as Taskrow<mysql.PoolConnection>;
+      opened = await adapter.open(proxy.url(target.url), 4, chaosOptions(scene.prefix));
+      tr = opened.tr;
     });
     afterEach(async () => {
       await proxy.close();
-      await pool.end().catch(() => undefined);
+      await opened.end();
       await scene.close();
     });
 
     const summary = (what: string, diff: number | null, errors: number, note: string): void =>
       report({
-        scenario: `c blackhole · ${what}`, server: `${target.engine} ${target.version}`, adapter: 'mysql2', jobs: 1, kills: 0, restarts: 0,
+        scenario: `c blackhole · ${what}`, server: `${target.engine} ${target.version}`, adapter: adapter.name, jobs: 1, kills: 0, restarts: 0,
         lost: 0, duplicated: 0, doubleCompletions: 0, errors, leaseEndToAbortMs: diff, note,
       });
 

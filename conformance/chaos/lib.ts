@@ -122,13 +122,6 @@ export async function openScene(url: string, connectionLimit = 10, statementTime
   };
 }
 
-/** A pool to `url` whose connections never throw unhandled errors (they are expected here). */
-export function quietPool(url: string, connectionLimit: number): mysql.Pool {
-  const pool = mysql.createPool({ uri: url, connectionLimit, connectTimeout: 3000 });
-  pool.on('connection', (c) => c.on('error', () => undefined));
-  return pool;
-}
-
 /** The servers of this run, limited by TASKROW_CHAOS_TARGETS (labels such as "mariadb 10.11"). */
 export function chaosTargets(): ServerTarget[] {
   const only = process.env['TASKROW_CHAOS_TARGETS']?.split(',').map((s) => s.trim());
