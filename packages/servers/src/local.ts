@@ -47,6 +47,7 @@ function serverArgs(s: InstalledServer, dir: string, port: number, durability: D
     '--innodb-buffer-pool-size=256M',
   ];
   if (durability === 'relaxed') args.push('--innodb-flush-log-at-trx-commit=0', '--innodb-doublewrite=0', '--sync-binlog=0');
+  else args.push('--innodb-flush-log-at-trx-commit=1', '--innodb-doublewrite=ON', '--sync-binlog=1');
   if (s.engine === 'mysql') args.push('--secure-file-priv=NULL', '--mysqlx=OFF', '--skip-log-bin');
   return args;
 }
@@ -68,7 +69,7 @@ function initialise(s: InstalledServer, dir: string): void {
  * once it answers queries. The process is stopped by its own pid; a watchdog stops it if this
  * process dies first. MUST NOT leave the data directory behind after `stop()`.
  */
-export async function startLocal(s: InstalledServer, durability: Durability): Promise<ServerHandle> {
+export async function startLocal(s: InstalledServer, durability: Durability, fixedPort?: number): Promise<ServerHandle> {
   // Data lives where the server can see it: inside its root when chrooted.
   const base = s.root ? join(s.root, 'var', 'tmp') : tmpdir();
   mkdirSync(base, { recursive: true });
@@ -81,27 +82,21 @@ export async function startLocal(s: InstalledServer, durability: Durability): Pr
     initialise(s, serverDir);
     writeFileSync(join(hostDir, 'init.sql'), INIT_SQL);
     for (let attempt = 0; ; attempt++) {
-      const port = await freePort();
+      const port = fixedPort ?? (await freePort());
       const args = serverArgs(s, serverDir, port, durability);
-      const proc = s.root ? spawn('chroot', [s.root, s.server, ...args], { stdio: 'ignore' }) : spawn(s.server, args, { stdio: 'ignore' });
-      child = proc;
-      let exited: string | null = null;
-      proc.on('exit', (code, signal) => (exited = `exited with ${code ?? signal}`));
-      if (proc.pid === undefined) throw new Error(`could not spawn ${s.server}`);
-      cancelWatchdog = startWatchdog(proc.pid, hostDir);
+      const started = spawnServer(s, args, hostDir);
+      child = started.proc;
+      cancelWatchdog = started.cancelWatchdog;
       const url = `mysql://${USER}:${PASSWORD}@127.0.0.1:${port}/${DATABASE}`;
       try {
-        const versionString = await waitForServer(url, 60_000, () => exited);
-        return handle(s, url, versionString, proc, hostDir, () => {
-          cancelWatchdog();
-          cleanup();
-        });
+        const versionString = await started.ready(url);
+        return handle(s, url, versionString, started, () => spawnServer(s, args, hostDir), hostDir, cleanup);
       } catch (err) {
         const log = existsSync(join(hostDir, 'error.log')) ? readFileSync(join(hostDir, 'error.log'), 'utf8') : '';
         cancelWatchdog();
-        await stopProcess(proc);
+        await stopProcess(started.proc);
         // A port taken between freePort() and bind: try another once or twice.
-        if (/address already in use/i.test(log) && attempt < 3) continue;
+        if (/address already in use/i.test(log) && attempt < 3 && fixedPort === undefined) continue;
         throw new Error(`${s.engine} ${s.version} did not start: ${(err as Error).message}\n${log.slice(-3000)}`, { cause: err });
       }
     }
@@ -113,17 +108,64 @@ export async function startLocal(s: InstalledServer, durability: Durability): Pr
   }
 }
 
-function handle(s: InstalledServer, url: string, versionString: string, proc: ChildProcess, dataDir: string, after: () => void): ServerHandle {
+/** A spawned server process with its watchdog; `ready` resolves once it answers at `url`. */
+interface Spawned {
+  readonly proc: ChildProcess;
+  readonly cancelWatchdog: () => void;
+  ready(url: string): Promise<string>;
+}
+
+/** Starts the server process on an initialised data directory, watched by a watchdog. */
+function spawnServer(s: InstalledServer, args: string[], hostDir: string): Spawned {
+  const proc = s.root ? spawn('chroot', [s.root, s.server, ...args], { stdio: 'ignore' }) : spawn(s.server, args, { stdio: 'ignore' });
+  let exited: string | null = null;
+  proc.on('exit', (code, signal) => (exited = `exited with ${code ?? signal}`));
+  if (proc.pid === undefined) throw new Error(`could not spawn ${s.server}`);
+  const cancelWatchdog = startWatchdog(proc.pid, hostDir);
+  return { proc, cancelWatchdog, ready: (url) => waitForServer(url, 120_000, () => exited) };
+}
+
+function handle(
+  s: InstalledServer,
+  url: string,
+  versionString: string,
+  first: Spawned,
+  respawn: () => Spawned,
+  dataDir: string,
+  cleanup: () => void,
+): ServerHandle {
+  let current = first;
   let stopped: Promise<void> | undefined;
+  const kill = async (): Promise<void> => {
+    const { proc } = current;
+    if (proc.exitCode !== null || proc.signalCode !== null || proc.pid === undefined) return;
+    const gone = new Promise<void>((r) => proc.once('exit', () => r()));
+    process.kill(proc.pid, 'SIGKILL');
+    await gone;
+  };
   return {
     url,
     engine: s.engine,
     version: shortVersion(versionString),
     versionString,
     source: 'local',
-    pid: proc.pid,
+    get pid() {
+      return current.proc.pid;
+    },
     dataDir,
-    stop: () => (stopped ??= stopProcess(proc).then(after)),
+    stop: () =>
+      (stopped ??= stopProcess(current.proc).then(() => {
+        current.cancelWatchdog();
+        cleanup();
+      })),
+    kill,
+    async restart() {
+      if (stopped) throw new Error(`${s.engine} ${s.version} was stopped; it cannot be restarted`);
+      await kill();
+      current.cancelWatchdog();
+      current = respawn();
+      await current.ready(url);
+    },
   };
 }
 

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
 /** A TCP port on 127.0.0.1 that was free a moment ago (the kernel picks it). */
@@ -12,4 +13,40 @@ export function freePort(): Promise<number> {
       srv.close(() => (port ? resolve(port) : reject(new Error('no free port'))));
     });
   });
+}
+
+/** The kernel's ephemeral port range (`/proc/sys/net/ipv4/ip_local_port_range`), or Linux's default. */
+export function ephemeralRange(): [number, number] {
+  try {
+    const [lo, hi] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    if (lo && hi) return [lo, hi];
+  } catch {
+    // not Linux: assume its default
+  }
+  return [32768, 60999];
+}
+
+/** Resolves whether `port` on 127.0.0.1 can be bound right now. */
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = createServer();
+    srv.unref();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+  });
+}
+
+/**
+ * A port on 127.0.0.1 below the kernel's ephemeral range (from 20000 up to its start) that was free
+ * a moment ago: no outgoing connection is ever given it as a source port, so a client reconnecting
+ * to a server that is down cannot connect to itself there. Rejects after 200 tries.
+ */
+export async function freePortBelowEphemeral(): Promise<number> {
+  const top = ephemeralRange()[0];
+  const bottom = Math.min(20000, top - 1000);
+  for (let i = 0; i < 200; i++) {
+    const port = bottom + Math.floor(Math.random() * (top - bottom));
+    if (await bindable(port)) return port;
+  }
+  throw new Error(`no free port between ${bottom} and ${top}`);
 }

@@ -40,7 +40,7 @@ export async function startServer(options: StartServerOptions): Promise<ServerHa
       const local = installedServers()
         .filter((s) => s.engine === engine && versionMatches(s.version, version))
         .sort((a, b) => compareVersions(b.version, a.version));
-      if (local[0]) return startLocal(local[0], durability);
+      if (local[0]) return startLocal(local[0], durability, options.port);
       why.push(`no local ${engine}${version ? ` ${version}` : ''} in ${serversCacheDir()}/servers.json`);
     }
   }

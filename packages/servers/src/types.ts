@@ -17,7 +17,7 @@ export interface ServerHandle {
   /** The full `SELECT VERSION()` string, e.g. `10.11.19-MariaDB-0+deb12u1`. */
   readonly versionString: string;
   readonly source: ServerSource;
-  /** The pid the server process was started with (local servers only). */
+  /** The pid of the server process (local servers only; a new one after `restart()`). */
   readonly pid?: number;
   /** The private data directory on this machine (local servers only); removed by `stop()`. */
   readonly dataDir?: string;
@@ -26,6 +26,17 @@ export interface ServerHandle {
    * the container. MUST NOT touch a server taken from the environment. Safe to call twice.
    */
   stop(): Promise<void>;
+  /**
+   * (Local servers only.) Ends the server process with SIGKILL, as a crash would, leaving its data
+   * directory and port as they are; resolves once the process has exited.
+   */
+  kill?(): Promise<void>;
+  /**
+   * (Local servers only.) SIGKILLs the server if it still runs, starts it again on the same data
+   * directory, port and settings (crash recovery included), and resolves once it answers queries.
+   * MUST reject after `stop()`.
+   */
+  restart?(): Promise<void>;
 }
 
 /** What `startServer` is asked for. */
@@ -33,8 +44,18 @@ export interface StartServerOptions {
   readonly engine: Engine;
   /** `major.minor` (or a longer prefix) the server's version must start with; omitted: the newest available. */
   readonly version?: string;
-  /** Default `relaxed` (no fsync per commit, no doublewrite); only for servers this package starts. */
+  /**
+   * Default `relaxed` (no fsync per commit, no doublewrite); `full` sets
+   * `innodb_flush_log_at_trx_commit=1`, `innodb_doublewrite=ON` and `sync_binlog=1`. Only for
+   * servers this package starts.
+   */
   readonly durability?: Durability;
+  /**
+   * Loopback port for a local server (default: a free one the kernel picks). For restart tests, pick
+   * one below the ephemeral range (`freePortBelowEphemeral()`): a client reconnecting while the server
+   * is down could otherwise be given that port as its own source port and connect to itself.
+   */
+  readonly port?: number;
   /** Sources to try, in this order. Default `['env', 'container', 'local']`. */
   readonly sources?: readonly ServerSource[];
 }
