@@ -1,6 +1,6 @@
 import type { Executor } from '../engine/executor.js';
 import { validateName } from '../names.js';
-import { micros, NOW_MICROS, PHASE, STATE_OF, type JobState, type QueueTables } from '../queue/tables.js';
+import { epochMicros, NOW_MICROS, PHASE, STATE_OF, type JobState, type QueueTables } from '../queue/tables.js';
 import { toNumber } from '../validate.js';
 import { capped } from './args.js';
 import type { CappedCount, InspectPage, QueueSummary } from './types.js';
@@ -49,9 +49,9 @@ async function cappedCounts(exec: Executor, t: QueueTables, queue: string, cap: 
  */
 async function oldestRunnableAge(exec: Executor, t: QueueTables, queue: string): Promise<number | null> {
   const { rows } = await exec.query<{ ready_us: unknown; wait_us: unknown; now_us: unknown }>(
-    `SELECT (SELECT ${micros('MIN(r.m)')} FROM (SELECT MIN(\`due_at\`) AS m FROM ${t.jobs} FORCE INDEX (\`claim\`)
+    `SELECT (SELECT ${epochMicros('MIN(r.m)')} FROM (SELECT MIN(\`due_at\`) AS m FROM ${t.jobs} FORCE INDEX (\`claim\`)
               WHERE \`queue\` = ? AND \`phase\` = ${PHASE.ready} GROUP BY \`queue\`, \`phase\`, \`ready_priority\`) AS r) AS ready_us,
-            (SELECT ${micros('MIN(`run_at`)')} FROM ${t.jobs} FORCE INDEX (\`claim\`)
+            (SELECT ${epochMicros('MIN(`run_at`)')} FROM ${t.jobs} FORCE INDEX (\`claim\`)
               WHERE \`queue\` = ? AND \`phase\` IN (${PHASE.delayed}, ${PHASE.running}) AND \`ready_priority\` = 0 AND \`due_at\` <= UTC_TIMESTAMP(6)) AS wait_us,
             ${NOW_MICROS} AS now_us`,
     [queue, queue],

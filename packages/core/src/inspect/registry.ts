@@ -1,7 +1,7 @@
 import { donesTables } from '../dones/tables.js';
 import type { Executor } from '../engine/executor.js';
 import { loopRegistryTable } from '../loop/tables.js';
-import { micros } from '../queue/tables.js';
+import { epochMicros } from '../queue/tables.js';
 import { toNumber } from '../validate.js';
 import { capped } from './args.js';
 import type { DonesSummary, InspectPage, LoopSummary } from './types.js';
@@ -18,7 +18,7 @@ function paged<T>(rows: T[], limit: number, nameOf: (row: T) => string): { page:
 /** A page of the loop registry in name order: one primary-key range read of `limit + 1` rows. */
 export async function loopPage(exec: Executor, prefix: string, after: string | undefined, limit: number): Promise<InspectPage<LoopSummary>> {
   const { rows } = await exec.query<{ name: unknown; id_type: unknown; created_us: unknown }>(
-    `SELECT \`name\`, \`id_type\`, ${micros('`created_at`')} AS created_us FROM ${loopRegistryTable(prefix)}
+    `SELECT \`name\`, \`id_type\`, ${epochMicros('`created_at`')} AS created_us FROM ${loopRegistryTable(prefix)}
      WHERE \`name\` > ? ORDER BY \`name\` LIMIT ${limit + 1}`,
     [after ?? ''],
   );
@@ -38,7 +38,7 @@ async function summarize(exec: Executor, prefix: string, r: NsRow, cap: number):
   return { name: textOf(r.name), createdAt: dateOf(r.created_us), count: capped(toNumber(counted.rows[0]?.n), cap) };
 }
 
-const NS_COLUMNS = `\`name\`, \`gen\`, ${micros('`created_at`')} AS created_us`;
+const NS_COLUMNS = `\`name\`, \`gen\`, ${epochMicros('`created_at`')} AS created_us`;
 
 /**
  * A page of Dones namespaces in name order: one primary-key range read of `limit + 1` rows, then
