@@ -23,11 +23,11 @@ interface Outcome {
   error: string | null;
 }
 
-/** Runs `op` with its reply lost; `undefined` answer within ANSWER_MS is an error to the caller. */
+/** Runs `op` with its reply lost; no answer within ANSWER_MS is an error to the caller (a void result is an answer). */
 async function attempt<T>(op: () => Promise<T>): Promise<{ value?: T; error: string | null }> {
   try {
-    const value = await answersWithin(op(), ANSWER_MS);
-    return value === undefined ? { error: `no answer within ${ANSWER_MS} ms` } : { value, error: null };
+    const answer = await answersWithin(op().then((value) => ({ value })), ANSWER_MS);
+    return answer === undefined ? { error: `no answer within ${ANSWER_MS} ms` } : { value: answer.value, error: null };
   } catch (err) {
     return { error: `${(err as { code?: string }).code ?? ''} ${(err as Error).message}`.trim() };
   }

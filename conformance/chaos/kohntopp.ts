@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import type { Job, Taskrow } from '@taskrow/core';
 import { Ledger, type Reconciled } from './ledger.js';
 import type { Scene } from './lib.js';
@@ -101,4 +102,14 @@ export async function runKohntopp(run: KohntoppRun): Promise<KohntoppResult> {
   const left = await run.scene.probe<{ id: number; payload: string }>(`SELECT id, payload FROM ${table} WHERE queue = 'k'`);
   const reconciled = ledger.reconcile(left.map((r) => ({ id: Number(r.id), seq: (JSON.parse(r.payload) as { seq: number }).seq })));
   return { ...reconciled, seconds: (performance.now() - t0) / 1000 };
+}
+
+/** The ledger's verdict on a run of `jobs` jobs: nothing lost, duplicated, completed twice, left, or surfaced as an error. */
+export function expectReconciled(result: KohntoppResult, jobs: number): void {
+  expect(result.jobs).toBe(jobs);
+  expect(result.lost, 'lost').toBe(0);
+  expect(result.duplicated, 'duplicated').toBe(0);
+  expect(result.doubleCompletions, 'completed twice').toBe(0);
+  expect(result.stranded, 'left in the queue').toBe(0);
+  expect(result.errors, `errors surfaced: ${result.errorSamples.join(' | ')}`).toBe(0);
 }

@@ -15,7 +15,7 @@ const tr = await taskrow(pool, { prefix, statementTimeout: 2 });
 tr.queue('e').work(
   async (job) => {
     const { seq } = job.payload;
-    log(`run ${seq} ${job.id} ${job.token}`);
+    log(`run ${seq} ${job.id} ${job.token} ${job.attempt}`);
     await new Promise((r) => setTimeout(r, Math.random() * 10));
     const conn = await pool.getConnection();
     try {
@@ -23,7 +23,7 @@ tr.queue('e').work(
       await conn.query(`INSERT INTO \`${effects}\` (seq, job_id, token, pid) VALUES (?, ?, ?, ?)`, [seq, job.id, job.token, process.pid]);
       await tr.in(conn).queue('e').complete(job);
       await conn.commit();
-      log(`done ${seq} ${job.id} ${job.token}`);
+      log(`done ${seq} ${job.id} ${job.token} ${job.attempt}`);
     } catch (err) {
       await conn.rollback().catch(() => undefined);
       throw err;

@@ -23,6 +23,8 @@ interface Line {
   seq: number;
   id: number;
   token: bigint;
+  /** The claim's attempt count: the job's latest claim has the highest. */
+  attempt: number;
 }
 
 /** Every ledger line the worker processes wrote. */
@@ -31,9 +33,9 @@ function readLedgers(dir: string): { lines: Line[]; errors: string[] } {
   const errors: string[] = [];
   for (const f of readdirSync(dir)) {
     for (const l of readFileSync(join(dir, f), 'utf8').split('\n')) {
-      const [kind, seq, id, token] = l.split(' ');
+      const [kind, seq, id, token, attempt] = l.split(' ');
       if (kind === 'error') errors.push(l.slice(6));
-      else if (kind === 'run' || kind === 'done') lines.push({ kind, seq: Number(seq), id: Number(id), token: BigInt(token!) });
+      else if (kind === 'run' || kind === 'done') lines.push({ kind, seq: Number(seq), id: Number(id), token: BigInt(token!), attempt: Number(attempt) });
     }
   }
   return { lines, errors };
@@ -101,17 +103,18 @@ for (const target of chaosTargets()) {
       const { lines, errors } = readLedgers(dir);
       const effectOf = new Map(effectRows.map((r) => [Number(r.seq), Number(r.n)]));
       const idsOf = new Map<number, Set<number>>();
-      const latest = new Map<number, bigint>();
+      // The latest claim of a job is the one that counted the most attempts (tokens are random per claim).
+      const latest = new Map<number, { attempt: number; token: bigint }>();
       const doneOf = new Map<number, Line[]>();
       for (const l of lines) {
         idsOf.set(l.seq, (idsOf.get(l.seq) ?? new Set()).add(l.id));
-        if (l.kind === 'run' && (latest.get(l.id) ?? -1n) < l.token) latest.set(l.id, l.token);
+        if (l.kind === 'run' && (latest.get(l.id)?.attempt ?? -1) < l.attempt) latest.set(l.id, { attempt: l.attempt, token: l.token });
         if (l.kind === 'done') doneOf.set(l.seq, [...(doneOf.get(l.seq) ?? []), l]);
       }
       const lost = [...enqueued.keys()].filter((s) => !effectOf.has(s)).length;
       const duplicated = [...idsOf.values()].reduce((n, s) => n + s.size - 1, 0);
       const doubles = [...effectOf.values()].filter((n) => n > 1).length + [...doneOf.values()].filter((d) => d.length > 1).length;
-      const stale = [...doneOf.values()].flat().filter((d) => d.token !== latest.get(d.id)).length;
+      const stale = [...doneOf.values()].flat().filter((d) => d.token !== latest.get(d.id)?.token).length;
       const reruns = lines.filter((l) => l.kind === 'run').length - JOBS;
       report({
         scenario: 'e worker processes SIGKILL / SIGSTOP (2 s leases)', server: `${target.engine} ${target.version}`, adapter: 'mysql2',

@@ -3,6 +3,7 @@ import { LeaseLostError } from '../../queue/errors.js';
 import type { Job } from '../../queue/types.js';
 import { freshName } from '../harness.js';
 import type { SuiteContext } from '../session.js';
+import { aborted } from './holding.js';
 import { probeJob, probeJobs, until } from './probe.js';
 
 /** A promise with its resolver, for handlers the test lets finish. */
@@ -11,9 +12,6 @@ function gate(): { wait: Promise<void>; open: () => void } {
   const wait = new Promise<void>((r) => (open = r));
   return { wait, open };
 }
-
-const aborted = (signal: AbortSignal): Promise<unknown> =>
-  new Promise((r) => (signal.aborted ? r(signal.reason) : signal.addEventListener('abort', () => r(signal.reason), { once: true })));
 
 /** queue.work(): batches, concurrency, retries, heartbeats, abort signals and graceful stop. */
 export function queueWorker<Tx>(ctx: () => SuiteContext<Tx>): void {
