@@ -11,6 +11,12 @@ export interface StartClusterOptions {
   readonly kind: ClusterKind;
   /** Default `relaxed`, as for single servers. */
   readonly durability?: Durability;
+  /**
+   * Every session reads what the cluster committed before its statement, whichever node wrote it:
+   * Galera `wsrep_sync_wait=1`, Group Replication `group_replication_consistency=BEFORE`. Default
+   * false (the servers' own defaults: a read on one node may miss a commit just made on another).
+   */
+  readonly readYourWrites?: boolean;
 }
 
 /** A running cluster: one URL per node, every node a member and ready for connections. */

@@ -24,7 +24,7 @@ export const CLUSTER_KINDS: readonly ClusterKind[] = ['galera', 'group-replicati
  * provider is not installed; MUST NOT leave a node running when it rejects.
  */
 export async function startCluster(options: StartClusterOptions): Promise<ClusterHandle> {
-  const { kind, durability = 'relaxed' } = options;
+  const { kind, durability = 'relaxed', readYourWrites = false } = options;
   const want = CLUSTER_SERVER[kind];
   if (!want) throw new Error(`unknown cluster kind ${String(kind)}; accepted: ${CLUSTER_KINDS.join(', ')}`);
   const server = installedServers()
@@ -33,9 +33,9 @@ export async function startCluster(options: StartClusterOptions): Promise<Cluste
   if (!server) throw new Error(`a ${kind} cluster needs a local ${want.engine} ${want.version}; install it: bash ${installerPath}`);
   if (kind === 'galera') {
     if (!existsSync(GALERA_PROVIDER)) throw new Error(`a galera cluster needs ${GALERA_PROVIDER} (Debian package galera-4); install it: bash ${installerPath}`);
-    return startGalera(server, durability, galeraSstScripts());
+    return startGalera(server, durability, galeraSstScripts(), readYourWrites);
   }
-  return startGroupReplication(server, durability, kind === 'group-replication-single-primary');
+  return startGroupReplication(server, durability, kind === 'group-replication-single-primary', readYourWrites);
 }
 
 /**

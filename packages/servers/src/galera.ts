@@ -84,7 +84,7 @@ function recoverPosition(s: InstalledServer, args: string[], n: GaleraNode): str
  * Starts a 3-node MariaDB Galera cluster on loopback: node 1 bootstraps (`--wsrep-new-cluster`),
  * nodes 2 and 3 join; resolves once all three are Synced. Needs the `galera-4` package.
  */
-export async function startGalera(s: InstalledServer, durability: Durability, sstScripts: string): Promise<ClusterHandle> {
+export async function startGalera(s: InstalledServer, durability: Durability, sstScripts: string, readYourWrites: boolean): Promise<ClusterHandle> {
   // mariadbd runs the state transfer scripts (wsrep_sst_rsync) from its PATH.
   const env = { ...process.env, PATH: `${sstScripts}:${process.env['PATH'] ?? '/usr/bin:/bin'}` };
   const ports = await lowFreePorts(NODES * 4);
@@ -96,7 +96,11 @@ export async function startGalera(s: InstalledServer, durability: Durability, ss
     sst: ports[i * 4 + 3]!,
   }));
   const cluster = `taskrow-${randomUUID().slice(0, 8)}`;
-  const args = (n: GaleraNode): string[] => [...serverArgs(s, n.dir.server, n.port, durability), ...wsrepArgs(nodes, n, cluster)];
+  const args = (n: GaleraNode): string[] => [
+    ...serverArgs(s, n.dir.server, n.port, durability),
+    ...wsrepArgs(nodes, n, cluster),
+    ...(readYourWrites ? ['--wsrep-sync-wait=1'] : []),
+  ];
   const stop = async (): Promise<void> => {
     await Promise.allSettled(nodes.map((n) => stopRun(n.run, n.dir)));
   };

@@ -65,7 +65,7 @@ const START = `START GROUP_REPLICATION USER='${NODE_USER}', PASSWORD='${NODE_PAS
  * Starts a 3-node MySQL Group Replication cluster on loopback, multi-primary unless `singlePrimary`:
  * node 1 bootstraps the group, nodes 2 and 3 join; resolves once all three are ONLINE.
  */
-export async function startGroupReplication(s: InstalledServer, durability: Durability, singlePrimary: boolean): Promise<ClusterHandle> {
+export async function startGroupReplication(s: InstalledServer, durability: Durability, singlePrimary: boolean, readYourWrites: boolean): Promise<ClusterHandle> {
   const ports = await lowFreePorts(NODES * 2);
   const nodes: GrNode[] = Array.from({ length: NODES }, (_, i) => ({
     dir: makeNodeDir(s, `gr-n${i + 1}`),
@@ -76,6 +76,7 @@ export async function startGroupReplication(s: InstalledServer, durability: Dura
   const args = (n: GrNode): string[] => [
     ...serverArgs(s, n.dir.server, n.port, durability).filter((a) => a !== '--skip-log-bin'),
     ...grArgs(nodes, n, group, singlePrimary),
+    ...(readYourWrites ? ['--group-replication-consistency=BEFORE'] : []),
   ];
   const stop = async (): Promise<void> => {
     await Promise.allSettled(nodes.map((n) => stopRun(n.run, n.dir)));
