@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { cpSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ClusterHandle } from './cluster-types.js';
-import { killRun, makeNodeDir, nodeInitSql, nodeQuery, nodeUrl, NODE_PASSWORD, NODE_USER, pollUntil, runNode, stopRun, type NodeDir, type NodeRun } from './cluster-node.js';
+import { killRun, makeNodeDir, nodeInitSql, nodeLog, nodeQuery, nodeUrl, NODE_PASSWORD, NODE_USER, pollUntil, runNode, stopRun, type NodeDir, type NodeRun } from './cluster-node.js';
 import { initialise, serverArgs } from './local.js';
 import { lowFreePorts } from './low-ports.js';
 import type { InstalledServer } from './manifest.js';
@@ -52,10 +52,14 @@ async function members(url: string): Promise<{ port: number; state: string; role
   return rows.map((r) => ({ port: Number(r.p), state: r.s, role: r.r }));
 }
 
-async function waitOnline(url: string, size: number): Promise<void> {
-  await pollUntil(`group replication member ${url.replace(/\/\/.*@/, '//')} sees ${size} ONLINE`, 180_000, async () => {
-    const m = await members(url);
-    return m.length === size && m.every((x) => x.state === 'ONLINE');
+/** Resolves once `n` sees `size` ONLINE members; rejects with the last view and the tail of its error log. */
+async function waitOnline(n: GrNode, size: number): Promise<void> {
+  let last: { port: number; state: string }[] = [];
+  await pollUntil(`group replication member on port ${n.port} sees ${size} ONLINE`, 180_000, async () => {
+    last = await members(nodeUrl(n.port));
+    return last.length === size && last.every((x) => x.state === 'ONLINE');
+  }).catch((err: Error) => {
+    throw new Error(nodeLog(n.dir, `${err.message}; last view: ${last.map((m) => `${m.port} ${m.state}`).join(', ') || 'none'}`), { cause: err });
   });
 }
 
@@ -95,7 +99,7 @@ export async function startGroupReplication(s: InstalledServer, durability: Dura
     await nodeQuery(urls[0]!, START);
     await nodeQuery(urls[0]!, 'SET GLOBAL group_replication_bootstrap_group = OFF');
     for (const url of urls.slice(1)) await nodeQuery(url, START);
-    await waitOnline(urls[0]!, NODES);
+    await waitOnline(nodes[0]!, NODES);
     const versionString = (await nodeQuery<{ v: string }>(urls[0]!, 'SELECT VERSION() AS v'))[0]!.v;
     let stopped: Promise<void> | undefined;
     return {
@@ -118,7 +122,7 @@ export async function startGroupReplication(s: InstalledServer, durability: Dura
         if (n.run) throw new Error(`group replication node ${i + 1} is running`);
         n.run = await runNode(s, n.dir, args(n), urls[i]!);
         await nodeQuery(urls[i]!, START);
-        await waitOnline(urls[i]!, NODES);
+        await waitOnline(n, NODES);
       },
       stop: () => (stopped ??= stop()),
     };
