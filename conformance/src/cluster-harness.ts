@@ -48,8 +48,8 @@ function split(n: number, k: number): number[] {
 /**
  * Wraps an adapter's harness so every session spreads over the cluster's nodes: session `i` puts its
  * taskrow client on node `i`, its probe on node `i + 1` and its extra clients (`openClients`) over
- * every node, starting at node `i + 2`. Writes therefore race across primaries (on single-primary,
- * the writer is node 1 and the probe reads from a secondary). The probe reads with the cluster's
+ * every node, starting at node `i + 2`. Writes therefore race across primaries. On single-primary
+ * every session (probe included: it plants rows) uses the primary, node 1. The probe reads with the cluster's
  * read-your-writes setting (see `readYourWritesSql`); the taskrow clients run with the server's defaults.
  */
 export function clusterHarness<Tx>(base: ConformanceHarness<Tx>, kindLabel: string): ConformanceHarness<Tx> {
@@ -64,7 +64,8 @@ export function clusterHarness<Tx>(base: ConformanceHarness<Tx>, kindLabel: stri
       const single = t.kind === 'group-replication-single-primary';
       const node = (k: number): string => t.urls[single ? 0 : (i + k) % n]!;
       const session = await base.open({ ...t, url: node(0) }, options);
-      const probe = await clusterProbe(t.urls[(i + 1) % n]!, t.kind).catch(async (err) => {
+      // On single-primary the probe writes too (it plants rows), so it stays on the primary.
+      const probe = await clusterProbe(single ? t.urls[0]! : t.urls[(i + 1) % n]!, t.kind).catch(async (err) => {
         await session.close();
         throw err;
       });
