@@ -11,6 +11,7 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 300_000,
     maxWorkers: 2,
-    reporters: ['default', ['json', { outputFile: '../.taskrow/cluster-results.json' }]],
+    // TASKROW_CLUSTER_RESULTS names the JSON report (`.ci/run` keeps one per cluster run).
+    reporters: ['default', ['json', { outputFile: process.env['TASKROW_CLUSTER_RESULTS'] ?? '../.taskrow/cluster-results.json' }]],
   },
 });
