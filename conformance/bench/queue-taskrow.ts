@@ -19,10 +19,11 @@ export interface DrainResult {
  * `consumers` taskrow workers, each on its own connection (concurrency and batch 100), draining
  * queue `name` until `total` jobs are acked or `capSeconds` pass. With `produce`, that many
  * producers (own connections) enqueue the `total` jobs meanwhile, `perCommit` per call.
- * Leftover jobs of the queue are deleted afterwards.
+ * Leftover jobs of the queue are deleted afterwards. With several URLs (the nodes of a cluster),
+ * connection `i` goes to `url[i % url.length]`: consumers and producers spread over the nodes.
  */
 export async function taskrowDrain(
-  url: string,
+  url: string | readonly string[],
   prefix: string,
   name: string,
   consumers: number,
@@ -30,7 +31,8 @@ export async function taskrowDrain(
   capSeconds: number,
   produce?: { producers: number; perCommit: number; payload: () => object },
 ): Promise<DrainResult> {
-  const conns = await Promise.all(Array.from({ length: consumers + (produce?.producers ?? 0) }, () => mysql.createConnection(url)));
+  const urls = typeof url === 'string' ? [url] : url;
+  const conns = await Promise.all(Array.from({ length: consumers + (produce?.producers ?? 0) }, (_, i) => mysql.createConnection(urls[i % urls.length]!)));
   const trs = await Promise.all(conns.map((c) => taskrow(c, { prefix })));
   const errors: unknown[] = [];
   const t0 = performance.now();

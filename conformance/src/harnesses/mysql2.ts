@@ -1,6 +1,7 @@
 import mysql from 'mysql2/promise';
 import type { ConformanceHarness, ConformanceTarget, HarnessSession, Probe } from '@taskrow/core/conformance';
 import { taskrow, type Mysql2Connection } from '@taskrow/mysql2';
+import { openEach } from './shared.js';
 
 /** A probe on its own plain mysql2 connection. */
 export async function mysql2Probe(url: string): Promise<Probe & { end(): Promise<void> }> {
@@ -45,7 +46,8 @@ export function mysql2Harness(targets: readonly ConformanceTarget[]): Conformanc
           }
         },
         async openClients(n) {
-          const conns = await Promise.all(Array.from({ length: n }, () => mysql.createConnection(target.url)));
+          // At most 100 handshakes in flight, each allowed a minute: a thousand at once time out on two loaded cores.
+          const conns = await openEach(n, () => mysql.createConnection({ uri: target.url, connectTimeout: 60_000 }), (c) => c.end());
           const clients = await Promise.all(conns.map((c) => taskrow(c, { prefix })));
           return { clients, close: async () => void (await Promise.allSettled(conns.map((c) => c.end()))) };
         },

@@ -4,6 +4,8 @@
 #   MariaDB 10.11  from the machine's own Debian release (mariadb-server-core)
 #   MySQL 9.7      in a minimal Debian sid root   (mysql-server-core; needs sid's newer libc)
 #   MariaDB 11.8   in a minimal Debian trixie root (mariadb-server-core)
+#   Galera 4       for MariaDB 10.11 clusters (galera-4, rsync, and mariadb-server's wsrep_sst_rsync)
+#   (MySQL 9.7's group_replication.so ships with mysql-server-core: nothing more for Group Replication)
 #
 # Roots live in a cache folder outside the checkout (TASKROW_SERVERS_CACHE, default
 # ~/.cache/taskrow/servers), so a second run on the same machine only verifies them.
@@ -88,9 +90,32 @@ make_root() {
 
 # Host packages first, in one apt run: the roots are then built in parallel without sharing apt's lock.
 host_pkgs=()
-if want mariadb-10.11; then host_pkgs+=(mariadb-server-core mariadb-client-core); fi
+# MariaDB 10.11 comes with what its Galera clusters need: the provider (galera-4) and rsync for state transfers.
+if want mariadb-10.11; then host_pkgs+=(mariadb-server-core mariadb-client-core galera-4 rsync); fi
 if want mysql-9.7 || want mariadb-11.8; then host_pkgs+=(debootstrap); fi
 [ ${#host_pkgs[@]} -eq 0 ] || apt_install "${host_pkgs[@]}"
+
+# Galera's state transfer scripts (wsrep_sst_rsync, wsrep_sst_common) come from mariadb-server, which
+# is not installed (it would start a system server): they are taken from its package into the cache.
+# The rsync daemon the joiner runs would drop to user nobody, which cannot write the private data
+# directories of a test cluster: the copy runs it as the user the server runs as (root here).
+install_galera_sst() {
+  local dir="$CACHE/galera/bin" tmp ver
+  if [ -f "$dir/.taskrow-ready" ] && [ -x "$dir/wsrep_sst_rsync" ]; then log "galera state transfer scripts ready ($dir)"; return 0; fi
+  tmp=$(mktemp -d) && chmod 755 "$tmp"
+  ver=$(dpkg-query -W -f='${Version}' mariadb-server-core)
+  (cd "$tmp" && { apt-get download -q "mariadb-server=$ver" || apt-get download -q mariadb-server; }) >&2 2>/dev/null \
+    || die "apt-get download mariadb-server (for wsrep_sst_rsync)"
+  dpkg-deb -x "$tmp"/mariadb-server_*.deb "$tmp/x" || die "unpack mariadb-server"
+  mkdir -p "$dir"
+  cp "$tmp/x/usr/bin/wsrep_sst_common" "$tmp/x/usr/bin/wsrep_sst_rsync" "$dir/" || die "wsrep_sst scripts missing from mariadb-server"
+  sed -i 's/^use chroot = no$/use chroot = no\nuid = 0\ngid = 0/' "$dir/wsrep_sst_rsync"
+  grep -q '^uid = 0$' "$dir/wsrep_sst_rsync" || die "could not set the rsync daemon user in wsrep_sst_rsync"
+  rm -rf "$tmp"
+  touch "$dir/.taskrow-ready"
+  log "galera state transfer scripts ready ($dir)"
+}
+if want mariadb-10.11; then install_galera_sst; fi
 
 pids=()
 if want mysql-9.7; then make_root sid mysql-server-core /usr/sbin/mysqld & pids+=($!); fi

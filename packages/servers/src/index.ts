@@ -7,3 +7,5 @@ export { envVarName, envUrls } from './env.js';
 export { CONTAINER_IMAGES, containerRuntimeAvailable } from './containers.js';
 export { redact } from './probe.js';
 export { shortVersion, versionMatches, compareVersions } from './version.js';
+export type { ClusterHandle, ClusterKind, ClusterTarget, StartClusterOptions } from './cluster-types.js';
+export { startCluster, clusterTarget, CLUSTER_KINDS } from './cluster.js';

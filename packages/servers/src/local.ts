@@ -30,7 +30,7 @@ function run(server: InstalledServer, cmd: string, args: string[], what: string)
 }
 
 /** Server flags shared by both engines, plus each engine's own. */
-function serverArgs(s: InstalledServer, dir: string, port: number, durability: Durability): string[] {
+export function serverArgs(s: InstalledServer, dir: string, port: number, durability: Durability): string[] {
   const args = [
     '--no-defaults',
     `--datadir=${dir}/data`,
@@ -53,7 +53,7 @@ function serverArgs(s: InstalledServer, dir: string, port: number, durability: D
 }
 
 /** Initialises an empty data directory with the engine's own tool. */
-function initialise(s: InstalledServer, dir: string): void {
+export function initialise(s: InstalledServer, dir: string): void {
   if (s.engine === 'mysql') {
     run(s, s.server, ['--no-defaults', '--initialize-insecure', `--datadir=${dir}/data`, '--user=root', `--log-error=${dir}/init.log`], 'mysqld --initialize-insecure');
   } else {
@@ -170,7 +170,7 @@ function handle(
 }
 
 /** SIGTERM to the pid the process was started with; SIGKILL if it is still there after 20 s. */
-async function stopProcess(proc: ChildProcess): Promise<void> {
+export async function stopProcess(proc: ChildProcess): Promise<void> {
   if (proc.exitCode !== null || proc.signalCode !== null || proc.pid === undefined) return;
   const gone = new Promise<void>((r) => proc.once('exit', () => r()));
   process.kill(proc.pid, 'SIGTERM');

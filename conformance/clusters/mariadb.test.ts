@@ -1,0 +1,5 @@
+import { describeConformance } from '@taskrow/core/conformance';
+import { clusterConformanceTarget, clusterHarness, clusters } from '../src/cluster-harness.js';
+import { mariadbHarness } from '../src/harnesses/mariadb.js';
+
+for (const c of clusters()) describeConformance(clusterHarness(mariadbHarness([clusterConformanceTarget(c)]), c.kind));

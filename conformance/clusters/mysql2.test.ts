@@ -1,0 +1,5 @@
+import { describeConformance } from '@taskrow/core/conformance';
+import { clusterConformanceTarget, clusterHarness, clusters } from '../src/cluster-harness.js';
+import { mysql2Harness } from '../src/harnesses/mysql2.js';
+
+for (const c of clusters()) describeConformance(clusterHarness(mysql2Harness([clusterConformanceTarget(c)]), c.kind));
