@@ -15,13 +15,19 @@ export const DEFAULT_RETRY: RetryOptions = { attempts: 10, baseDelayMs: 5, maxDe
 
 /**
  * Server errors that mean "run the whole transaction again": deadlock (also Galera's certification
- * failure), lock wait timeout, and MariaDB's snapshot isolation conflict (1020, "Record has changed
+ * failure), lock wait timeout, MariaDB's snapshot isolation conflict (1020, "Record has changed
  * since last read": a REPEATABLE READ transaction wrote a row committed after its snapshot; on by
- * default from MariaDB 11.6). A fresh transaction takes a fresh snapshot.
+ * default from MariaDB 11.6), and Group Replication's certification failure (3101, "Plugin
+ * instructed the server to rollback the current transaction", or 1180 at COMMIT). The transaction
+ * was rolled back; a fresh one takes a fresh snapshot.
  */
-const RETRYABLE_ERRNO = new Set([1213, 1205, 1020]);
-/** Server errors that mean the connection is gone: gone away, lost, killed, shutting down, idle timeout. */
-const LOST_ERRNO = new Set([2006, 2013, 2055, 1053, 1927, 4031, 1158, 1159, 1160, 1161]);
+const RETRYABLE_ERRNO = new Set([1213, 1205, 1020, 3101, 1180]);
+/**
+ * Server errors that mean this connection cannot do the work now, though another may: gone away,
+ * lost, killed, shutting down, idle timeout; a Galera node not ready for clients (1047) and a Group
+ * Replication member still recovering or read-only (1290).
+ */
+const LOST_ERRNO = new Set([2006, 2013, 2055, 1053, 1927, 4031, 1158, 1159, 1160, 1161, 1047, 1290]);
 const MISSING_TABLE_ERRNO = new Set([1146]);
 
 /**
