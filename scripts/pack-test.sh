@@ -34,4 +34,4 @@ scratch() {
 node_types=$(node -p "require('./package.json').devDependencies['@types/node']")
 cp -R packaging/app/. "$dir/app/"
 scratch "$dir/app" "$dir"/packs/*.tgz "@types/node@$node_types" kysely@0.29.9
-scratch "$dir/cli-only" "$dir"/packs/taskrow-cli-*.tgz "$dir"/packs/taskrow-core-*.tgz "$dir"/packs/taskrow-mysql2-*.tgz
+scratch "$dir/cli-only" "$dir"/packs/taskrow-cli-*.tgz "$dir"/packs/taskrow-core-*.tgz "$dir"/packs/taskrow-mysql2-*.tgz "$dir"/packs/taskrow-dashboard-*.tgz

@@ -17,6 +17,7 @@ const names = ['mysql2', 'mariadb', 'knex', 'kysely'];
   assert.equal(core.TaskrowError, (await import('@taskrow/core')).TaskrowError, 'one TaskrowError for require and import');
   assert.equal(typeof require('@taskrow/servers').startServer, 'function');
   assert.equal(typeof require('@taskrow/cli').main, 'function');
+  assert.equal(require('@taskrow/dashboard'), await import('@taskrow/dashboard'), 'require and import of @taskrow/dashboard give one module');
   assert.equal(require('@taskrow/core/package.json').name, '@taskrow/core');
   console.log('cjs ok');
 })().catch((err) => {

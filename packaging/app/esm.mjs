@@ -7,6 +7,7 @@ import * as knex from '@taskrow/knex';
 import * as kysely from '@taskrow/kysely';
 import * as servers from '@taskrow/servers';
 import * as cli from '@taskrow/cli';
+import * as dashboard from '@taskrow/dashboard';
 
 for (const [name, fn] of [['mysql2', mysql2.taskrow], ['mariadb', mariadb.taskrow], ['knex', knex.taskrow], ['kysely', kysely.taskrow]]) {
   assert.equal(typeof fn, 'function', `@taskrow/${name} exports taskrow()`);
@@ -20,4 +21,5 @@ assert.equal(typeof core.describeMysql2Error, 'function');
 assert.equal(typeof kysely.taskrowMigrationProvider().getMigrations, 'function');
 assert.equal(typeof servers.startServer, 'function');
 assert.equal(typeof cli.main, 'function');
+assert.equal(typeof dashboard.dashboardHandler, 'function');
 console.log('esm ok');

@@ -10,7 +10,7 @@ describe('publint and arethetypeswrong', () => {
     const r = spawnSync('bash', ['scripts/check-packages.sh'], { cwd: root, encoding: 'utf8', maxBuffer: 64 << 20 });
     const out = r.stdout + r.stderr;
     expect(out.match(/^== @taskrow\/\S+/gm)).toEqual(
-      ['cli', 'core', 'knex', 'kysely', 'mariadb', 'mysql2', 'servers'].map((p) => `== @taskrow/${p}`),
+      ['cli', 'core', 'dashboard', 'knex', 'kysely', 'mariadb', 'mysql2', 'servers'].map((p) => `== @taskrow/${p}`),
     );
     expect(out.match(/All good!/g)?.length).toBe(7);
     expect(out.match(/No problems found/g)?.length).toBe(7);

@@ -1,6 +1,7 @@
 import { expect, it } from 'vitest';
 import { freshName } from '../harness.js';
 import type { SuiteContext } from '../session.js';
+import { refusesOption } from '../queue/strict.js';
 import { probeCount, probeKeys, probeNow } from './probe.js';
 
 /** mark / unmark / isDone / areDone / allDone / anyDone / count / markedAt / list. */
@@ -77,6 +78,17 @@ export function donesBasics<Tx>(ctx: () => SuiteContext<Tx>): void {
     } while (after !== undefined);
     expect(pages).toBe(6);
     expect(seen.sort()).toEqual([...keys].sort());
+  });
+
+  it('refuses a misspelt option of list, clear and pending, naming it and the accepted names, changing nothing', async () => {
+    const { session, prefix } = ctx();
+    const ns = freshName('ns');
+    const d = session.taskrow.dones(ns);
+    await d.mark(['a', 'b']);
+    await refusesOption(() => d.list({ limt: 1 } as never), 'limt', ['limit', 'after']);
+    await refusesOption(() => d.clear({ purg: 'wait' } as never), 'purg', ['purge']);
+    await refusesOption(() => d.pending(['a', 'c'], { chunk: 1 } as never).next(), 'chunk', ['chunkSize']);
+    expect(await probeKeys(session.probe, prefix, ns)).toEqual(['a', 'b']);
   });
 
   it('keeps namespaces apart', async () => {

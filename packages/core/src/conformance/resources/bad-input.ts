@@ -4,6 +4,7 @@ import { freshName } from '../harness.js';
 import type { SuiteContext } from '../session.js';
 import { probeLocks, probeRowCounts } from './probe.js';
 import { rejection } from '../expect.js';
+import { refusesOption } from '../queue/strict.js';
 
 async function allRows(ctx: SuiteContext<unknown>): Promise<string> {
   const counts = await probeRowCounts(ctx.session.probe, ctx.prefix);
@@ -100,6 +101,28 @@ export function resourcesBadInput<Tx>(ctx: () => SuiteContext<Tx>): void {
     expect((await rejection(job.release({ failed: 'yes' as unknown as boolean }))).code).toBe('INVALID_ARGUMENT');
     job.addInputs(extra); // allowed again once released
     expect(job.inputs).toEqual([extra]);
+  });
+
+  it('refuses a misspelt option of every Resources function before any SQL, naming it and the accepted names', async () => {
+    const { session, prefix } = ctx();
+    const out = freshName('out.');
+    const before = await probeRowCounts(session.probe, prefix);
+    await refusesOption(() => session.taskrow.resources({ histroy: false } as never), 'histroy', ['history', 'releaseOnExit']);
+    const r = session.taskrow.resources({ releaseOnExit: false });
+    await refusesOption(() => r.job('j', { outputs: [out], autoRefesh: true } as never), 'autoRefesh', ['autoRefresh', 'lease', 'wait', 'inputs', 'outputs']);
+    await refusesOption(() => r.acquire('j', { outputs: [out], wate: 1 } as never), 'wate', ['wait']);
+    await refusesOption(() => r.job('j', { outputs: [out] }).acquire({ leese: 5 } as never), 'leese', ['lease', 'wait', 'overwrite', 'outputTtl', 'autoRefresh']);
+    await refusesOption(() => r.job('j', { outputs: [out] }).canRun({ overwrit: false } as never), 'overwrit', ['overwrite']);
+    await refusesOption(() => r.produce(out, { tll: 1 } as never), 'tll', ['ttl', 'by']);
+    await refusesOption(() => r.forceRelease({ output: [out] } as never), 'output', ['inputs', 'outputs']);
+    await refusesOption(() => r.edges({ afer: new Date() } as never), 'afer', ['after', 'before']);
+    await refusesOption(() => r.downstream(out, { dept: 1 } as never), 'dept', ['after', 'before', 'depth']);
+    expect(await probeRowCounts(session.probe, prefix)).toEqual(before);
+    expect(await probeLocks(session.probe, prefix, [out])).toEqual([]);
+    const job = await r.acquire('j', { outputs: [out] });
+    await refusesOption(() => job.release({ faild: true } as never), 'faild', ['failed']);
+    expect(job.held).toBe(true);
+    await job.release({ failed: true });
   });
 
   it('leaves nothing behind when acquire fails on a closed client', async () => {
