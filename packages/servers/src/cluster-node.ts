@@ -88,6 +88,18 @@ export async function killRun(run: NodeRun): Promise<void> {
   await gone;
 }
 
+/** The pids of the nodes' running processes, undefined for a node that is down. */
+export function runningPids(nodes: readonly { run?: NodeRun }[]): (number | undefined)[] {
+  return nodes.map((n) => (n.run && n.run.exited() === null ? n.run.proc.pid : undefined));
+}
+
+/** SIGKILLs a node's process (as a crash would) and forgets it; the data directory stays. */
+export async function killNodeRun(n: { run?: NodeRun }): Promise<void> {
+  if (n.run) await killRun(n.run);
+  n.run?.release();
+  n.run = undefined;
+}
+
 /** Stops the run (SIGTERM, then SIGKILL after 20 s), releases its watchdog and removes `dir`. */
 export async function stopRun(run: NodeRun | undefined, dir: NodeDir): Promise<void> {
   if (run) {

@@ -3,9 +3,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ClusterHandle } from './cluster-types.js';
-import { killRun, makeNodeDir, nodeInitSql, nodeLog, nodeQuery, nodeUrl, pollUntil, runNode, stopRun, type NodeDir, type NodeRun } from './cluster-node.js';
+import { killNodeRun, makeNodeDir, nodeInitSql, nodeLog, nodeQuery, nodeUrl, pollUntil, runNode, runningPids, stopRun, type NodeDir, type NodeRun } from './cluster-node.js';
 import { initialise, serverArgs } from './local.js';
-import { lowFreePorts } from './low-ports.js';
+import { lowFreePorts } from './ports.js';
 import type { InstalledServer } from './manifest.js';
 import type { Durability } from './types.js';
 import { shortVersion } from './version.js';
@@ -121,13 +121,8 @@ export async function startGalera(s: InstalledServer, durability: Durability, ss
       source: 'local',
       url: urls[0]!,
       urls,
-      pids: () => nodes.map((n) => (n.run && n.run.exited() === null ? n.run.proc.pid : undefined)),
-      async killNode(i) {
-        const n = nodes[i]!;
-        if (n.run) await killRun(n.run);
-        n.run?.release();
-        n.run = undefined;
-      },
+      pids: () => runningPids(nodes),
+      killNode: (i) => killNodeRun(nodes[i]!),
       async restartNode(i) {
         const n = nodes[i]!;
         if (n.run) throw new Error(`galera node ${i + 1} is running`);

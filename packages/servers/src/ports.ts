@@ -37,16 +37,23 @@ function bindable(port: number): Promise<boolean> {
 }
 
 /**
- * A port on 127.0.0.1 below the kernel's ephemeral range (from 20000 up to its start) that was free
- * a moment ago: no outgoing connection is ever given it as a source port, so a client reconnecting
- * to a server that is down cannot connect to itself there. Rejects after 200 tries.
+ * `n` consecutive ports on 127.0.0.1 below the kernel's ephemeral range (from 20000 up to its
+ * start) that were free a moment ago: no outgoing connection is ever given one as a source port,
+ * so a client reconnecting to a server (or cluster node) that is down cannot connect to itself
+ * there, and a restarted server finds its port free. Rejects after 200 tries.
  */
-export async function freePortBelowEphemeral(): Promise<number> {
+export async function lowFreePorts(n: number): Promise<number[]> {
   const top = ephemeralRange()[0];
   const bottom = Math.min(20000, top - 1000);
   for (let i = 0; i < 200; i++) {
-    const port = bottom + Math.floor(Math.random() * (top - bottom));
-    if (await bindable(port)) return port;
+    const base = bottom + Math.floor(Math.random() * (top - bottom - n));
+    const ports = Array.from({ length: n }, (_, k) => base + k);
+    if ((await Promise.all(ports.map(bindable))).every(Boolean)) return ports;
   }
-  throw new Error(`no free port between ${bottom} and ${top}`);
+  throw new Error(`no ${n} consecutive free ports between ${bottom} and ${top}`);
+}
+
+/** One port as `lowFreePorts` finds them. */
+export async function freePortBelowEphemeral(): Promise<number> {
+  return (await lowFreePorts(1))[0]!;
 }
