@@ -19,8 +19,8 @@ export interface StartClusterOptions {
   readonly readYourWrites?: boolean;
 }
 
-/** A running cluster: one URL per node, every node a member and ready for connections. */
-export interface ClusterHandle {
+/** A cluster handed to test projects: serialisable, no methods. */
+export interface ClusterTarget {
   readonly kind: ClusterKind;
   readonly engine: Engine;
   /** `major.minor.patch` of the nodes. */
@@ -31,6 +31,10 @@ export interface ClusterHandle {
   readonly url: string;
   /** One `mysql://` URL per node, in node order; on single-primary the primary is first. */
   readonly urls: readonly string[];
+}
+
+/** A running cluster: every node a member and ready for connections. */
+export interface ClusterHandle extends ClusterTarget {
   /** The pid each node runs as right now (undefined while a node is down). */
   pids(): readonly (number | undefined)[];
   /** SIGKILLs node `i` (by its pid) and resolves once the process is gone. */
@@ -42,15 +46,4 @@ export interface ClusterHandle {
   restartNode(i: number): Promise<void>;
   /** Stops every node by its pid and removes their data directories. Safe to call twice. */
   stop(): Promise<void>;
-}
-
-/** A cluster handed to test projects: serialisable, no methods. */
-export interface ClusterTarget {
-  readonly kind: ClusterKind;
-  readonly engine: Engine;
-  readonly version: string;
-  readonly versionString: string;
-  readonly source: 'local';
-  readonly url: string;
-  readonly urls: readonly string[];
 }
