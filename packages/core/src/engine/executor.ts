@@ -42,6 +42,20 @@ function bounded<T>(ms: number, run: (signal: AbortSignal) => Promise<T>): Promi
 }
 
 /**
+ * `work` over a connection that refuses every new statement once `signal` aborted. Work the engine
+ * stopped waiting for MUST NOT go on writing: on a joined client the application rolls back when
+ * taskrow rejects, and a statement sent after that ROLLBACK would commit on its own (autocommit);
+ * on a single connection it would run inside the retry's transaction. A statement already sent
+ * is not recalled (the application's ROLLBACK, or the destroyed connection, undoes it).
+ */
+function stopsWith<T>(work: (conn: SqlConnection) => Promise<T>, signal: AbortSignal): (conn: SqlConnection) => Promise<T> {
+  return (conn) =>
+    work({
+      query: <Row>(sql: string, params?: readonly SqlValue[]) => (signal.aborted ? Promise.reject(signal.reason) : conn.query<Row>(sql, params)),
+    });
+}
+
+/**
  * Runs the engine's statements over the adapter's `SqlClient`: every unit of work is retried whole
  * on deadlock, lock wait timeout and lost connection (never on a joined client), no unit of work
  * is waited on longer than `timeoutMs` (it is abandoned and retried as a lost connection), and
@@ -89,7 +103,7 @@ export class Executor {
     if (client.joined && options.dryRun) return this.savepointDryRun(plan({ number: 1, afterLost: false }));
     const attempt = (a: Attempt): Promise<T> =>
       bounded(this.timeoutMs, async (signal) => {
-        const work = plan(a);
+        const work = stopsWith(plan(a), signal);
         if (!options.dryRun) return client.transaction(work, { isolation: options.isolation, signal });
         try {
           await client.transaction(async (conn) => {
