@@ -97,8 +97,8 @@ for (const target of targets()) {
           locker.app.release();
           app.app.release();
         }
-        const rows = await probe.query<{ phase: number; lease: number }>(`SELECT phase, lease FROM \`${prefix}queue_jobs\` WHERE id = ?`, [job!.id]);
-        expect(rows.map((r) => ({ phase: Number(r.phase), lease: Number(r.lease) }))).toEqual([{ phase: 2, lease: job!.token }]);
+        const rows = await probe.query<{ phase: number; token: number }>(`SELECT phase, token FROM \`${prefix}queue_jobs\` WHERE id = ?`, [job!.id]);
+        expect(rows.map((r) => ({ phase: Number(r.phase), token: Number(r.token) }))).toEqual([{ phase: 2, token: job!.token }]);
         await q.complete(job!); // still held by its claim
         expect(await probe.query(`SELECT id FROM \`${prefix}queue_jobs\` WHERE id = ?`, [job!.id])).toEqual([]);
       });

@@ -65,7 +65,8 @@ export interface QueueJobsTable {
   run_at: UtcDateTime;
   attempt: Generated<number>;
   max_attempts: number;
-  lease: number;
+  /** The fencing token of the job's last claim (`Job.token`). */
+  token: number;
   dedup_k: Buffer | null;
   payload: string;
   last_error: string | null;
@@ -158,7 +159,7 @@ export const TASKROW_COLUMNS = {
   dones: ['gen', 'k', 'k_long', 'marked_at'],
   loops: ['name', 'id_type', 'created_at'],
   queue_jobs: [
-    'id', 'queue', 'grp', 'phase', 'priority', 'ready_priority', 'due_at', 'run_at', 'attempt', 'max_attempts', 'lease', 'dedup_k', 'payload',
+    'id', 'queue', 'grp', 'phase', 'priority', 'ready_priority', 'due_at', 'run_at', 'attempt', 'max_attempts', 'token', 'dedup_k', 'payload',
     'last_error', 'created_at', 'finished_at',
   ],
   resources: ['h', 'k', 'produced_at', 'expires_at', 'produced_by'],

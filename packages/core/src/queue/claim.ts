@@ -15,7 +15,7 @@ interface ClaimRow {
   priority: unknown;
   attempt: unknown;
   max_attempts: unknown;
-  lease: unknown;
+  token: unknown;
   payload: unknown;
   run_us: unknown;
   due_us: unknown;
@@ -68,7 +68,7 @@ export interface ClaimState {
 }
 
 /** The columns a claim reads, `run_at` and `due_at` as epoch microseconds. */
-const CLAIM_COLUMNS = `\`id\`, \`grp\`, \`priority\`, \`attempt\`, \`max_attempts\`, \`lease\`, \`payload\`,
+const CLAIM_COLUMNS = `\`id\`, \`grp\`, \`priority\`, \`attempt\`, \`max_attempts\`, \`token\`, \`payload\`,
   ${epochMicros('`run_at`')} AS run_us, ${epochMicros('`due_at`')} AS due_us, ${NOW_MICROS} AS now_us`;
 
 /** A new fencing token: random, so that the jobs one claim took can be found by it. */
@@ -87,7 +87,7 @@ async function takenBefore(conn: SqlConnection, t: QueueTables, queue: string, t
   const { rows } = await conn.query<ClaimRow>(
     `SELECT ${CLAIM_COLUMNS} FROM ${t.jobs} FORCE INDEX (\`claim\`)
      WHERE \`queue\` = ? AND \`phase\` = ${PHASE.running} AND \`ready_priority\` = 0
-       AND \`due_at\` BETWEEN ${NOW_PLUS} AND ${NOW_PLUS} AND \`lease\` = ? FOR UPDATE`,
+       AND \`due_at\` BETWEEN ${NOW_PLUS} AND ${NOW_PLUS} AND \`token\` = ? FOR UPDATE`,
     [queue, leaseMicros - elapsedUs - WINDOW_SLACK_US, leaseMicros + WINDOW_SLACK_US, token],
   );
   return rows;
@@ -169,7 +169,7 @@ async function claimReady(
   if (looked) state.lastPromote = started;
   if (found.rows.length === 0) return [];
   await conn.query(
-    `${updateById(t.jobs)} SET \`due_at\` = ${NOW_PLUS}, \`attempt\` = \`attempt\` + 1, \`lease\` = ?, \`ready_priority\` = 0, \`phase\` = ${PHASE.running}
+    `${updateById(t.jobs)} SET \`due_at\` = ${NOW_PLUS}, \`attempt\` = \`attempt\` + 1, \`token\` = ?, \`ready_priority\` = 0, \`phase\` = ${PHASE.running}
      WHERE \`id\` IN (${placeholderList(found.rows.length)})`,
     [args.leaseMicros, token, ...found.rows.map((r) => toNumber(r.id))],
   );
