@@ -7,7 +7,8 @@ import { toNumber } from '../validate.js';
 import { keepDeadKeys } from './dead-keys.js';
 import { decodePayload } from './payload.js';
 import { epochMicros, NOW_MICROS, NOW_PLUS, PHASE, updateById, type QueueTables } from './tables.js';
-import type { Job } from './types.js';
+import { leaseConfirmed, leaseLeft } from './local-lease.js';
+import type { Job, JobRef } from './types.js';
 
 interface ClaimRow {
   id: unknown;
@@ -123,9 +124,10 @@ export async function claimJobs<P>(
     }
     return { rows: await claimReady(conn, t, queue, args, state, token), fresh: true };
   }, { isolation: 'READ COMMITTED' });
+  const leaseMs = args.leaseMicros / 1000;
   return rows.map((r) => {
     const nowMs = toNumber(r.now_us) / 1000;
-    return Object.freeze({
+    const job = {
       id: toNumber(r.id),
       queue,
       token,
@@ -135,8 +137,12 @@ export async function claimJobs<P>(
       priority: toNumber(r.priority),
       group: r.grp === '' ? null : r.grp,
       runAt: new Date(toNumber(r.run_us) / 1000),
-      leaseUntil: fresh ? new Date(nowMs + args.leaseMicros / 1000) : new Date(toNumber(r.due_us) / 1000),
-    });
+      leaseUntil: fresh ? new Date(nowMs + leaseMs) : new Date(toNumber(r.due_us) / 1000),
+    };
+    // Not enumerable: a job still compares and serializes as its fields.
+    Object.defineProperty(job, 'leaseLeft', { value: () => leaseLeft(job as JobRef) });
+    leaseConfirmed(job, firstRun, leaseMs); // every run of this claim was sent after firstRun
+    return Object.freeze(job) as Job<P>;
   });
 }
 

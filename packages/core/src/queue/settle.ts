@@ -1,6 +1,9 @@
+import { performance } from 'node:perf_hooks';
 import type { Executor } from '../engine/executor.js';
 import type { SqlConnection } from '../port.js';
 import { keepDeadKeys } from './dead-keys.js';
+import { LeaseLostError } from './errors.js';
+import { leaseConfirmed } from './local-lease.js';
 import { ackFast, ackHeld, expectAll, fence, type HeldRow } from './ack.js';
 import { backoffSeconds, errorText, toMicros, type QueueSettings } from './options.js';
 import { toNumber } from '../validate.js';
@@ -99,10 +102,19 @@ export async function extendJobs(c: AckContext, refs: readonly JobRef[], seconds
   }
   // Extending again after a lost run is harmless: nothing to recover.
   const check = { action: 'extend', once: false, after: [], recover: false };
+  const sentAt = performance.now();
+  // Inside the application's transaction an extend is not confirmed before that transaction commits.
+  const confirm = (ids: readonly number[]): void => {
+    if (!c.exec.client.joined) for (const r of refs) if (ids.includes(r.id)) leaseConfirmed(r, sentAt, micros / 1000);
+  };
   const { held } = await ackHeld(c.exec, c.t, c.queue, refs, check, async (conn, held) => {
     const f = fence(c.queue, held.map((h) => h.ref));
     const res = await conn.query(`${updateById(c.t.jobs)} SET \`due_at\` = ${NOW_PLUS} WHERE ${f.sql}`, [micros, ...f.params]);
     expectAll('extend', res.affectedRows, held);
+  }).catch((err: unknown) => {
+    if (err instanceof LeaseLostError) confirm(err.applied);
+    throw err;
   });
+  confirm(held.map((h) => h.ref.id));
   return new Date(((held[0] as HeldRow).nowUs + micros) / 1000);
 }

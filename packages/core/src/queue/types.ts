@@ -31,6 +31,17 @@ export interface Job<Payload = unknown> extends JobRef, JobFields<Payload> {
    * the expiry a moment later. `extend()` resolves to the new expiry.
    */
   readonly leaseUntil: Date;
+  /**
+   * Milliseconds this process may still act as the job's holder, by its own monotonic clock (never
+   * the wall clock): counted from when the claim was sent, moved by each confirmed `extend()` of
+   * this job object (counted from when the extend was sent; not one inside the application's
+   * transaction, which may still roll back), minus a margin of 10% of the lease
+   * (50 ms to 5 s). 0 once that time passed and once the job was completed, failed or released.
+   * A holder MUST stop the job's side effects at 0: the database may hand the job to another
+   * worker soon after, whatever the network or this process's timers did. Not enumerable, so a
+   * job still compares and serializes as its fields.
+   */
+  leaseLeft(): number;
 }
 
 /** How one job is enqueued. */
