@@ -6,7 +6,8 @@ import { taskrow as mariadbTaskrow } from '@taskrow/mariadb';
 import { taskrow as mysql2Taskrow } from '@taskrow/mysql2';
 import { mariadbConfig } from '../src/harnesses/mariadb.js';
 import { mysql2Probe } from '../src/harnesses/mysql2.js';
-import { label, targets, type ServerTarget } from '../src/targets.js';
+import type { ServerTarget } from '@taskrow/servers';
+import { label, targets } from '../src/targets.js';
 
 /** The statements of one application connection, whatever the driver. */
 interface AppConnection {
