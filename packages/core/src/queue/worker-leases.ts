@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { slices } from '../chunk.js';
 import { LeaseDeadline } from '../engine/deadline.js';
 import { isSettled } from './ack.js';
 import { LeaseLostError } from './errors.js';
@@ -65,7 +66,7 @@ export class Heartbeat<P> {
       }
       if (h.lease.remaining(now) < halfLife) due.push(h);
     }
-    for (let i = 0; i < due.length; i += MAX_CLAIM) void this.extendBatch(due.slice(i, i + MAX_CLAIM));
+    for (const part of slices(due, MAX_CLAIM)) void this.extendBatch(part);
   }
 
   private async extendBatch(part: Held<P>[]): Promise<void> {
