@@ -1,5 +1,5 @@
 /** The Queue's public surface, re-exported whole by the package index. */
-export { LeaseLostError } from './errors.js';
+export { LeaseLostError, UnrecoverableError } from './errors.js';
 export { MAX_PAYLOAD_BYTES } from './payload.js';
 export { MAX_LIST } from './list.js';
 export { STATE_OF as JOB_STATES } from './tables.js';

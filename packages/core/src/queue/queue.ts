@@ -2,6 +2,7 @@ import type { Executor } from '../engine/executor.js';
 import { invalid } from '../errors.js';
 import { validateName } from '../names.js';
 import { refsArg } from './ack.js';
+import { UnrecoverableError } from './errors.js';
 import { claimJobs } from './claim.js';
 import { purgeDeadJobs, purgeFinished, retryDeadJobs } from './dead.js';
 import { insertJobs, jobRows } from './enqueue.js';
@@ -12,7 +13,7 @@ import { queueStats } from './stats.js';
 import type { QueueTables } from './tables.js';
 import type { Queue, QueueOptions } from './types.js';
 import { startWorker } from './worker.js';
-import { intArg, optionsOf, secondsArg } from '../validate.js';
+import { boolArg, intArg, optionsOf, secondsArg, show } from '../validate.js';
 
 function optionsArg<T extends object>(what: string, value: T | undefined, accepted: readonly (keyof T & string)[]): Partial<T> {
   return optionsOf(what, value, accepted) as Partial<T>;
@@ -35,10 +36,12 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
     complete: async (jobs) => completeJobs(c, refsArg(queue, jobs, 'complete')),
     async fail(job, error, opts) {
       if (Array.isArray(job)) throw invalid('fail() takes one job; call it once per job');
-      const o = optionsArg('fail()', opts, ['retryIn']);
+      const o = optionsArg('fail()', opts, ['retryIn', 'retry']);
       const retryIn = o.retryIn === undefined ? undefined : secondsArg('fail() retryIn', o.retryIn, 0, MAX_DELAY_SECONDS);
+      const retry = boolArg('fail() retry', o.retry ?? !(error instanceof UnrecoverableError));
+      if (!retry && retryIn !== undefined) throw invalid(`fail() takes retryIn or retry: false, not both (got retryIn ${show(retryIn)})`);
       const [ref] = refsArg(queue, job, 'fail');
-      return failJob(c, ref!, error, retryIn);
+      return failJob(c, ref!, error, retry ? retryIn : 'never');
     },
     async release(jobs, opts) {
       const o = optionsArg('release()', opts, ['delay']);

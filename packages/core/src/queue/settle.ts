@@ -41,14 +41,17 @@ export async function completeJobs(c: AckContext, refs: readonly JobRef[]): Prom
   });
 }
 
-/** Schedules a retry with backoff, or makes the job dead on its last attempt; see `Queue.fail`. */
-export async function failJob(c: AckContext, ref: JobRef, error: unknown, retryIn: number | undefined): Promise<FailOutcome> {
+/**
+ * Schedules a retry with backoff (or after `retryIn` seconds), or makes the job dead on its last
+ * attempt, or at once with `'never'`; see `Queue.fail`.
+ */
+export async function failJob(c: AckContext, ref: JobRef, error: unknown, retryIn: number | 'never' | undefined): Promise<FailOutcome> {
   const text = errorText(error);
   const check = { action: 'fail', once: true, after: [PHASE.delayed, PHASE.dead], recover: false };
   const { result, recovered } = await ackHeld(c.exec, c.t, c.queue, [ref], check, async (conn, held): Promise<FailOutcome> => {
     const h = held[0] as HeldRow;
     const f = fence(c.queue, held.map((h) => h.ref));
-    if (h.attempt >= h.maxAttempts) {
+    if (retryIn === 'never' || h.attempt >= h.maxAttempts) {
       await keepDeadKeys(conn, c.t, [h.ref.id]);
       const res = await conn.query(
         `${updateById(c.t.jobs)} SET \`last_error\` = ?, \`dedup_k\` = NULL, \`due_at\` = UTC_TIMESTAMP(6), \`phase\` = ${PHASE.dead} WHERE ${f.sql}`,

@@ -179,10 +179,12 @@ export interface Queue<Payload = unknown> {
   complete(jobs: JobRef | readonly JobRef[]): Promise<void>;
   /**
    * Fails a job: it runs again after an exponential backoff with jitter (or `retryIn` seconds),
-   * or, once its attempts are used up, becomes `dead` keeping `error` as its last error.
-   * Rejects with `LEASE_LOST` when the lease is no longer the caller's.
+   * or, once its attempts are used up, becomes `dead` keeping `error` as its last error. With
+   * `retry: false` (the default when `error` is an `UnrecoverableError`) it is dead at once,
+   * whatever attempts it has left; `retry: false` with `retryIn` is refused. Rejects with
+   * `LEASE_LOST` when the lease is no longer the caller's.
    */
-  fail(job: JobRef, error: unknown, options?: { retryIn?: number }): Promise<FailOutcome>;
+  fail(job: JobRef, error: unknown, options?: { retryIn?: number; retry?: boolean }): Promise<FailOutcome>;
   /**
    * Gives jobs back without counting the attempt: they are ready again in their old place in line
    * (or after `delay` seconds). Same lease checks and errors as `complete`.

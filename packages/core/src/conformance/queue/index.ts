@@ -7,6 +7,7 @@ import { queueClaim } from './claim.js';
 import { queueConcurrency } from './concurrency.js';
 import { queueDedup } from './dedup.js';
 import { queueEnqueue } from './enqueue.js';
+import { queueFailNow } from './fail-now.js';
 import { queueLeases } from './leases.js';
 import { queueList } from './list.js';
 import { queueMaintenance } from './maintenance.js';
@@ -27,6 +28,7 @@ export function describeQueueConformance<Tx>(harness: ConformanceHarness<Tx>): v
       describe('enqueue', () => queueEnqueue(ctx));
       describe('claim', () => queueClaim(ctx));
       describe('acks', () => queueAcks(ctx));
+      describe('failing without retry', () => queueFailNow(ctx));
       describe('leases and fencing', () => queueLeases(ctx));
       describe('dedup', () => queueDedup(ctx));
       describe('dead jobs, retention and stats', () => queueMaintenance(ctx));
