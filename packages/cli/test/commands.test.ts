@@ -61,6 +61,10 @@ describe(`taskrow loop, queue, resources and demo against ${target.engine} ${tar
     const stats = JSON.parse((await taskrow(['queue', 'stats', 'mail', '--json', ...common], { env })).stdout) as { counts: Record<string, number> };
     const total = Object.values(stats.counts).reduce((a, b) => a + b, 0);
     expect(total).toBe(3);
+    expect((await taskrow(['queue', 'pause', 'mail', ...common], { env })).stdout).toBe('mail\tpaused\n');
+    expect((await taskrow(['queue', 'stats', 'mail', ...common], { env })).stdout).toMatch(/^paused_at\t\d{4}-\d\d-\d\dT/m);
+    expect((await taskrow(['queue', 'resume', 'mail', '--json', ...common], { env })).stdout).toBe('{"queue":"mail","paused":false}\n');
+    expect((await taskrow(['queue', 'stats', 'mail', ...common], { env })).stdout).toMatch(/^paused_at\t-$/m);
     const bad = await taskrow(['queue', 'enqueue', 'mail', '{nope', ...common], { env });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('payload #0 is not JSON');

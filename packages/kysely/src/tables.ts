@@ -74,6 +74,13 @@ export interface QueueJobsTable {
   finished_at: UtcDateTime | null;
 }
 
+/** Queue: one row per queue with fleet-wide state. */
+export interface QueuesTable {
+  queue: string;
+  /** Set while the queue is paused. */
+  paused_at: UtcDateTime | null;
+}
+
 /** Resources: every key by digest `h`; `k` is the key's UTF-8 bytes. */
 export interface ResourcesTable {
   h: Buffer;
@@ -137,6 +144,7 @@ export interface TaskrowTables {
   resource_edges: ResourceEdgesTable;
   receipts: ReceiptsTable;
   queue_dead_keys: QueueDeadKeysTable;
+  queues: QueuesTable;
 }
 
 /** taskrow's tables under prefix `P`: `Kysely<TaskrowDatabase>` (default prefix) or `Kysely<MyDb & TaskrowDatabase<'jobs_'>>`. */
@@ -168,6 +176,7 @@ export const TASKROW_COLUMNS = {
   resource_edges: ['src_h', 'dst_h', 'kind', 'src', 'dst', 'last_seen'],
   receipts: ['token', 'made_at', 'result'],
   queue_dead_keys: ['id', 'dedup_k'],
+  queues: ['queue', 'paused_at'],
 } as const satisfies { readonly [T in keyof TaskrowTables]: readonly (keyof TaskrowTables[T])[] };
 
 /** The columns of one loop table, in DDL order. */

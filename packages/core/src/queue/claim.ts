@@ -8,6 +8,7 @@ import { keepDeadKeys } from './dead-keys.js';
 import { decodePayload } from './payload.js';
 import { epochMicros, NOW_MICROS, NOW_PLUS, PHASE, updateById, type QueueTables } from './tables.js';
 import { leaseConfirmed, leaseLeft } from './local-lease.js';
+import { pausedSince } from './pause.js';
 import type { Job, JobRef } from './types.js';
 
 interface ClaimRow {
@@ -146,7 +147,10 @@ export async function claimJobs<P>(
   });
 }
 
-/** One claim run in the caller's transaction: promote what is due, lock ready rows, lease them to `token`. */
+/**
+ * One claim run in the caller's transaction: nothing while the queue is paused; else promote what
+ * is due, lock ready rows, lease them to `token`.
+ */
 async function claimReady(
   conn: SqlConnection,
   t: QueueTables,
@@ -163,6 +167,7 @@ async function claimReady(
        ORDER BY \`ready_priority\`, \`due_at\`, \`grp\`, \`id\` LIMIT ${args.limit} FOR UPDATE SKIP LOCKED`,
       args.group === undefined ? [queue] : [queue, args.group],
     );
+  if ((await pausedSince(conn, t, queue)) !== null) return [];
   const started = performance.now();
   let looked = started - state.lastPromote >= PROMOTE_EVERY_MS;
   if (looked) await promoteDue(conn, t, queue, args.limit);

@@ -9,6 +9,7 @@ import { insertJobs, jobRows } from './enqueue.js';
 import { getJobInfo, listArgs, listJobs } from './list.js';
 import { claimArgs, jobRow, MAX_DELAY_SECONDS, MAX_LEASE_SECONDS, positiveSeconds, queueSettings } from './options.js';
 import { completeJobs, extendJobs, failJob, releaseJobs, type AckContext } from './settle.js';
+import { pausedSince, pauseQueue, resumeQueue } from './pause.js';
 import { queueStats } from './stats.js';
 import type { QueueTables } from './tables.js';
 import type { Queue, QueueOptions } from './types.js';
@@ -57,7 +58,10 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
     purgeDead: async (opts) => purgeDeadJobs(c, optionsArg('purgeDead()', opts, ['ids'])),
     list: async (opts) => listJobs<P>(exec, t, queue, listArgs(opts)),
     getJob: async (id) => getJobInfo<P>(exec, t, queue, intArg('getJob() id', id, 1)),
-    stats: async () => queueStats(exec, t, queue),
+    stats: async () => ({ ...(await queueStats(exec, t, queue)), pausedAt: await pausedSince(exec, t, queue) }),
+    pause: async () => pauseQueue(exec, t, queue),
+    resume: async () => resumeQueue(exec, t, queue),
+    isPaused: async () => (await pausedSince(exec, t, queue)) !== null,
     work: (handler, opts) =>
       startWorker<P>(
         {

@@ -111,6 +111,8 @@ export interface QueueStats {
   readonly dead: number;
   /** Seconds the oldest runnable job has waited since it became due (database clock); null when none is runnable. */
   readonly oldestRunnableAge: number | null;
+  /** When the queue was paused (database clock), or null while it is not paused. */
+  readonly pausedAt: Date | null;
 }
 
 /** A job as `list()` and `getJob()` show it: any state, read without locking. */
@@ -215,8 +217,20 @@ export interface Queue<Payload = unknown> {
   list(options?: QueueListOptions): Promise<JobPage<Payload>>;
   /** One job of this queue by id, in any state, or null when there is none (completed and deleted, or never). Read-only. */
   getJob(id: number): Promise<JobInfo<Payload> | null>;
-  /** Counts by state, dead count, and the oldest runnable job's age. Read-only. */
+  /** Counts by state, dead count, the oldest runnable job's age and whether the queue is paused. Read-only. */
   stats(): Promise<QueueStats>;
+  /**
+   * Pauses the queue for every process: from the commit on, `claim()` of this queue returns
+   * nothing, so idle workers take nothing at their next poll and busy ones at their next claim (a
+   * claim already past its pause check when the pause commits still returns its jobs). Jobs
+   * already claimed run on and are acked; enqueues go on. Persisted; idempotent (the first pause
+   * time is kept). Inside `tr.in(tx)` it takes effect when the application commits.
+   */
+  pause(): Promise<void>;
+  /** Resumes a paused queue: claims take its jobs again from the commit on. Idempotent. */
+  resume(): Promise<void>;
+  /** True while the queue is paused (latest committed state). Read-only. */
+  isPaused(): Promise<boolean>;
   /** Starts a worker that runs `handler` for claimed jobs (see `WorkerOptions`). */
   work(handler: JobHandler<Payload>, options?: WorkerOptions): QueueWorker;
 }

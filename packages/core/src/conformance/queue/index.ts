@@ -10,6 +10,7 @@ import { queueEnqueue } from './enqueue.js';
 import { queueFailNow } from './fail-now.js';
 import { queueLeases } from './leases.js';
 import { queueList } from './list.js';
+import { queuePause } from './pause.js';
 import { queueMaintenance } from './maintenance.js';
 import { queueHolding } from './holding.js';
 import { queueStrict } from './strict.js';
@@ -37,6 +38,7 @@ export function describeQueueConformance<Tx>(harness: ConformanceHarness<Tx>): v
       describe('strict options and payloads', () => queueStrict(ctx));
       describe('application transactions', () => queueTransactions(ctx));
       describe('worker', () => queueWorker(ctx));
+      describe('pause and resume', () => queuePause(ctx));
       describe('holding leases', () => queueHolding(ctx));
       describe('concurrency', () => queueConcurrency(ctx));
     });
