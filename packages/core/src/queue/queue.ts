@@ -12,7 +12,8 @@ import { completeJobs, extendJobs, failJob, releaseJobs, type AckContext } from 
 import { pausedSince, pauseQueue, resumeQueue } from './pause.js';
 import { queueStats } from './stats.js';
 import type { QueueTables } from './tables.js';
-import type { Queue, QueueOptions } from './types.js';
+import type { Enqueued, Queue, QueueOptions } from './types.js';
+import { enqueued, onEnqueue } from './wake.js';
 import { startWorker } from './worker.js';
 import { boolArg, intArg, optionsOf, secondsArg, show } from '../validate.js';
 
@@ -26,13 +27,19 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
   const settings = queueSettings(options);
   const c: AckContext = { exec, t, queue, settings };
   const claimState = { lastPromote: -Infinity };
+  // Idle workers of this process claim at once after a committed enqueue (not inside the
+  // application's transaction: its commit is the application's, and pollers see it).
+  const wake = (res: Enqueued[]): Enqueued[] => {
+    if (!exec.client.joined && res.some((r) => !r.deduplicated)) enqueued(t.jobs, queue);
+    return res;
+  };
   const self: Queue<P> = {
     name: queue,
     async enqueue(payload, opts) {
-      const [one] = await insertJobs(exec, t, queue, [jobRow(payload, opts, settings, 'enqueue()')]);
+      const [one] = wake(await insertJobs(exec, t, queue, [jobRow(payload, opts, settings, 'enqueue()')]));
       return one!;
     },
-    enqueueMany: async (items) => insertJobs(exec, t, queue, jobRows(items, settings)),
+    enqueueMany: async (items) => wake(await insertJobs(exec, t, queue, jobRows(items, settings))),
     claim: async (opts) => claimJobs<P>(exec, t, queue, claimArgs(opts), claimState),
     complete: async (jobs) => completeJobs(c, refsArg(queue, jobs, 'complete')),
     async fail(job, error, opts) {
@@ -73,6 +80,7 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
           // The worker's own jobs, bounded by the time left on their leases.
           extend: (refs, seconds, boundMs) => extendJobs({ ...c, exec: exec.within(boundMs) }, refs, seconds),
           keepsFinished: settings.keepFinishedFor > 0,
+          onEnqueue: (ring) => onEnqueue(t.jobs, queue, ring),
         },
         handler,
         opts,

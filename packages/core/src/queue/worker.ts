@@ -5,6 +5,7 @@ import { isSettled } from './ack.js';
 import type { LeaseLostError } from './errors.js';
 import type { ClaimOptions, Job } from './types.js';
 import { AckBatcher, type AckPort, type Counts } from './worker-acks.js';
+import { Alarm } from './worker-alarm.js';
 import { Heartbeat, leaseEnded, type ExtendFn, type Held } from './worker-leases.js';
 import { workerSettings, type WorkerSettings } from './worker-settings.js';
 import type { JobHandler, StopResult, QueueWorker, WorkerCounts, WorkerOptions } from './worker-types.js';
@@ -19,35 +20,15 @@ export interface WorkerQueue<P> extends AckPort {
   purge(): Promise<number>;
   /** True when finished jobs are kept (then the worker purges them now and then). */
   readonly keepsFinished: boolean;
-}
-
-/** A wake-up call for the claim loop's naps. */
-class Alarm {
-  private wake: (() => void) | undefined;
-
-  nap(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = Number.isFinite(ms) ? setTimeout(done, ms) : undefined;
-      const self = this;
-      function done(): void {
-        if (timer) clearTimeout(timer);
-        self.wake = undefined;
-        resolve();
-      }
-      this.wake = done;
-    });
-  }
-
-  ring(): void {
-    this.wake?.();
-  }
+  /** Calls `ring` when an enqueue into this queue committed in this process; returns the unsubscribe. */
+  onEnqueue(ring: () => void): () => void;
 }
 
 /**
  * Runs `handler` over jobs of a queue (see `Queue.work`). Claims in batches when it has a free
  * handler slot and nothing claimed left to start; while the queue is idle it waits 10 ms, 20 ms,
  * ... up to `pollInterval` between claims (every claim is a transaction that commits, so each poll
- * sees new jobs). Each held job's lease is kept on the local monotonic clock from when its claim
+ * sees new jobs), and claims at once when an enqueue into the queue commits in this process. Each held job's lease is kept on the local monotonic clock from when its claim
  * or last confirmed extend was sent (`LeaseDeadline`): when it ends, the handler's `signal` aborts
  * with `LEASE_LOST` and the worker never acks the job. Acks go out in batches (`AckBatcher`),
  * leases are extended at half-life (`Heartbeat`).
@@ -65,6 +46,7 @@ class Worker<P> {
   private readonly heartbeat: Heartbeat<P>;
   private readonly purger: NodeJS.Timeout | undefined;
   private readonly looping: Promise<void>;
+  private readonly unsubscribe: () => void;
   private running = 0;
   private stopping = false;
   private drained: (() => void) | undefined;
@@ -79,6 +61,7 @@ class Worker<P> {
     this.acks = new AckBatcher(queue, this.counts, (h) => this.drop(h), report);
     this.heartbeat = new Heartbeat(this.held, s.lease, queue.extend, (id, reason) => this.lose(id, reason), report);
     this.purger = queue.keepsFinished ? setInterval(() => void queue.purge().catch(report), PURGE_EVERY_MS) : undefined;
+    this.unsubscribe = queue.onEnqueue(() => this.alarm.ring());
     this.looping = this.loop();
   }
 
@@ -184,6 +167,7 @@ class Worker<P> {
 
   private async stop(timeoutMs: number): Promise<StopResult> {
     this.stopping = true;
+    this.unsubscribe();
     this.alarm.ring();
     await this.looping;
     let released = await this.releaseAll(this.pending.splice(0));
