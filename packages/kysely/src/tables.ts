@@ -72,6 +72,10 @@ export interface QueueJobsTable {
   last_error: string | null;
   created_at: UtcDateTime;
   finished_at: UtcDateTime | null;
+  /** JSON text: what the job returned (kept finished jobs). */
+  result: string | null;
+  /** JSON text: the last progress() value. */
+  progress: string | null;
 }
 
 /** Queue: one row per queue with fleet-wide state. */
@@ -168,7 +172,7 @@ export const TASKROW_COLUMNS = {
   loops: ['name', 'id_type', 'created_at'],
   queue_jobs: [
     'id', 'queue', 'grp', 'phase', 'priority', 'ready_priority', 'due_at', 'run_at', 'attempt', 'max_attempts', 'token', 'dedup_k', 'payload',
-    'last_error', 'created_at', 'finished_at',
+    'last_error', 'created_at', 'finished_at', 'result', 'progress',
   ],
   resources: ['h', 'k', 'produced_at', 'expires_at', 'produced_by'],
   resource_locks: ['h', 'holder', 'mode', 'lease_until'],

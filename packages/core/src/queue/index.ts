@@ -12,6 +12,7 @@ export type {
   Job,
   JobFields,
   JobInfo,
+  JobOutcome,
   JobPage,
   QueueListOptions,
   JobRef,

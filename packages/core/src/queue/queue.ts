@@ -10,6 +10,8 @@ import { getJobInfo, listArgs, listJobs } from './list.js';
 import { claimArgs, jobRow, MAX_DELAY_SECONDS, MAX_LEASE_SECONDS, positiveSeconds, queueSettings } from './options.js';
 import { completeJobs, extendJobs, failJob, releaseJobs, type AckContext } from './settle.js';
 import { pausedSince, pauseQueue, resumeQueue } from './pause.js';
+import { reportProgress, waitForArgs, waitForJob } from './results.js';
+import { encodePayload } from './payload.js';
 import { queueStats } from './stats.js';
 import type { QueueTables } from './tables.js';
 import type { Enqueued, Queue, QueueOptions } from './types.js';
@@ -41,7 +43,21 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
     },
     enqueueMany: async (items) => wake(await insertJobs(exec, t, queue, jobRows(items, settings))),
     claim: async (opts) => claimJobs<P>(exec, t, queue, claimArgs(opts), claimState),
-    complete: async (jobs) => completeJobs(c, refsArg(queue, jobs, 'complete')),
+    async complete(jobs, opts) {
+      const o = optionsArg('complete()', opts, ['result']);
+      const result = o.result === undefined ? undefined : encodePayload(o.result, 'complete() result');
+      const refs = refsArg(queue, jobs, 'complete');
+      return completeJobs(c, refs, result === undefined ? undefined : new Map(refs.map((r) => [r.id, result])));
+    },
+    async progress(job, value) {
+      if (Array.isArray(job)) throw invalid('progress() takes one job');
+      const [ref] = refsArg(queue, job, 'progress');
+      return reportProgress(exec, t, queue, ref!, value);
+    },
+    async waitFor(id, opts) {
+      const jobId = intArg('waitFor() id', id, 1);
+      return waitForJob(jobId, () => getJobInfo(exec, t, queue, jobId), waitForArgs(opts));
+    },
     async fail(job, error, opts) {
       if (Array.isArray(job)) throw invalid('fail() takes one job; call it once per job');
       const o = optionsArg('fail()', opts, ['retryIn', 'retry']);
@@ -73,7 +89,8 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
       startWorker<P>(
         {
           claim: (o) => self.claim(o),
-          complete: (refs) => self.complete(refs),
+          complete: (refs, results) => completeJobs(c, refsArg(queue, refs, 'complete'), results),
+          progress: (ref, value) => self.progress(ref, value),
           fail: (ref, error) => self.fail(ref, error),
           release: (refs) => self.release(refs),
           purge: () => self.purge(),

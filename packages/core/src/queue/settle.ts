@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { Executor } from '../engine/executor.js';
-import type { SqlConnection } from '../port.js';
+import type { SqlConnection, SqlValue } from '../port.js';
 import { keepDeadKeys } from './dead-keys.js';
 import { LeaseLostError } from './errors.js';
 import { leaseConfirmed } from './local-lease.js';
@@ -18,16 +18,30 @@ export interface AckContext {
   readonly settings: QueueSettings;
 }
 
-/** Deletes (or keeps as done, dedup key freed) the held jobs; see `Queue.complete`. */
-export async function completeJobs(c: AckContext, refs: readonly JobRef[]): Promise<void> {
+/** The `result` column set for `jobs` from `results` (JSON text by job id): a CASE over the ids that have one. */
+function resultSet(jobs: readonly JobRef[], results: ReadonlyMap<number, string> | undefined): { sql: string; params: SqlValue[] } {
+  const withResult = jobs.filter((j) => results?.has(j.id));
+  if (withResult.length === 0) return { sql: '', params: [] };
+  return {
+    sql: `, \`result\` = CASE \`id\`${' WHEN ? THEN ?'.repeat(withResult.length)} ELSE \`result\` END`,
+    params: withResult.flatMap((j) => [j.id, results!.get(j.id)!]),
+  };
+}
+
+/**
+ * Deletes (or keeps as done, dedup key freed, with its result from `results` by job id) the held
+ * jobs; see `Queue.complete`.
+ */
+export async function completeJobs(c: AckContext, refs: readonly JobRef[], results?: ReadonlyMap<number, string>): Promise<void> {
   if (refs.length === 0) return;
   const write = async (conn: SqlConnection, jobs: readonly JobRef[]): Promise<number> => {
     const f = fence(c.queue, jobs);
+    const r = resultSet(jobs, results);
     const res =
       c.settings.keepFinishedFor > 0
         ? await conn.query(
-            `${updateById(c.t.jobs)} SET \`dedup_k\` = NULL, \`finished_at\` = UTC_TIMESTAMP(6), \`due_at\` = ${NOW_PLUS}, \`phase\` = ${PHASE.done} WHERE ${f.sql}`,
-            [toMicros(c.settings.keepFinishedFor), ...f.params],
+            `${updateById(c.t.jobs)} SET \`dedup_k\` = NULL, \`finished_at\` = UTC_TIMESTAMP(6), \`due_at\` = ${NOW_PLUS}, \`phase\` = ${PHASE.done}${r.sql} WHERE ${f.sql}`,
+            [toMicros(c.settings.keepFinishedFor), ...r.params, ...f.params],
           )
         : await conn.query(`${deleteById(c.t.jobs)} WHERE ${f.sql}`, f.params);
     return res.affectedRows;

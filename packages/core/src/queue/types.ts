@@ -130,7 +130,21 @@ export interface JobInfo<Payload = unknown> extends JobFields<Payload> {
   readonly finishedAt: Date | null;
   /** The error of the last `fail()` (or of an expired last lease), else null. */
   readonly lastError: string | null;
+  /** What the job returned (kept finished jobs; see `complete`), else null. */
+  readonly result: unknown;
+  /** The last value passed to `progress()`, else null. */
+  readonly progress: unknown;
 }
+
+/**
+ * How a job ended, as `waitFor` reports it: `done` (kept finished jobs, with the result), `dead`
+ * (with the last error), or `gone`: no such job in the queue any more (completed and deleted, dead
+ * and purged, or never enqueued).
+ */
+export type JobOutcome =
+  | { readonly state: 'done'; readonly result: unknown }
+  | { readonly state: 'dead'; readonly error: string | null }
+  | { readonly state: 'gone' };
 
 /** What `list()` is asked for. */
 export interface QueueListOptions {
@@ -174,11 +188,25 @@ export interface Queue<Payload = unknown> {
    */
   claim(options: ClaimOptions): Promise<Job<Payload>[]>;
   /**
-   * Completes jobs: deletes them (or keeps them as `done` for `keepFinishedFor`). Checks each
+   * Completes jobs: deletes them (or keeps them as `done` for `keepFinishedFor`, with `result`, JSON
+   * checked like a payload, stored for each of them; a deleted job keeps nothing). Checks each
    * fencing token: jobs whose lease was lost are left alone and the call rejects with a
    * `LeaseLostError` (code `LEASE_LOST`) listing them, after completing the rest.
    */
-  complete(jobs: JobRef | readonly JobRef[]): Promise<void>;
+  complete(jobs: JobRef | readonly JobRef[], options?: { result?: unknown }): Promise<void>;
+  /**
+   * Stores `value` (JSON, checked like a payload) as the job's progress, readable through
+   * `getJob` and `list`. Fenced like every ack: rejects with `LEASE_LOST`, storing nothing, when the
+   * lease is no longer the caller's.
+   */
+  progress(job: JobRef, value: unknown): Promise<void>;
+  /**
+   * Resolves once job `id` of this queue finished: `done` with its result (when finished jobs are
+   * kept), `dead` with its last error, or `gone` (see `JobOutcome`). Polls `getJob` (10 ms,
+   * doubling up to 500 ms). Rejects with `TIMEOUT` after `timeout` seconds, or with the signal's
+   * reason when `signal` aborts. Read-only.
+   */
+  waitFor(id: number, options?: { timeout?: number; signal?: AbortSignal }): Promise<JobOutcome>;
   /**
    * Fails a job: it runs again after an exponential backoff with jitter (or `retryIn` seconds),
    * or, once its attempts are used up, becomes `dead` keeping `error` as its last error. With

@@ -5,7 +5,8 @@ import type { Held } from './worker-leases.js';
 
 /** The acks a worker sends. */
 export interface AckPort {
-  complete(refs: readonly JobRef[]): Promise<void>;
+  /** Completes `refs`, storing the results given (JSON text by job id) when finished jobs are kept. */
+  complete(refs: readonly JobRef[], results?: ReadonlyMap<number, string>): Promise<void>;
   fail(ref: JobRef, error: unknown): Promise<FailOutcome>;
   release(refs: readonly JobRef[]): Promise<void>;
 }
@@ -91,7 +92,8 @@ export class AckBatcher<P> {
     while (this.toComplete.length > 0) {
       const batch = this.toComplete.splice(0, MAX_CLAIM);
       try {
-        await this.port.complete(batch.map((h) => h.job));
+        const results = new Map(batch.flatMap((h) => (h.result === undefined ? [] : [[h.job.id, h.result] as const])));
+        await this.port.complete(batch.map((h) => h.job), results.size > 0 ? results : undefined);
         this.counts.completed += batch.length;
       } catch (err) {
         if (err instanceof LeaseLostError) {

@@ -7,10 +7,14 @@ export interface JobContext {
    * passes before the handler finished (the job is then released). Its `reason` says which.
    */
   readonly signal: AbortSignal;
+  /** Stores the job's progress (`Queue.progress`); rejects with `LEASE_LOST` once the lease is lost. */
+  progress(value: unknown): Promise<void>;
 }
 
 /**
- * Runs one job. Resolving completes it, throwing fails it (retry with backoff, or dead). A handler
+ * Runs one job. Resolving completes it (what it resolves to is stored as the job's `result` when
+ * finished jobs are kept), throwing fails it (retry with backoff, or dead; at once for an
+ * `UnrecoverableError`). A handler
  * that acks the job itself (for example `tr.in(tx).queue(name).complete(job)` inside its own
  * transaction, so the ack commits with its writes) is left alone by the worker.
  */

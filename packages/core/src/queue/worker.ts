@@ -3,7 +3,8 @@ import { LeaseDeadline } from '../engine/deadline.js';
 import { secondsArg } from '../validate.js';
 import { isSettled } from './ack.js';
 import type { LeaseLostError } from './errors.js';
-import type { ClaimOptions, Job } from './types.js';
+import { encodePayload } from './payload.js';
+import type { ClaimOptions, Job, JobRef } from './types.js';
 import { AckBatcher, type AckPort, type Counts } from './worker-acks.js';
 import { Alarm } from './worker-alarm.js';
 import { Heartbeat, leaseEnded, type ExtendFn, type Held } from './worker-leases.js';
@@ -20,6 +21,7 @@ export interface WorkerQueue<P> extends AckPort {
   purge(): Promise<number>;
   /** True when finished jobs are kept (then the worker purges them now and then). */
   readonly keepsFinished: boolean;
+  progress(ref: JobRef, value: unknown): Promise<void>;
   /** Calls `ring` when an enqueue into this queue committed in this process; returns the unsubscribe. */
   onEnqueue(ring: () => void): () => void;
 }
@@ -103,19 +105,26 @@ class Worker<P> {
     h.controller.abort(reason);
   }
 
-  private finish(h: Held<P>, ok: boolean, error?: unknown): void {
+  private finish(h: Held<P>, ok: boolean, outcome: unknown): void {
     if (!this.ours(h)) return this.drop(h);
     h.acking = true;
-    if (ok) this.acks.complete(h);
-    else this.acks.fail(h, error);
+    if (!ok) return this.acks.fail(h, outcome);
+    if (outcome !== undefined && this.queue.keepsFinished) {
+      try {
+        h.result = encodePayload(outcome, `the result of job ${h.job.id}`);
+      } catch (err) {
+        this.report(err); // completed all the same: the handler's work is done
+      }
+    }
+    this.acks.complete(h);
   }
 
   private start(h: Held<P>): void {
     this.running += 1;
     h.started = true;
     Promise.resolve()
-      .then(() => this.handler(h.job, { signal: h.controller.signal }))
-      .then(() => this.finish(h, true), (err: unknown) => this.finish(h, false, err))
+      .then(() => this.handler(h.job, { signal: h.controller.signal, progress: (value) => this.queue.progress(h.job, value) }))
+      .then((value: unknown) => this.finish(h, true, value), (err: unknown) => this.finish(h, false, err))
       .finally(() => {
         this.running -= 1;
         if (this.running === 0) this.drained?.();

@@ -11,6 +11,7 @@ import { queueFailNow } from './fail-now.js';
 import { queueLeases } from './leases.js';
 import { queueList } from './list.js';
 import { queuePause } from './pause.js';
+import { queueResults } from './results.js';
 import { queueMaintenance } from './maintenance.js';
 import { queueHolding } from './holding.js';
 import { queueStrict } from './strict.js';
@@ -39,6 +40,7 @@ export function describeQueueConformance<Tx>(harness: ConformanceHarness<Tx>): v
       describe('application transactions', () => queueTransactions(ctx));
       describe('worker', () => queueWorker(ctx));
       describe('pause and resume', () => queuePause(ctx));
+      describe('results, progress and waitFor', () => queueResults(ctx));
       describe('holding leases', () => queueHolding(ctx));
       describe('concurrency', () => queueConcurrency(ctx));
     });
