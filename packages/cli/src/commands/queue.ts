@@ -39,7 +39,7 @@ function jobFields(j: JobInfo): string {
     ['id', j.id], ['queue', j.queue], ['state', j.state], ['attempt', j.attempt], ['max_attempts', j.maxAttempts],
     ['priority', j.priority], ['group', j.group ?? '-'], ['run_at', time(j.runAt)], ['due_at', time(j.dueAt)],
     ['created_at', time(j.createdAt)], ['finished_at', time(j.finishedAt)], ['payload', JSON.stringify(j.payload)],
-    ['last_error', j.lastError ?? '-'],
+    ['progress', JSON.stringify(j.progress)], ['result', JSON.stringify(j.result)], ['last_error', j.lastError ?? '-'],
   ];
   return fields.map(([k, v]) => `${k}\t${v}\n`).join('');
 }
