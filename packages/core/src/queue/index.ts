@@ -22,3 +22,4 @@ export type {
   QueueStats,
 } from './types.js';
 export type { JobContext, JobHandler, StopResult, QueueWorker, WorkerCounts, WorkerOptions } from './worker-types.js';
+export { CHANNELS as WORKER_CHANNELS, type WorkerEventMap, type WorkerLogger } from './worker-events.js';

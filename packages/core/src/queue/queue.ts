@@ -98,6 +98,7 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
           extend: (refs, seconds, boundMs) => extendJobs({ ...c, exec: exec.within(boundMs) }, refs, seconds),
           keepsFinished: settings.keepFinishedFor > 0,
           onEnqueue: (ring) => onEnqueue(t.jobs, queue, ring),
+          name: queue,
         },
         handler,
         opts,

@@ -260,5 +260,5 @@ export interface Queue<Payload = unknown> {
   /** True while the queue is paused (latest committed state). Read-only. */
   isPaused(): Promise<boolean>;
   /** Starts a worker that runs `handler` for claimed jobs (see `WorkerOptions`). */
-  work(handler: JobHandler<Payload>, options?: WorkerOptions): QueueWorker;
+  work(handler: JobHandler<Payload>, options?: WorkerOptions): QueueWorker<Payload>;
 }

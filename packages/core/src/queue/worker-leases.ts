@@ -17,6 +17,8 @@ export interface Held<P> {
   acking: boolean;
   /** An extend of this job is in flight. */
   extending: boolean;
+  /** What the handler returned. */
+  value?: unknown;
   /** What the handler returned, as JSON text, when finished jobs are kept. */
   result?: string;
 }

@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { LeaseDeadline } from '../engine/deadline.js';
 import { secondsArg } from '../validate.js';
@@ -7,6 +8,7 @@ import { encodePayload } from './payload.js';
 import type { ClaimOptions, Job, JobRef } from './types.js';
 import { AckBatcher, type AckPort, type Counts } from './worker-acks.js';
 import { Alarm } from './worker-alarm.js';
+import { WorkerSignals, type WorkerEventMap } from './worker-events.js';
 import { Heartbeat, leaseEnded, type ExtendFn, type Held } from './worker-leases.js';
 import { workerSettings, type WorkerSettings } from './worker-settings.js';
 import type { JobHandler, StopResult, QueueWorker, WorkerCounts, WorkerOptions } from './worker-types.js';
@@ -24,6 +26,25 @@ export interface WorkerQueue<P> extends AckPort {
   progress(ref: JobRef, value: unknown): Promise<void>;
   /** Calls `ring` when an enqueue into this queue committed in this process; returns the unsubscribe. */
   onEnqueue(ring: () => void): () => void;
+  readonly name: string;
+}
+
+/** What `work()` returns: the worker's events, its counts and `stop()`. */
+class Handle<P> extends EventEmitter<WorkerEventMap<P>> implements QueueWorker<P> {
+  constructor(
+    private readonly countsOf: () => WorkerCounts,
+    private readonly stopWith: (timeoutMs: number) => Promise<StopResult>,
+  ) {
+    super();
+  }
+
+  get counts(): WorkerCounts {
+    return this.countsOf();
+  }
+
+  stop(options: { timeout?: number } = {}): Promise<StopResult> {
+    return this.stopWith(secondsArg('stop() timeout', options.timeout ?? 30, 0, 24 * 3600) * 1000);
+  }
 }
 
 /**
@@ -33,10 +54,11 @@ export interface WorkerQueue<P> extends AckPort {
  * sees new jobs), and claims at once when an enqueue into the queue commits in this process. Each held job's lease is kept on the local monotonic clock from when its claim
  * or last confirmed extend was sent (`LeaseDeadline`): when it ends, the handler's `signal` aborts
  * with `LEASE_LOST` and the worker never acks the job. Acks go out in batches (`AckBatcher`),
- * leases are extended at half-life (`Heartbeat`).
+ * leases are extended at half-life (`Heartbeat`). What happens is told through `WorkerSignals`:
+ * events, the logger, diagnostics channels.
  */
-export function startWorker<P>(queue: WorkerQueue<P>, handler: JobHandler<P>, options: WorkerOptions | undefined): QueueWorker {
-  return new Worker(queue, handler, workerSettings(handler, options)).api();
+export function startWorker<P>(queue: WorkerQueue<P>, handler: JobHandler<P>, options: WorkerOptions | undefined): QueueWorker<P> {
+  return new Worker(queue, handler, workerSettings(handler, options)).handle;
 }
 
 class Worker<P> {
@@ -49,7 +71,11 @@ class Worker<P> {
   private readonly purger: NodeJS.Timeout | undefined;
   private readonly looping: Promise<void>;
   private readonly unsubscribe: () => void;
+  readonly handle: Handle<P>;
+  private readonly signals: WorkerSignals<P>;
   private running = 0;
+  /** The last claim found nothing while no handler ran (`idle` was emitted). */
+  private idleNow = false;
   private stopping = false;
   private drained: (() => void) | undefined;
   private stopped: Promise<StopResult> | undefined;
@@ -60,29 +86,17 @@ class Worker<P> {
     private readonly s: WorkerSettings,
   ) {
     const report = (err: unknown): void => this.report(err);
-    this.acks = new AckBatcher(queue, this.counts, (h) => this.drop(h), report);
+    this.handle = new Handle(() => ({ ...this.counts }), (ms) => (this.stopped ??= this.stop(ms)));
+    this.signals = new WorkerSignals(this.handle, queue.name, s.logger, s.onError);
+    this.acks = new AckBatcher(queue, this.counts, (h) => this.drop(h), this.signals);
     this.heartbeat = new Heartbeat(this.held, s.lease, queue.extend, (id, reason) => this.lose(id, reason), report);
     this.purger = queue.keepsFinished ? setInterval(() => void queue.purge().catch(report), PURGE_EVERY_MS) : undefined;
     this.unsubscribe = queue.onEnqueue(() => this.alarm.ring());
     this.looping = this.loop();
   }
 
-  api(): QueueWorker {
-    const self = this;
-    return {
-      get counts(): WorkerCounts {
-        return { ...self.counts };
-      },
-      stop: (options = {}) => (this.stopped ??= this.stop(secondsArg('stop() timeout', options.timeout ?? 30, 0, 24 * 3600) * 1000)),
-    };
-  }
-
   private report(err: unknown): void {
-    try {
-      this.s.onError(err);
-    } catch {
-      // an onError that throws must not stop the worker
-    }
+    this.signals.error(err);
   }
 
   private drop(h: Held<P>): void {
@@ -103,12 +117,14 @@ class Worker<P> {
     const i = this.pending.indexOf(h);
     if (i >= 0) this.pending.splice(i, 1);
     h.controller.abort(reason);
+    this.signals.leaseLost(h.job, reason);
   }
 
   private finish(h: Held<P>, ok: boolean, outcome: unknown): void {
     if (!this.ours(h)) return this.drop(h);
     h.acking = true;
     if (!ok) return this.acks.fail(h, outcome);
+    h.value = outcome;
     if (outcome !== undefined && this.queue.keepsFinished) {
       try {
         h.result = encodePayload(outcome, `the result of job ${h.job.id}`);
@@ -123,7 +139,7 @@ class Worker<P> {
     this.running += 1;
     h.started = true;
     Promise.resolve()
-      .then(() => this.handler(h.job, { signal: h.controller.signal, progress: (value) => this.queue.progress(h.job, value) }))
+      .then(() => this.signals.trace(h.job, async () => this.handler(h.job, { signal: h.controller.signal, progress: (value) => this.queue.progress(h.job, value) })))
       .then((value: unknown) => this.finish(h, true, value), (err: unknown) => this.finish(h, false, err))
       .finally(() => {
         this.running -= 1;
@@ -158,8 +174,20 @@ class Worker<P> {
         continue;
       }
       for (const job of jobs) this.hold(job, sentAt);
+      this.told(jobs, sentAt);
       if (jobs.length > 0) idle = 0;
       else if (!this.stopping) await this.alarm.nap(Math.min(this.s.pollMs, 10 * 2 ** Math.min(idle++, 20)));
+    }
+  }
+
+  /** Tells what a claim sent at `sentAt` found: `claimed`, or `idle` once when nothing is left to do. */
+  private told(jobs: Job<P>[], sentAt: number): void {
+    if (jobs.length > 0) {
+      this.idleNow = false;
+      this.signals.claimed(jobs, performance.now() - sentAt);
+    } else if (!this.idleNow && this.running === 0 && this.pending.length === 0) {
+      this.idleNow = true;
+      this.signals.idle();
     }
   }
 

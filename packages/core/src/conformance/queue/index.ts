@@ -7,6 +7,7 @@ import { queueClaim } from './claim.js';
 import { queueConcurrency } from './concurrency.js';
 import { queueDedup } from './dedup.js';
 import { queueEnqueue } from './enqueue.js';
+import { queueEvents } from './events.js';
 import { queueFailNow } from './fail-now.js';
 import { queueLeases } from './leases.js';
 import { queueList } from './list.js';
@@ -39,6 +40,7 @@ export function describeQueueConformance<Tx>(harness: ConformanceHarness<Tx>): v
       describe('strict options and payloads', () => queueStrict(ctx));
       describe('application transactions', () => queueTransactions(ctx));
       describe('worker', () => queueWorker(ctx));
+      describe('events, logger and tracing', () => queueEvents(ctx));
       describe('pause and resume', () => queuePause(ctx));
       describe('results, progress and waitFor', () => queueResults(ctx));
       describe('holding leases', () => queueHolding(ctx));
