@@ -1,9 +1,25 @@
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Taskrow } from '@taskrow/core';
-import { taskrow } from '@taskrow/mysql2';
+import { createTaskrow, type SqlClient, type Taskrow } from '@taskrow/core';
+import { mysql2Client, taskrow, type Mysql2Connection } from '@taskrow/mysql2';
 import { mysql2Probe } from '../src/harnesses/mysql2.js';
 import { label, targets } from '../src/targets.js';
+
+/** A client that counts the statements it sends (BEGIN, the isolation level and COMMIT included). */
+function counting(inner: SqlClient): { client: SqlClient; statements: () => number } {
+  let n = 0;
+  const client: SqlClient = {
+    adapter: inner.adapter,
+    joined: false,
+    describeError: (err) => inner.describeError(err),
+    query: (sql, params) => ((n += 1), inner.query(sql, params)),
+    transaction: (fn, options) => {
+      n += options?.isolation ? 3 : 2;
+      return inner.transaction((conn) => fn({ query: (sql, params) => ((n += 1), conn.query(sql, params)) }), options);
+    },
+  };
+  return { client, statements: () => n };
+}
 
 /** Resolves after `ms` on the local clock: an observation window, not a wait for the database. */
 const pause = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -40,6 +56,36 @@ for (const target of targets()) {
         await q.enqueue(1);
         while (!started.has(1) && performance.now() - t0 < 10_000) await pause(5);
         expect(started.get(1)! - t0).toBeLessThan(1000);
+      } finally {
+        await w.stop();
+      }
+    }, 30_000);
+
+    it('an idle worker polls with one statement per poll, and still picks up a job another process enqueued', async () => {
+      const { client, statements } = counting(mysql2Client(pool));
+      const counted = await createTaskrow<Mysql2Connection>({ client, joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } });
+      const name = `i${Date.now()}`;
+      let picked = 0;
+      const w = counted.queue(name).work(async () => void (picked = performance.now()), { pollInterval: 0.05 });
+      try {
+        await pause(500); // the waits between polls have grown to pollInterval
+        const before = statements();
+        await pause(1000);
+        const perSecond = statements() - before;
+        expect(perSecond).toBeGreaterThanOrEqual(10);
+        expect(perSecond).toBeLessThanOrEqual(25);
+        // Enqueued inside an application transaction: nothing rings in this process, as for another process.
+        const conn = await pool.getConnection();
+        try {
+          await conn.beginTransaction();
+          await tr.in(conn).queue(name).enqueue('x');
+          await conn.commit();
+        } finally {
+          conn.release();
+        }
+        const t0 = performance.now();
+        while (picked === 0 && performance.now() - t0 < 10_000) await pause(5);
+        expect(picked - t0).toBeLessThan(500);
       } finally {
         await w.stop();
       }

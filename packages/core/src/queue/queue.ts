@@ -3,6 +3,7 @@ import { invalid } from '../errors.js';
 import { validateName } from '../names.js';
 import { refsArg } from './ack.js';
 import { UnrecoverableError } from './errors.js';
+import { claimable } from './claimable.js';
 import { claimJobs } from './claim.js';
 import { purgeDeadJobs, purgeFinished, retryDeadJobs } from './dead.js';
 import { insertJobs, jobRows } from './enqueue.js';
@@ -99,6 +100,7 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
           keepsFinished: settings.keepFinishedFor > 0,
           onEnqueue: (ring) => onEnqueue(t.jobs, queue, ring),
           name: queue,
+          claimable: (group) => claimable(exec, t, queue, group),
         },
         handler,
         opts,

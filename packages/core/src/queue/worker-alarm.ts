@@ -3,20 +3,20 @@ export class Alarm {
   private wake: (() => void) | undefined;
   private rung = false;
 
-  nap(ms: number): Promise<void> {
+  /** Resolves after `ms`, or at once on a ring: to true when a ring ended it. */
+  nap(ms: number): Promise<boolean> {
     if (this.rung) {
       this.rung = false;
-      return Promise.resolve();
+      return Promise.resolve(true);
     }
     return new Promise((resolve) => {
-      const timer = Number.isFinite(ms) ? setTimeout(done, ms) : undefined;
-      const self = this;
-      function done(): void {
+      const timer = Number.isFinite(ms) ? setTimeout(() => done(false), ms) : undefined;
+      const done = (rang: boolean): void => {
         if (timer) clearTimeout(timer);
-        self.wake = undefined;
-        resolve();
-      }
-      this.wake = done;
+        this.wake = undefined;
+        resolve(rang);
+      };
+      this.wake = () => done(true);
     });
   }
 

@@ -27,6 +27,8 @@ export interface WorkerQueue<P> extends AckPort {
   /** Calls `ring` when an enqueue into this queue committed in this process; returns the unsubscribe. */
   onEnqueue(ring: () => void): () => void;
   readonly name: string;
+  /** Whether a claim could take anything now (one cheap statement; see `claimable`). */
+  claimable(group: string | undefined): Promise<boolean>;
 }
 
 /** What `work()` returns: the worker's events, its counts and `stop()`. */
@@ -156,27 +158,38 @@ class Worker<P> {
     this.pending.push(h);
   }
 
+  /**
+   * Claims while it has room. Idle (the last claim found nothing), it polls with `claimable` (one
+   * statement) and claims only when that finds something, or at once after a ring (an enqueue in
+   * this process, a handler that finished).
+   */
   private async loop(): Promise<void> {
     let idle = 0;
+    let rang = false;
+    const nap = async (): Promise<void> => void (rang = await this.alarm.nap(Math.min(this.s.pollMs, 10 * 2 ** Math.min(idle++, 20))));
     while (!this.stopping) {
       while (this.running < this.s.concurrency && this.pending.length > 0) this.start(this.pending.shift()!);
       if (this.pending.length > 0 || this.running >= this.s.concurrency) {
-        await this.alarm.nap(Infinity);
+        rang = await this.alarm.nap(Infinity);
         continue;
       }
       const sentAt = performance.now();
       let jobs: Job<P>[];
       try {
+        if (idle > 0 && !rang && !(await this.queue.claimable(this.s.group))) {
+          await nap();
+          continue;
+        }
         jobs = await this.queue.claim({ limit: this.s.batchSize, lease: this.s.lease, group: this.s.group });
       } catch (err) {
         this.report(err);
-        await this.alarm.nap(Math.min(this.s.pollMs, 10 * 2 ** idle++));
+        await nap();
         continue;
       }
       for (const job of jobs) this.hold(job, sentAt);
       this.told(jobs, sentAt);
       if (jobs.length > 0) idle = 0;
-      else if (!this.stopping) await this.alarm.nap(Math.min(this.s.pollMs, 10 * 2 ** Math.min(idle++, 20)));
+      else if (!this.stopping) await nap();
     }
   }
 
