@@ -1,0 +1,106 @@
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { Queue, Worker } from 'bullmq';
+import mysql from 'mysql2/promise';
+import { describe, it } from 'vitest';
+import { taskrow } from '@taskrow/mysql2';
+import { label, targets } from '../src/targets.js';
+import { describeServer } from './lib.js';
+import { startRedis } from './queue-bullmq.js';
+
+// Pickup latency: enqueue to handler start, jobs arriving at RATE per second into an idle queue,
+// in the producer's process and in another process; taskrow beside BullMQ on a local Redis, same
+// run. Cross-process taskrow workers poll every PICKUP_POLL seconds (default 0.05: at most one
+// statement each time, 20 per second while idle). Scale: TASKROW_BENCH_PICKUP_JOBS (default 300),
+// TASKROW_BENCH_PICKUP_RATE (default 100), TASKROW_BENCH_TARGETS.
+const JOBS = Number(process.env['TASKROW_BENCH_PICKUP_JOBS'] ?? 300);
+const RATE = Number(process.env['TASKROW_BENCH_PICKUP_RATE'] ?? 100);
+const POLL = process.env['PICKUP_POLL'] ?? '0.05';
+const ONLY = process.env['TASKROW_BENCH_TARGETS']?.split(',').map((s) => s.trim());
+const script = fileURLToPath(new URL('./pickup-worker.mjs', import.meta.url));
+const now = (): number => performance.timeOrigin + performance.now();
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** p50 and p99 of `xs` (ms). */
+function percentiles(xs: number[]): string {
+  const s = [...xs].sort((a, b) => a - b);
+  const at = (p: number): number => s[Math.min(s.length - 1, Math.floor(p * s.length))]!;
+  return `p50 ${at(0.5).toFixed(1)} ms, p99 ${at(0.99).toFixed(1)} ms`;
+}
+
+/** Enqueues JOBS jobs at RATE per second through `add`, and waits until `starts` has them all; returns latencies. */
+async function measure(add: (i: number) => Promise<unknown>, starts: Map<number, number>): Promise<number[]> {
+  const sent = new Map<number, number>();
+  await sleep(1500); // the workers are idle (their waits between polls have grown)
+  const t0 = now();
+  for (let i = 0; i < JOBS; i++) {
+    const due = t0 + (i * 1000) / RATE;
+    if (due > now()) await sleep(due - now());
+    sent.set(i, now());
+    await add(i);
+  }
+  const end = now() + 30_000;
+  while (starts.size < JOBS && now() < end) await sleep(20);
+  return [...sent].filter(([i]) => starts.has(i)).map(([i, at]) => starts.get(i)! - at);
+}
+
+/** A worker process; resolves once it is ready, with the map its handler starts land in. */
+async function child(env: Record<string, string>): Promise<{ starts: Map<number, number>; stop(): Promise<void> }> {
+  const starts = new Map<number, number>();
+  const c = fork(script, [], { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  await new Promise<void>((resolve, reject) => {
+    c.on('message', (m: unknown) => (m === 'ready' ? resolve() : void starts.set((m as { i: number }).i, (m as { at: number }).at)));
+    c.once('error', reject);
+  });
+  return { starts, stop: () => new Promise((r) => (c.once('exit', () => r()), c.send('stop'))) };
+}
+
+for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) {
+  describe(`pickup bench · ${label(target)}`, () => {
+    it(`${JOBS} jobs at ${RATE}/s into an idle queue: enqueue to handler start, in-process and cross-process, taskrow and BullMQ`, async () => {
+      const server = await describeServer(target);
+      const pool = mysql.createPool({ uri: target.url, connectionLimit: 4 });
+      const prefix = `pbench${process.pid}_`;
+      const tr = await taskrow(pool, { prefix });
+      await tr.migrate();
+      const redis = await startRedis();
+      const lines: string[] = [];
+      try {
+        // taskrow, worker in this process (default pollInterval 1 s: the enqueue wakes it).
+        const inStarts = new Map<number, number>();
+        const q = tr.queue<{ i: number }>('in');
+        const w = q.work(async (job) => void inStarts.set(job.payload.i, now()), { concurrency: 4 });
+        lines.push(`taskrow, same process: ${percentiles(await measure((i) => q.enqueue({ i }), inStarts))}`);
+        await w.stop();
+        // taskrow, worker in another process.
+        const tc = await child({ PICKUP_KIND: 'taskrow', PICKUP_URL: target.url, PICKUP_PREFIX: prefix, PICKUP_QUEUE: 'cross', PICKUP_POLL: POLL });
+        const cross = tr.queue<{ i: number }>('cross');
+        lines.push(`taskrow, other process (pollInterval ${POLL} s): ${percentiles(await measure((i) => cross.enqueue({ i }), tc.starts))}`);
+        await tc.stop();
+        if (redis) {
+          const connection = { host: '127.0.0.1', port: redis.port, maxRetriesPerRequest: null };
+          const bq = new Queue(`pin${process.pid}`, { connection });
+          const bStarts = new Map<number, number>();
+          const bw = new Worker(bq.name, async (job) => void bStarts.set((job.data as { i: number }).i, now()), { connection, concurrency: 4 });
+          await bw.waitUntilReady();
+          lines.push(`BullMQ ${redis.version}, same process: ${percentiles(await measure((i) => bq.add('j', { i }, { removeOnComplete: true }), bStarts))}`);
+          await bw.close();
+          const bx = new Queue(`px${process.pid}`, { connection });
+          const bc = await child({ PICKUP_KIND: 'bullmq', PICKUP_REDIS_PORT: String(redis.port), PICKUP_QUEUE: bx.name });
+          lines.push(`BullMQ ${redis.version}, other process: ${percentiles(await measure((i) => bx.add('j', { i }, { removeOnComplete: true }), bc.starts))}`);
+          await bc.stop();
+          for (const b of [bq, bx]) {
+            await b.obliterate({ force: true }).catch(() => undefined);
+            await b.close();
+          }
+        } else lines.push('BullMQ: redis-server not installed, not run');
+        process.stdout.write(`\n## Pickup latency (${JOBS} jobs at ${RATE}/s into an idle queue)\nserver: ${server.label}\nsettings: ${server.durability}\n${lines.map((l) => `- ${l}`).join('\n')}\n`);
+      } finally {
+        await redis?.stop();
+        const [tables] = await pool.query<mysql.RowDataPacket[]>('SELECT table_name AS t FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE ?', [`${prefix}%`]);
+        for (const { t } of tables) await pool.query(`DROP TABLE IF EXISTS \`${String(t)}\``);
+        await pool.end();
+      }
+    }, 300_000);
+  });
+}
