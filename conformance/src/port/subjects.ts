@@ -2,10 +2,12 @@ import mariadb from 'mariadb';
 import mysql from 'mysql2/promise';
 import type { SqlClient } from '@taskrow/core';
 import type { ConformanceTarget } from '@taskrow/core/conformance';
+import { drizzleClient, drizzleTransactionClient, taskrow as drizzleTaskrow } from '@taskrow/drizzle';
 import { knexClient, taskrow as knexTaskrow } from '@taskrow/knex';
 import { kyselyClient, taskrow as kyselyTaskrow } from '@taskrow/kysely';
 import { mariadbClient, taskrow as mariadbTaskrow } from '@taskrow/mariadb';
 import { mysql2Client, taskrow as mysql2Taskrow } from '@taskrow/mysql2';
+import { drizzleFor, endDrizzle, inDrizzleTransaction } from '../harnesses/drizzle.js';
 import { inKnexTransaction, knexFor } from '../harnesses/knex.js';
 import { inKyselyTransaction, kyselyFor } from '../harnesses/kysely.js';
 import { mariadbConfig } from '../harnesses/mariadb.js';
@@ -108,5 +110,19 @@ export const kyselySubject: PortSubject = {
   },
 };
 
+export const drizzleSubject: PortSubject = {
+  adapter: 'drizzle',
+  async open(target, size) {
+    const db = drizzleFor(target.url, size);
+    return {
+      client: drizzleClient(db),
+      withJoined: (outcome, fn) => inDrizzleTransaction(db, outcome, (tx) => fn(drizzleTransactionClient(tx))),
+      inUse: () => mysql2InUse(db.$client),
+      connect: () => drizzleTaskrow(db),
+      end: () => endDrizzle(db),
+    };
+  },
+};
+
 /** Every adapter's subject, mysql2 first (the reference). */
-export const PORT_SUBJECTS: readonly PortSubject[] = [mysql2Subject, mariadbSubject, knexSubject, kyselySubject];
+export const PORT_SUBJECTS: readonly PortSubject[] = [mysql2Subject, mariadbSubject, knexSubject, kyselySubject, drizzleSubject];

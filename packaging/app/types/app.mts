@@ -4,6 +4,7 @@ import { taskrow, type Mysql2Input } from '@taskrow/mysql2';
 import { taskrow as mariadbTaskrow } from '@taskrow/mariadb';
 import { taskrow as knexTaskrow } from '@taskrow/knex';
 import { taskrowMigrationProvider, type TaskrowDatabase } from '@taskrow/kysely';
+import { taskrow as drizzleTaskrow, type DrizzleTransaction } from '@taskrow/drizzle';
 import { startServer } from '@taskrow/servers';
 import { main } from '@taskrow/cli';
 
@@ -11,5 +12,6 @@ export async function open(pool: Mysql2Input): Promise<Taskrow<unknown>> {
   return taskrow(pool, { prefix: 'app_' });
 }
 export const code: TaskrowErrorCode | undefined = new TaskrowError('INVALID_ARGUMENT', 'x').code;
-export const fns = [mariadbTaskrow, knexTaskrow, startServer, main, taskrowMigrationProvider] as const;
+export const fns = [mariadbTaskrow, knexTaskrow, drizzleTaskrow, startServer, main, taskrowMigrationProvider] as const;
 export type Tables = TaskrowDatabase;
+export type DrizzleTx = DrizzleTransaction;
