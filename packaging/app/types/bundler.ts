@@ -4,9 +4,6 @@ import { Migrator } from 'kysely/migration';
 import { TaskrowError } from '@taskrow/core';
 import { taskrow } from '@taskrow/mysql2';
 import { taskrowMigrationProvider, type TaskrowDatabase } from '@taskrow/kysely';
-import { drizzle } from 'drizzle-orm/mysql2';
-import { taskrow as drizzleTaskrow } from '@taskrow/drizzle';
 
 export const migrator = (db: Kysely<TaskrowDatabase>): Migrator => new Migrator({ db, provider: taskrowMigrationProvider() });
 export const fns = [taskrow, TaskrowError] as const;
-export const overDrizzle = (url: string) => drizzleTaskrow(drizzle(url));
