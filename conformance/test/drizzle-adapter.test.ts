@@ -3,13 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { mysqlTable, int } from 'drizzle-orm/mysql-core';
 import { drizzle as mysqlProxy } from 'drizzle-orm/mysql-proxy';
+import { drizzle } from 'drizzle-orm/mysql2';
+import mysql from 'mysql2/promise';
 import { migrate } from 'drizzle-orm/mysql2/migrator';
 import { drizzle as pgProxy } from 'drizzle-orm/pg-proxy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MIGRATIONS } from '@taskrow/core';
 import { freshName } from '@taskrow/core/conformance';
-import { taskrow, taskrowMigrationFiles, writeTaskrowMigrations } from '@taskrow/drizzle';
+import { drizzleClient, taskrow, taskrowMigrationFiles, writeTaskrowMigrations } from '@taskrow/drizzle';
 import { drizzleFor, endDrizzle, inDrizzleTransaction } from '../src/harnesses/drizzle.js';
+import { mysql2Probe } from '../src/harnesses/mysql2.js';
 import { invalidClient, NOT_CLIENTS, throwsCode } from '../src/factory-checks.js';
 import { schemaOf, versionsOf } from '../src/schema/inspect.js';
 import { useReference } from '../src/schema/reference.js';
@@ -47,6 +50,33 @@ for (const target of targets()) {
         await endDrizzle(db);
       }
       await invalidClient(() => taskrow(db), /pool or connection has been ended/);
+    });
+
+    it("over a single mysql2 Connection, transactions take turns: one's rollback never takes another's write", async () => {
+      const conn = await mysql.createConnection(target.url);
+      const probe = await mysql2Probe(target.url);
+      const t = `one_${freshName('t')}`;
+      try {
+        await probe.query(`CREATE TABLE \`${t}\` (v INT NOT NULL) ENGINE=InnoDB`);
+        const client = drizzleClient(drizzle(conn));
+        // Interleaved on one connection, the second BEGIN would end the first transaction and the
+        // first one's ROLLBACK would undo the second one's insert.
+        const outcomes = await Promise.allSettled([
+          client.transaction(async (c) => {
+            await c.query(`INSERT INTO \`${t}\` (v) VALUES (?)`, [1]);
+            throw new Error('undo');
+          }),
+          client.transaction(async (c) => c.query(`INSERT INTO \`${t}\` (v) VALUES (?)`, [2])),
+        ]);
+        expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'fulfilled']);
+        expect(await probe.query(`SELECT v FROM \`${t}\``)).toEqual([{ v: 2 }]);
+        const tr = await taskrow(drizzle(conn));
+        expect(tr.dialect.engine).toBe(target.engine);
+      } finally {
+        await probe.query(`DROP TABLE IF EXISTS \`${t}\``);
+        await probe.end();
+        await conn.end();
+      }
     });
   });
 
