@@ -85,7 +85,7 @@ export async function taskrowClaimLoop(q: Queue, total: number, batch: number): 
 export async function fillKept(pool: mysql.Pool, prefix: string, name: string, n: number): Promise<number> {
   const t = `\`${prefix}queue_jobs\``;
   const t0 = performance.now();
-  const cols = '`queue`, `grp`, `phase`, `priority`, `due_at`, `run_at`, `max_attempts`, `lease`, `payload`, `created_at`, `finished_at`';
+  const cols = '`queue`, `grp`, `phase`, `priority`, `due_at`, `run_at`, `max_attempts`, `token`, `payload`, `created_at`, `finished_at`';
   await pool.query(
     `INSERT INTO ${t} (${cols}) VALUES (?, '', 3, 0, UTC_TIMESTAMP(6) + INTERVAL 1 YEAR, UTC_TIMESTAMP(6), 5, 1, ?, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6))`,
     [name, JSON.stringify({ d: 'x'.repeat(64), e: 'y'.repeat(64) })],

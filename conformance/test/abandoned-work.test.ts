@@ -6,7 +6,8 @@ import { taskrow as mariadbTaskrow } from '@taskrow/mariadb';
 import { taskrow as mysql2Taskrow } from '@taskrow/mysql2';
 import { mariadbConfig } from '../src/harnesses/mariadb.js';
 import { mysql2Probe } from '../src/harnesses/mysql2.js';
-import { label, targets, type ServerTarget } from '../src/targets.js';
+import type { ServerTarget } from '@taskrow/servers';
+import { label, targets } from '../src/targets.js';
 
 /** The statements of one application connection, whatever the driver. */
 interface AppConnection {
@@ -97,8 +98,8 @@ for (const target of targets()) {
           locker.app.release();
           app.app.release();
         }
-        const rows = await probe.query<{ phase: number; lease: number }>(`SELECT phase, lease FROM \`${prefix}queue_jobs\` WHERE id = ?`, [job!.id]);
-        expect(rows.map((r) => ({ phase: Number(r.phase), lease: Number(r.lease) }))).toEqual([{ phase: 2, lease: job!.token }]);
+        const rows = await probe.query<{ phase: number; token: number }>(`SELECT phase, token FROM \`${prefix}queue_jobs\` WHERE id = ?`, [job!.id]);
+        expect(rows.map((r) => ({ phase: Number(r.phase), token: Number(r.token) }))).toEqual([{ phase: 2, token: job!.token }]);
         await q.complete(job!); // still held by its claim
         expect(await probe.query(`SELECT id FROM \`${prefix}queue_jobs\` WHERE id = ?`, [job!.id])).toEqual([]);
       });

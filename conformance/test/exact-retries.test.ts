@@ -77,7 +77,7 @@ for (const target of targets()) {
     });
 
     const jobsOf = (queue: string) =>
-      rows<{ id: number; phase: number; attempt: number; lease: number }>(`SELECT id, phase, attempt, lease FROM \`${prefix}queue_jobs\` WHERE queue = ? ORDER BY id`, [queue]);
+      rows<{ id: number; phase: number; attempt: number; token: number }>(`SELECT id, phase, attempt, token FROM \`${prefix}queue_jobs\` WHERE queue = ? ORDER BY id`, [queue]);
 
     it('enqueue and enqueueMany whose commit reply was lost insert each job once and return its id', async () => {
       const q = tr.queue(`e${Date.now()}`);
@@ -108,7 +108,7 @@ for (const target of targets()) {
       expect(running.map((r) => Number(r.id)).sort((a, b) => a - b)).toEqual(jobs.map((j) => j.id).sort((a, b) => a - b));
       for (const j of jobs) {
         const row = running.find((r) => Number(r.id) === j.id)!;
-        expect([Number(row.lease), Number(row.attempt), j.attempt]).toEqual([j.token, 1, 1]);
+        expect([Number(row.token), Number(row.attempt), j.attempt]).toEqual([j.token, 1, 1]);
       }
     });
 

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { Migrator, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MIGRATIONS, TaskrowError } from '@taskrow/core';
+import { MIGRATIONS, migrationSteps, TaskrowError } from '@taskrow/core';
 import { dropPrefix, freshName } from '@taskrow/core/conformance';
 import { taskrow as knexTaskrow, taskrowMigrations } from '@taskrow/knex';
 import {
@@ -48,6 +48,35 @@ function useReference(url: string): () => { probe: Probe; reference: string; pre
 }
 
 for (const target of targets()) {
+  describe(`${label(target)} · mysql2 · migrations`, () => {
+    const ref = useReference(target.url);
+
+    it('upgrades a version-6 schema holding a running job from four processes at once: the job keeps its token', async () => {
+      const { probe, reference, prefixes } = ref();
+      const prefix = `${freshName('u')}_`;
+      prefixes.push(prefix);
+      for (const step of migrationSteps(prefix).filter((s) => s.version <= 6)) for (const sql of step.statements) await probe.query(sql);
+      await probe.query(
+        `INSERT INTO \`${prefix}queue_jobs\` (queue, phase, due_at, run_at, attempt, max_attempts, lease, payload, created_at)
+         VALUES ('q', 2, UTC_TIMESTAMP(6) + INTERVAL 1 HOUR, UTC_TIMESTAMP(6), 1, 5, 987654321, '"old"', UTC_TIMESTAMP(6))`,
+      );
+      const [{ id }] = await probe.query<{ id: number }>(`SELECT id FROM \`${prefix}queue_jobs\``) as [{ id: number }];
+      const pools = Array.from({ length: 4 }, () => mysql.createPool({ uri: target.url, connectionLimit: 1 }));
+      try {
+        const trs = await Promise.all(pools.map((pool) => mysql2Taskrow(pool, { prefix })));
+        const results = await Promise.all(trs.map((tr) => tr.migrate()));
+        expect(results.map((r) => r.version)).toEqual([9, 9, 9, 9]);
+        expect(results.some((r) => r.applied.includes(7))).toBe(true);
+        expect(await versionsOf(probe, prefix)).toEqual(VERSIONS);
+        expect(await schemaOf(probe, prefix)).toEqual(await schemaOf(probe, reference));
+        await trs[0]!.queue('q').complete({ id: Number(id), queue: 'q', token: 987654321 });
+        expect(await probe.query(`SELECT id FROM \`${prefix}queue_jobs\``)).toEqual([]);
+      } finally {
+        await Promise.all(pools.map((p) => p.end()));
+      }
+    });
+  });
+
   describe(`${label(target)} · knex · migrations`, () => {
     const ref = useReference(target.url);
     const prefix = `${freshName('k')}_`;

@@ -18,6 +18,7 @@ commands:
                                            a page of jobs: id, state, attempt/max, priority, group, due, payload
   queue show QUEUE ID                      one job, every field, its last error included
   queue stats QUEUE | queue retry-dead QUEUE [--limit N]
+  queue pause QUEUE | queue resume QUEUE   stop / restart claims of the queue in every process
   resources show                           running jobs and the keys they hold
   resources edges [--since S] | upstream|downstream KEY          the flow graph (jobs.py history)
   resources produce KEY... [--ttl S] | force-release KEY...       create outputs / free keys by hand

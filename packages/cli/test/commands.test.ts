@@ -61,6 +61,10 @@ describe(`taskrow loop, queue, resources and demo against ${target.engine} ${tar
     const stats = JSON.parse((await taskrow(['queue', 'stats', 'mail', '--json', ...common], { env })).stdout) as { counts: Record<string, number> };
     const total = Object.values(stats.counts).reduce((a, b) => a + b, 0);
     expect(total).toBe(3);
+    expect((await taskrow(['queue', 'pause', 'mail', ...common], { env })).stdout).toBe('mail\tpaused\n');
+    expect((await taskrow(['queue', 'stats', 'mail', ...common], { env })).stdout).toMatch(/^paused_at\t\d{4}-\d\d-\d\dT/m);
+    expect((await taskrow(['queue', 'resume', 'mail', '--json', ...common], { env })).stdout).toBe('{"queue":"mail","paused":false}\n');
+    expect((await taskrow(['queue', 'stats', 'mail', ...common], { env })).stdout).toMatch(/^paused_at\t-$/m);
     const bad = await taskrow(['queue', 'enqueue', 'mail', '{nope', ...common], { env });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('payload #0 is not JSON');
@@ -109,12 +113,14 @@ describe(`taskrow loop, queue, resources and demo against ${target.engine} ${tar
     expect((await taskrow(['queue', 'enqueue', 'flaky', '{"n":1}', '--max-attempts', '1', ...common], { env })).code).toBe(0);
     const [[row]] = await probe.query<mysql.RowDataPacket[]>(`SELECT id FROM \`${prefix}queue_jobs\` WHERE queue = 'flaky'`);
     const id = Number(row!['id']);
-    await probe.query(`UPDATE \`${prefix}queue_jobs\` SET phase = 4, attempt = 1, last_error = ? WHERE id = ?`, ['Error: boom\n    at step (a.js:1:1)', id]);
+    await probe.query(`UPDATE \`${prefix}queue_jobs\` SET phase = 4, attempt = 1, progress = '{"pct":40}', last_error = ? WHERE id = ?`, ['Error: boom\n    at step (a.js:1:1)', id]);
     const shown = await taskrow(['queue', 'show', 'flaky', String(id), ...common], { env });
     expect(shown.code).toBe(0);
     const lines = shown.stdout.split('\n');
     expect(lines.slice(0, 7)).toEqual([`id\t${id}`, 'queue\tflaky', 'state\tdead', 'attempt\t1', 'max_attempts\t1', 'priority\t0', 'group\t-']);
     expect(lines).toContain('payload\t{"n":1}');
+    expect(lines).toContain('progress\t{"pct":40}');
+    expect(lines).toContain('result\tnull');
     expect(shown.stdout.endsWith('last_error\tError: boom\n    at step (a.js:1:1)\n')).toBe(true);
     const json = JSON.parse((await taskrow(['queue', 'show', 'flaky', String(id), '--json', ...common], { env })).stdout) as Record<string, unknown>;
     expect([json['id'], json['state'], json['lastError']]).toEqual([id, 'dead', 'Error: boom\n    at step (a.js:1:1)']);

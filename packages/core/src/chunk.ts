@@ -29,6 +29,11 @@ export function* chunks<T>(items: readonly T[], limits: ChunkLimits, size: (item
   if (current.length > 0) yield current;
 }
 
+/** Splits `items` into consecutive runs of at most `size` items, keeping order. */
+export function slices<T>(items: readonly T[], size: number): T[][] {
+  return [...chunks(items, { maxRows: size, maxBytes: Infinity }, () => 0)];
+}
+
 /** `(?, ?, ?), (?, ?, ?)`: `rows` groups of `width` placeholders. */
 export function placeholderRows(rows: number, width: number, inner = Array(width).fill('?').join(', ')): string {
   return Array(rows).fill(`(${inner})`).join(', ');

@@ -12,7 +12,8 @@ export type TaskrowErrorCode =
   | 'DATABASE_ERROR'
   | 'NOT_FOUND'
   | 'LEASE_LOST'
-  | 'RESOURCE_UNAVAILABLE';
+  | 'RESOURCE_UNAVAILABLE'
+  | 'TIMEOUT';
 
 /**
  * The base of every error taskrow's public functions throw (bad input included: no TypeError or

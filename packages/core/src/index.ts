@@ -32,7 +32,7 @@ export { classify, DEFAULT_RETRY, type ErrorClass, type RetryOptions } from './r
 export { NAME_PATTERN, TABLE_NAME_PATTERN, PREFIX_PATTERN, validateName } from './names.js';
 export { MAX_KEY_BYTES, encodeKey } from './keys.js';
 export { SCHEMA_VERSION, MIGRATIONS } from './schema/migrations.js';
-export { migrationSteps, schemaSql, type MigrationStep, type MigrateResult } from './schema/migrate.js';
+export { applyMigrationStep, migrationSteps, schemaSql, type MigrationStep, type MigrateResult } from './schema/migrate.js';
 export { serialClient } from './serial.js';
 export { describeMysql2Error } from './engine/mysql-errors.js';
 export { driverClient, toSqlResult, type DriverClientSpec, type DriverConnection, type DriverPool, type DriverTarget } from './engine/driver.js';

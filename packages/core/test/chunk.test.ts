@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chunks, placeholderList, placeholderRows, statementBytes } from '../src/chunk.js';
+import { chunks, placeholderList, placeholderRows, slices, statementBytes } from '../src/chunk.js';
 
 describe('chunks', () => {
   it('splits by rows and by bytes, keeps order, and gives an oversized item its own chunk', () => {
@@ -20,5 +20,13 @@ describe('chunks', () => {
     expect(placeholderRows(2, 3)).toBe('(?, ?, ?), (?, ?, ?)');
     expect(placeholderRows(2, 2, '?, NOW()')).toBe('(?, NOW()), (?, NOW())');
     expect(placeholderList(3)).toBe('?, ?, ?');
+  });
+});
+
+describe('slices', () => {
+  it('cuts runs of at most size items, in order, the last one shorter', () => {
+    expect(slices([1, 2, 3, 4, 5, 6, 7], 3)).toEqual([[1, 2, 3], [4, 5, 6], [7]]);
+    expect(slices([1, 2], 2)).toEqual([[1, 2]]);
+    expect(slices([], 5)).toEqual([]);
   });
 });

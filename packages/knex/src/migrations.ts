@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { migrationSteps, type MigrationStep } from '@taskrow/core';
+import { applyMigrationStep, migrationSteps, type MigrationStep } from '@taskrow/core';
 
 /** Options of `taskrowMigrations`. */
 export interface TaskrowMigrationsOptions {
@@ -16,8 +16,8 @@ interface KnexTaskrowMigration extends Knex.Migration {
  * taskrow's schema as a Knex migration source, for `knex.migrate.latest({ migrationSource })`.
  * Each schema version is one migration named `<prefix><version>_<primitive>` (`taskrow_0001_dones`)
  * whose `up` runs exactly the statements core's `migrate()` runs, so the tables are identical
- * and a later `tr.migrate()` applies nothing. Every statement is idempotent, so running it again
- * after a Knex rollback changes nothing.
+ * and a later `tr.migrate()` applies nothing. Running a step again after a Knex rollback changes
+ * nothing (`applyMigrationStep`).
  *
  * `down` MUST NOT drop anything: it leaves taskrow's tables and their rows in place (taskrow never
  * drops data); drop them by hand if you mean to.
@@ -34,8 +34,11 @@ export function taskrowMigrations(options: TaskrowMigrationsOptions = {}): Knex.
     getMigration: async (step): Promise<KnexTaskrowMigration> => ({
       config: { transaction: false },
       async up(knex: Knex) {
-        // No bindings: Knex passes the DDL through untouched.
-        for (const sql of step.statements) await knex.raw(sql);
+        // No bindings: Knex passes the DDL through untouched. mysql2 answers [rows, fields].
+        await applyMigrationStep(step, async (sql) => {
+          const res: unknown = await knex.raw(sql);
+          return Array.isArray(res) && Array.isArray(res[0]) ? (res[0] as unknown[]) : [];
+        });
       },
       async down() {
         // Deliberately nothing: see above.

@@ -27,4 +27,5 @@ export {
   type ResourceEdgesTable,
   type ReceiptsTable,
   type QueueDeadKeysTable,
+  type QueuesTable,
 } from './tables.js';

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { migrationSteps } from '@taskrow/core';
+import { applyMigrationStep, migrationSteps } from '@taskrow/core';
 
 /** Options of `taskrowMigrationProvider`. */
 export interface TaskrowMigrationProviderOptions {
@@ -26,8 +26,8 @@ export interface TaskrowMigrationProvider {
  * taskrow's schema as a Kysely `MigrationProvider`, for `new Migrator({ db, provider })`. Each
  * schema version is one migration named `<prefix><version>_<primitive>` (`taskrow_0001_dones`, so
  * Kysely's name order is version order) whose `up` runs exactly the statements core's `migrate()`
- * runs: the tables are identical and a later `tr.migrate()` applies nothing. Every statement is
- * idempotent.
+ * runs: the tables are identical and a later `tr.migrate()` applies nothing. Running a step twice
+ * changes nothing (`applyMigrationStep`).
  *
  * There is no `down`: migrating down MUST NOT drop taskrow's tables or rows (taskrow never drops
  * data), so Kysely skips these migrations then; drop the tables by hand if you mean to.
@@ -44,7 +44,7 @@ export function taskrowMigrationProvider(options: TaskrowMigrationProviderOption
     migrations[`${prefix}${step.id}`] = {
       // eslint-disable-next-line @typescript-eslint/no-explicit-any
       async up(db: Kysely<any>) {
-        for (const statement of step.statements) await sql.raw(statement).execute(db);
+        await applyMigrationStep(step, async (statement) => (await sql.raw(statement).execute(db)).rows);
       },
     };
   }

@@ -65,12 +65,24 @@ export interface QueueJobsTable {
   run_at: UtcDateTime;
   attempt: Generated<number>;
   max_attempts: number;
-  lease: number;
+  /** The fencing token of the job's last claim (`Job.token`). */
+  token: number;
   dedup_k: Buffer | null;
   payload: string;
   last_error: string | null;
   created_at: UtcDateTime;
   finished_at: UtcDateTime | null;
+  /** JSON text: what the job returned (kept finished jobs). */
+  result: string | null;
+  /** JSON text: the last progress() value. */
+  progress: string | null;
+}
+
+/** Queue: one row per queue with fleet-wide state. */
+export interface QueuesTable {
+  queue: string;
+  /** Set while the queue is paused. */
+  paused_at: UtcDateTime | null;
 }
 
 /** Resources: every key by digest `h`; `k` is the key's UTF-8 bytes. */
@@ -136,6 +148,7 @@ export interface TaskrowTables {
   resource_edges: ResourceEdgesTable;
   receipts: ReceiptsTable;
   queue_dead_keys: QueueDeadKeysTable;
+  queues: QueuesTable;
 }
 
 /** taskrow's tables under prefix `P`: `Kysely<TaskrowDatabase>` (default prefix) or `Kysely<MyDb & TaskrowDatabase<'jobs_'>>`. */
@@ -158,8 +171,8 @@ export const TASKROW_COLUMNS = {
   dones: ['gen', 'k', 'k_long', 'marked_at'],
   loops: ['name', 'id_type', 'created_at'],
   queue_jobs: [
-    'id', 'queue', 'grp', 'phase', 'priority', 'ready_priority', 'due_at', 'run_at', 'attempt', 'max_attempts', 'lease', 'dedup_k', 'payload',
-    'last_error', 'created_at', 'finished_at',
+    'id', 'queue', 'grp', 'phase', 'priority', 'ready_priority', 'due_at', 'run_at', 'attempt', 'max_attempts', 'token', 'dedup_k', 'payload',
+    'last_error', 'created_at', 'finished_at', 'result', 'progress',
   ],
   resources: ['h', 'k', 'produced_at', 'expires_at', 'produced_by'],
   resource_locks: ['h', 'holder', 'mode', 'lease_until'],
@@ -167,6 +180,7 @@ export const TASKROW_COLUMNS = {
   resource_edges: ['src_h', 'dst_h', 'kind', 'src', 'dst', 'last_seen'],
   receipts: ['token', 'made_at', 'result'],
   queue_dead_keys: ['id', 'dedup_k'],
+  queues: ['queue', 'paused_at'],
 } as const satisfies { readonly [T in keyof TaskrowTables]: readonly (keyof TaskrowTables[T])[] };
 
 /** The columns of one loop table, in DDL order. */

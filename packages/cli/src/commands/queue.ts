@@ -5,8 +5,8 @@ import { UsageError } from '../errors.js';
 import { batches, stdinLines } from '../io.js';
 import type { Command } from './command.js';
 
-const USAGE = 'taskrow queue enqueue|list|show|stats|retry-dead QUEUE [PAYLOAD_JSON... | ID]';
-const ACTIONS = ['enqueue', 'list', 'show', 'stats', 'retry-dead'];
+const USAGE = 'taskrow queue enqueue|list|show|stats|retry-dead|pause|resume QUEUE [PAYLOAD_JSON... | ID]';
+const ACTIONS = ['enqueue', 'list', 'show', 'stats', 'retry-dead', 'pause', 'resume'];
 
 /** `--state ready,dead`: the states to list, each checked. */
 function statesFlag(raw: string | boolean | undefined): JobState[] | undefined {
@@ -39,7 +39,7 @@ function jobFields(j: JobInfo): string {
     ['id', j.id], ['queue', j.queue], ['state', j.state], ['attempt', j.attempt], ['max_attempts', j.maxAttempts],
     ['priority', j.priority], ['group', j.group ?? '-'], ['run_at', time(j.runAt)], ['due_at', time(j.dueAt)],
     ['created_at', time(j.createdAt)], ['finished_at', time(j.finishedAt)], ['payload', JSON.stringify(j.payload)],
-    ['last_error', j.lastError ?? '-'],
+    ['progress', JSON.stringify(j.progress)], ['result', JSON.stringify(j.result)], ['last_error', j.lastError ?? '-'],
   ];
   return fields.map(([k, v]) => `${k}\t${v}\n`).join('');
 }
@@ -82,7 +82,7 @@ export const queueCommand: Command = async (argv, out) => {
       if (asJson) await out.write(`${JSON.stringify(s)}\n`);
       else {
         const lines = Object.entries(s.counts).map(([state, n]) => `${state}\t${n}`);
-        lines.push(`oldest_runnable_age\t${s.oldestRunnableAge ?? ''}`);
+        lines.push(`oldest_runnable_age\t${s.oldestRunnableAge ?? ''}`, `paused_at\t${s.pausedAt?.toISOString() ?? '-'}`);
         await out.write(`${lines.join('\n')}\n`);
       }
       return 0;
@@ -106,6 +106,12 @@ export const queueCommand: Command = async (argv, out) => {
       const job = await queue.getJob(id);
       if (!job) throw new TaskrowError('NOT_FOUND', `queue ${JSON.stringify(name)} has no job ${id} (never enqueued, or finished and deleted)`);
       await out.write(asJson ? `${JSON.stringify(job)}\n` : jobFields(job));
+      return 0;
+    }
+    if (action === 'pause' || action === 'resume') {
+      await (action === 'pause' ? queue.pause() : queue.resume());
+      const paused = await queue.isPaused();
+      await out.write(asJson ? `${JSON.stringify({ queue: name, paused })}\n` : `${name}\t${paused ? 'paused' : 'running'}\n`);
       return 0;
     }
     if (action === 'retry-dead') {

@@ -51,11 +51,11 @@ export function refsArg(queue: string, jobs: unknown, action: string): JobRef[] 
 
 /**
  * The fencing check of each row as a WHERE clause with its parameters: the job is running in
- * `queue` under the caller's token (`lease = CASE id WHEN ? THEN ? ... END`).
+ * `queue` under the caller's token (`token = CASE id WHEN ? THEN ? ... END`).
  */
 export function fence(queue: string, refs: readonly JobRef[]): { sql: string; params: SqlValue[] } {
   return {
-    sql: `\`id\` IN (${placeholderList(refs.length)}) AND \`queue\` = ? AND \`phase\` = ${PHASE.running} AND \`lease\` = CASE \`id\`${' WHEN ? THEN ?'.repeat(refs.length)} END`,
+    sql: `\`id\` IN (${placeholderList(refs.length)}) AND \`queue\` = ? AND \`phase\` = ${PHASE.running} AND \`token\` = CASE \`id\`${' WHEN ? THEN ?'.repeat(refs.length)} END`,
     params: [...refs.map((r) => r.id), queue, ...refs.flatMap((r) => [r.id, r.token])],
   };
 }
@@ -102,7 +102,7 @@ interface AckRow {
   id: unknown;
   queue: string;
   phase: unknown;
-  lease: unknown;
+  token: unknown;
   attempt: unknown;
   max_attempts: unknown;
   due_us: unknown;
@@ -143,12 +143,12 @@ function sortRows(queue: string, action: string, sorted: readonly JobRef[], rows
   for (const ref of sorted) {
     const row = byId.get(ref.id);
     if (row && row.queue !== queue) throw invalid(`cannot ${action} job ${ref.id}: it belongs to queue ${show(row.queue)}, not ${show(queue)}`);
-    if (row && toNumber(row.phase) === PHASE.running && toNumber(row.lease) === ref.token) {
+    if (row && toNumber(row.phase) === PHASE.running && toNumber(row.token) === ref.token) {
       out.held.push({ ref, attempt: toNumber(row.attempt), maxAttempts: toNumber(row.max_attempts), nowUs });
       continue;
     }
     const floor = leaseFloorUs(ref);
-    const ours = after !== undefined && floor !== undefined && nowUs < floor && (row === undefined ? after.includes(-1) : toNumber(row.lease) === ref.token && after.includes(toNumber(row.phase)));
+    const ours = after !== undefined && floor !== undefined && nowUs < floor && (row === undefined ? after.includes(-1) : toNumber(row.token) === ref.token && after.includes(toNumber(row.phase)));
     if (ours) out.recovered.push({ ref, row: row && { phase: toNumber(row.phase), dueUs: toNumber(row.due_us) } });
     else out.lost.push(ref.id);
   }
@@ -185,7 +185,7 @@ export async function ackHeld<R>(
   const sorted = [...refs].sort(byId); // one lock order for every acker
   const { result, found } = await exec.attempts((attempt) => async (conn) => {
     const { rows } = await conn.query<AckRow>(
-      `SELECT \`id\`, \`queue\`, \`phase\`, \`lease\`, \`attempt\`, \`max_attempts\`, ${epochMicros('`due_at`')} AS due_us, ${NOW_MICROS} AS now_us
+      `SELECT \`id\`, \`queue\`, \`phase\`, \`token\`, \`attempt\`, \`max_attempts\`, ${epochMicros('`due_at`')} AS due_us, ${NOW_MICROS} AS now_us
        FROM ${t.jobs} FORCE INDEX (PRIMARY) WHERE \`id\` IN (${placeholderList(sorted.length)}) FOR UPDATE`,
       sorted.map((r) => r.id),
     );

@@ -7,7 +7,9 @@ import { toNumber } from '../validate.js';
 import { keepDeadKeys } from './dead-keys.js';
 import { decodePayload } from './payload.js';
 import { epochMicros, NOW_MICROS, NOW_PLUS, PHASE, updateById, type QueueTables } from './tables.js';
-import type { Job } from './types.js';
+import { leaseConfirmed, leaseLeft } from './local-lease.js';
+import { pausedSince } from './pause.js';
+import type { Job, JobRef } from './types.js';
 
 interface ClaimRow {
   id: unknown;
@@ -15,7 +17,7 @@ interface ClaimRow {
   priority: unknown;
   attempt: unknown;
   max_attempts: unknown;
-  lease: unknown;
+  token: unknown;
   payload: unknown;
   run_us: unknown;
   due_us: unknown;
@@ -68,7 +70,7 @@ export interface ClaimState {
 }
 
 /** The columns a claim reads, `run_at` and `due_at` as epoch microseconds. */
-const CLAIM_COLUMNS = `\`id\`, \`grp\`, \`priority\`, \`attempt\`, \`max_attempts\`, \`lease\`, \`payload\`,
+const CLAIM_COLUMNS = `\`id\`, \`grp\`, \`priority\`, \`attempt\`, \`max_attempts\`, \`token\`, \`payload\`,
   ${epochMicros('`run_at`')} AS run_us, ${epochMicros('`due_at`')} AS due_us, ${NOW_MICROS} AS now_us`;
 
 /** A new fencing token: random, so that the jobs one claim took can be found by it. */
@@ -87,7 +89,7 @@ async function takenBefore(conn: SqlConnection, t: QueueTables, queue: string, t
   const { rows } = await conn.query<ClaimRow>(
     `SELECT ${CLAIM_COLUMNS} FROM ${t.jobs} FORCE INDEX (\`claim\`)
      WHERE \`queue\` = ? AND \`phase\` = ${PHASE.running} AND \`ready_priority\` = 0
-       AND \`due_at\` BETWEEN ${NOW_PLUS} AND ${NOW_PLUS} AND \`lease\` = ? FOR UPDATE`,
+       AND \`due_at\` BETWEEN ${NOW_PLUS} AND ${NOW_PLUS} AND \`token\` = ? FOR UPDATE`,
     [queue, leaseMicros - elapsedUs - WINDOW_SLACK_US, leaseMicros + WINDOW_SLACK_US, token],
   );
   return rows;
@@ -123,9 +125,10 @@ export async function claimJobs<P>(
     }
     return { rows: await claimReady(conn, t, queue, args, state, token), fresh: true };
   }, { isolation: 'READ COMMITTED' });
+  const leaseMs = args.leaseMicros / 1000;
   return rows.map((r) => {
     const nowMs = toNumber(r.now_us) / 1000;
-    return Object.freeze({
+    const job = {
       id: toNumber(r.id),
       queue,
       token,
@@ -135,12 +138,19 @@ export async function claimJobs<P>(
       priority: toNumber(r.priority),
       group: r.grp === '' ? null : r.grp,
       runAt: new Date(toNumber(r.run_us) / 1000),
-      leaseUntil: fresh ? new Date(nowMs + args.leaseMicros / 1000) : new Date(toNumber(r.due_us) / 1000),
-    });
+      leaseUntil: fresh ? new Date(nowMs + leaseMs) : new Date(toNumber(r.due_us) / 1000),
+    };
+    // Not enumerable: a job still compares and serializes as its fields.
+    Object.defineProperty(job, 'leaseLeft', { value: () => leaseLeft(job as JobRef) });
+    leaseConfirmed(job, firstRun, leaseMs); // every run of this claim was sent after firstRun
+    return Object.freeze(job) as Job<P>;
   });
 }
 
-/** One claim run in the caller's transaction: promote what is due, lock ready rows, lease them to `token`. */
+/**
+ * One claim run in the caller's transaction: nothing while the queue is paused; else promote what
+ * is due, lock ready rows, lease them to `token`.
+ */
 async function claimReady(
   conn: SqlConnection,
   t: QueueTables,
@@ -157,6 +167,7 @@ async function claimReady(
        ORDER BY \`ready_priority\`, \`due_at\`, \`grp\`, \`id\` LIMIT ${args.limit} FOR UPDATE SKIP LOCKED`,
       args.group === undefined ? [queue] : [queue, args.group],
     );
+  if ((await pausedSince(conn, t, queue)) !== null) return [];
   const started = performance.now();
   let looked = started - state.lastPromote >= PROMOTE_EVERY_MS;
   if (looked) await promoteDue(conn, t, queue, args.limit);
@@ -169,7 +180,7 @@ async function claimReady(
   if (looked) state.lastPromote = started;
   if (found.rows.length === 0) return [];
   await conn.query(
-    `${updateById(t.jobs)} SET \`due_at\` = ${NOW_PLUS}, \`attempt\` = \`attempt\` + 1, \`lease\` = ?, \`ready_priority\` = 0, \`phase\` = ${PHASE.running}
+    `${updateById(t.jobs)} SET \`due_at\` = ${NOW_PLUS}, \`attempt\` = \`attempt\` + 1, \`token\` = ?, \`ready_priority\` = 0, \`phase\` = ${PHASE.running}
      WHERE \`id\` IN (${placeholderList(found.rows.length)})`,
     [args.leaseMicros, token, ...found.rows.map((r) => toNumber(r.id))],
   );

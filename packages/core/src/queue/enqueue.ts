@@ -14,7 +14,7 @@ const INSERT_ROWS = 1000;
 /** Most jobs one enqueueMany call takes (one transaction). */
 export const MAX_ENQUEUE_BATCH = 100_000;
 
-const COLUMNS = '`queue`, `grp`, `phase`, `priority`, `ready_priority`, `due_at`, `run_at`, `max_attempts`, `lease`, `dedup_k`, `payload`, `created_at`';
+const COLUMNS = '`queue`, `grp`, `phase`, `priority`, `ready_priority`, `due_at`, `run_at`, `max_attempts`, `token`, `dedup_k`, `payload`, `created_at`';
 /** `run_at` repeats the `due_at` set earlier in the same row. */
 const ROW = "?, ?, ?, ?, ?, DATE_ADD(COALESCE(CAST(? AS DATETIME(6)), UTC_TIMESTAMP(6)), INTERVAL ? MICROSECOND), `due_at`, ?, ?, ?, ?, UTC_TIMESTAMP(6)";
 
@@ -128,7 +128,7 @@ async function insertChunk(conn: SqlConnection, t: QueueTables, queue: string, p
       inserted.set(insert[0]!, res.insertId); // one new row: its id is the insert id
     } else if (res.insertId > 0) {
       const back = await conn.query<{ id: unknown; dedup_k: Buffer | null }>(
-        `SELECT \`id\`, \`dedup_k\` FROM ${t.jobs} WHERE \`id\` >= ? AND \`lease\` = ? AND \`queue\` = ? ORDER BY \`id\` LIMIT ${insert.length}`,
+        `SELECT \`id\`, \`dedup_k\` FROM ${t.jobs} WHERE \`id\` >= ? AND \`token\` = ? AND \`queue\` = ? ORDER BY \`id\` LIMIT ${insert.length}`,
         [res.insertId, mark, queue],
       );
       // New rows come back in insertion order; a keyed row missing here lost a race to a

@@ -23,3 +23,12 @@ export class LeaseLostError extends TaskrowError {
     this.applied = applied;
   }
 }
+
+/**
+ * Thrown by a worker's handler (or passed to `fail()`), fails the job without a retry: it is dead at
+ * once, whatever attempts it has left, with this error as its last error (BullMQ's
+ * `UnrecoverableError`). Not a `TaskrowError`: the application throws it, taskrow never does.
+ */
+export class UnrecoverableError extends Error {
+  override readonly name: string = 'UnrecoverableError';
+}

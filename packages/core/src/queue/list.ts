@@ -28,11 +28,13 @@ export interface InfoRow {
   run_us: unknown;
   created_us: unknown;
   finished_us: unknown;
+  result: unknown;
+  progress: unknown;
 }
 
 const COLUMNS = `\`id\`, \`phase\`, \`grp\`, \`priority\`, \`ready_priority\`, \`attempt\`, \`max_attempts\`, \`payload\`, \`last_error\`,
   DATE_FORMAT(\`due_at\`, '%Y-%m-%d %H:%i:%s.%f') AS due_s, ${epochMicros('`due_at`')} AS due_us, ${epochMicros('`run_at`')} AS run_us,
-  ${epochMicros('`created_at`')} AS created_us, ${epochMicros('`finished_at`')} AS finished_us`;
+  ${epochMicros('`created_at`')} AS created_us, ${epochMicros('`finished_at`')} AS finished_us, \`result\`, \`progress\``;
 
 const dateOf = (us: unknown): Date => new Date(toNumber(us) / 1000);
 const textOf = (v: unknown): string => (Buffer.isBuffer(v) ? v.toString('utf8') : String(v));
@@ -119,6 +121,8 @@ function toInfo<P>(queue: string, r: InfoRow): JobInfo<P> {
     createdAt: dateOf(r.created_us),
     finishedAt: r.finished_us === null || r.finished_us === undefined ? null : dateOf(r.finished_us),
     lastError: r.last_error === null || r.last_error === undefined ? null : textOf(r.last_error),
+    result: r.result === null || r.result === undefined ? null : decodePayload(r.result),
+    progress: r.progress === null || r.progress === undefined ? null : decodePayload(r.progress),
   });
 }
 

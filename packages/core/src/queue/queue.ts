@@ -2,17 +2,22 @@ import type { Executor } from '../engine/executor.js';
 import { invalid } from '../errors.js';
 import { validateName } from '../names.js';
 import { refsArg } from './ack.js';
+import { UnrecoverableError } from './errors.js';
 import { claimJobs } from './claim.js';
 import { purgeDeadJobs, purgeFinished, retryDeadJobs } from './dead.js';
 import { insertJobs, jobRows } from './enqueue.js';
 import { getJobInfo, listArgs, listJobs } from './list.js';
 import { claimArgs, jobRow, MAX_DELAY_SECONDS, MAX_LEASE_SECONDS, positiveSeconds, queueSettings } from './options.js';
 import { completeJobs, extendJobs, failJob, releaseJobs, type AckContext } from './settle.js';
+import { pausedSince, pauseQueue, resumeQueue } from './pause.js';
+import { reportProgress, waitForArgs, waitForJob } from './results.js';
+import { encodePayload } from './payload.js';
 import { queueStats } from './stats.js';
 import type { QueueTables } from './tables.js';
-import type { Queue, QueueOptions } from './types.js';
+import type { Enqueued, Queue, QueueOptions } from './types.js';
+import { enqueued, onEnqueue } from './wake.js';
 import { startWorker } from './worker.js';
-import { intArg, optionsOf, secondsArg } from '../validate.js';
+import { boolArg, intArg, optionsOf, secondsArg, show } from '../validate.js';
 
 function optionsArg<T extends object>(what: string, value: T | undefined, accepted: readonly (keyof T & string)[]): Partial<T> {
   return optionsOf(what, value, accepted) as Partial<T>;
@@ -24,21 +29,43 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
   const settings = queueSettings(options);
   const c: AckContext = { exec, t, queue, settings };
   const claimState = { lastPromote: -Infinity };
+  // Idle workers of this process claim at once after a committed enqueue (not inside the
+  // application's transaction: its commit is the application's, and pollers see it).
+  const wake = (res: Enqueued[]): Enqueued[] => {
+    if (!exec.client.joined && res.some((r) => !r.deduplicated)) enqueued(t.jobs, queue);
+    return res;
+  };
   const self: Queue<P> = {
     name: queue,
     async enqueue(payload, opts) {
-      const [one] = await insertJobs(exec, t, queue, [jobRow(payload, opts, settings, 'enqueue()')]);
+      const [one] = wake(await insertJobs(exec, t, queue, [jobRow(payload, opts, settings, 'enqueue()')]));
       return one!;
     },
-    enqueueMany: async (items) => insertJobs(exec, t, queue, jobRows(items, settings)),
+    enqueueMany: async (items) => wake(await insertJobs(exec, t, queue, jobRows(items, settings))),
     claim: async (opts) => claimJobs<P>(exec, t, queue, claimArgs(opts), claimState),
-    complete: async (jobs) => completeJobs(c, refsArg(queue, jobs, 'complete')),
+    async complete(jobs, opts) {
+      const o = optionsArg('complete()', opts, ['result']);
+      const result = o.result === undefined ? undefined : encodePayload(o.result, 'complete() result');
+      const refs = refsArg(queue, jobs, 'complete');
+      return completeJobs(c, refs, result === undefined ? undefined : new Map(refs.map((r) => [r.id, result])));
+    },
+    async progress(job, value) {
+      if (Array.isArray(job)) throw invalid('progress() takes one job');
+      const [ref] = refsArg(queue, job, 'progress');
+      return reportProgress(exec, t, queue, ref!, value);
+    },
+    async waitFor(id, opts) {
+      const jobId = intArg('waitFor() id', id, 1);
+      return waitForJob(jobId, () => getJobInfo(exec, t, queue, jobId), waitForArgs(opts));
+    },
     async fail(job, error, opts) {
       if (Array.isArray(job)) throw invalid('fail() takes one job; call it once per job');
-      const o = optionsArg('fail()', opts, ['retryIn']);
+      const o = optionsArg('fail()', opts, ['retryIn', 'retry']);
       const retryIn = o.retryIn === undefined ? undefined : secondsArg('fail() retryIn', o.retryIn, 0, MAX_DELAY_SECONDS);
+      const retry = boolArg('fail() retry', o.retry ?? !(error instanceof UnrecoverableError));
+      if (!retry && retryIn !== undefined) throw invalid(`fail() takes retryIn or retry: false, not both (got retryIn ${show(retryIn)})`);
       const [ref] = refsArg(queue, job, 'fail');
-      return failJob(c, ref!, error, retryIn);
+      return failJob(c, ref!, error, retry ? retryIn : 'never');
     },
     async release(jobs, opts) {
       const o = optionsArg('release()', opts, ['delay']);
@@ -54,18 +81,24 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
     purgeDead: async (opts) => purgeDeadJobs(c, optionsArg('purgeDead()', opts, ['ids'])),
     list: async (opts) => listJobs<P>(exec, t, queue, listArgs(opts)),
     getJob: async (id) => getJobInfo<P>(exec, t, queue, intArg('getJob() id', id, 1)),
-    stats: async () => queueStats(exec, t, queue),
+    stats: async () => ({ ...(await queueStats(exec, t, queue)), pausedAt: await pausedSince(exec, t, queue) }),
+    pause: async () => pauseQueue(exec, t, queue),
+    resume: async () => resumeQueue(exec, t, queue),
+    isPaused: async () => (await pausedSince(exec, t, queue)) !== null,
     work: (handler, opts) =>
       startWorker<P>(
         {
           claim: (o) => self.claim(o),
-          complete: (refs) => self.complete(refs),
+          complete: (refs, results) => completeJobs(c, refsArg(queue, refs, 'complete'), results),
+          progress: (ref, value) => self.progress(ref, value),
           fail: (ref, error) => self.fail(ref, error),
           release: (refs) => self.release(refs),
           purge: () => self.purge(),
           // The worker's own jobs, bounded by the time left on their leases.
           extend: (refs, seconds, boundMs) => extendJobs({ ...c, exec: exec.within(boundMs) }, refs, seconds),
           keepsFinished: settings.keepFinishedFor > 0,
+          onEnqueue: (ring) => onEnqueue(t.jobs, queue, ring),
+          name: queue,
         },
         handler,
         opts,

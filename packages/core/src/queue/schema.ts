@@ -44,3 +44,18 @@ export const QUEUE_MIGRATION: Migration = {
     ];
   },
 };
+
+/**
+ * Schema version 7: the fencing token's column is named `token`, as `Job.token` (it was `lease`,
+ * while the lease expiry lives in `due_at`). A metadata-only change. Processes of a build that
+ * predates it read and write `lease`: stop them before migrating.
+ */
+export const TOKEN_COLUMN_MIGRATION: Migration = {
+  version: 7,
+  name: 'queue-token-column',
+  statements: (prefix) => [
+    `ALTER TABLE ${queueTables(prefix).jobs} CHANGE COLUMN \`lease\` \`token\` BIGINT UNSIGNED NOT NULL COMMENT 'fencing token: random per enqueue (finds its rows after a lost reply), new and random per claim'`,
+  ],
+  appliedIf: (prefix) =>
+    `SELECT 1 FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = '${prefix}queue_jobs' AND column_name = 'token'`,
+};

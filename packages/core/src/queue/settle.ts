@@ -1,6 +1,9 @@
+import { performance } from 'node:perf_hooks';
 import type { Executor } from '../engine/executor.js';
-import type { SqlConnection } from '../port.js';
+import type { SqlConnection, SqlValue } from '../port.js';
 import { keepDeadKeys } from './dead-keys.js';
+import { LeaseLostError } from './errors.js';
+import { leaseConfirmed } from './local-lease.js';
 import { ackFast, ackHeld, expectAll, fence, type HeldRow } from './ack.js';
 import { backoffSeconds, errorText, toMicros, type QueueSettings } from './options.js';
 import { toNumber } from '../validate.js';
@@ -15,16 +18,30 @@ export interface AckContext {
   readonly settings: QueueSettings;
 }
 
-/** Deletes (or keeps as done, dedup key freed) the held jobs; see `Queue.complete`. */
-export async function completeJobs(c: AckContext, refs: readonly JobRef[]): Promise<void> {
+/** The `result` column set for `jobs` from `results` (JSON text by job id): a CASE over the ids that have one. */
+function resultSet(jobs: readonly JobRef[], results: ReadonlyMap<number, string> | undefined): { sql: string; params: SqlValue[] } {
+  const withResult = jobs.filter((j) => results?.has(j.id));
+  if (withResult.length === 0) return { sql: '', params: [] };
+  return {
+    sql: `, \`result\` = CASE \`id\`${' WHEN ? THEN ?'.repeat(withResult.length)} ELSE \`result\` END`,
+    params: withResult.flatMap((j) => [j.id, results!.get(j.id)!]),
+  };
+}
+
+/**
+ * Deletes (or keeps as done, dedup key freed, with its result from `results` by job id) the held
+ * jobs; see `Queue.complete`.
+ */
+export async function completeJobs(c: AckContext, refs: readonly JobRef[], results?: ReadonlyMap<number, string>): Promise<void> {
   if (refs.length === 0) return;
   const write = async (conn: SqlConnection, jobs: readonly JobRef[]): Promise<number> => {
     const f = fence(c.queue, jobs);
+    const r = resultSet(jobs, results);
     const res =
       c.settings.keepFinishedFor > 0
         ? await conn.query(
-            `${updateById(c.t.jobs)} SET \`dedup_k\` = NULL, \`finished_at\` = UTC_TIMESTAMP(6), \`due_at\` = ${NOW_PLUS}, \`phase\` = ${PHASE.done} WHERE ${f.sql}`,
-            [toMicros(c.settings.keepFinishedFor), ...f.params],
+            `${updateById(c.t.jobs)} SET \`dedup_k\` = NULL, \`finished_at\` = UTC_TIMESTAMP(6), \`due_at\` = ${NOW_PLUS}, \`phase\` = ${PHASE.done}${r.sql} WHERE ${f.sql}`,
+            [toMicros(c.settings.keepFinishedFor), ...r.params, ...f.params],
           )
         : await conn.query(`${deleteById(c.t.jobs)} WHERE ${f.sql}`, f.params);
     return res.affectedRows;
@@ -38,14 +55,17 @@ export async function completeJobs(c: AckContext, refs: readonly JobRef[]): Prom
   });
 }
 
-/** Schedules a retry with backoff, or makes the job dead on its last attempt; see `Queue.fail`. */
-export async function failJob(c: AckContext, ref: JobRef, error: unknown, retryIn: number | undefined): Promise<FailOutcome> {
+/**
+ * Schedules a retry with backoff (or after `retryIn` seconds), or makes the job dead on its last
+ * attempt, or at once with `'never'`; see `Queue.fail`.
+ */
+export async function failJob(c: AckContext, ref: JobRef, error: unknown, retryIn: number | 'never' | undefined): Promise<FailOutcome> {
   const text = errorText(error);
   const check = { action: 'fail', once: true, after: [PHASE.delayed, PHASE.dead], recover: false };
   const { result, recovered } = await ackHeld(c.exec, c.t, c.queue, [ref], check, async (conn, held): Promise<FailOutcome> => {
     const h = held[0] as HeldRow;
     const f = fence(c.queue, held.map((h) => h.ref));
-    if (h.attempt >= h.maxAttempts) {
+    if (retryIn === 'never' || h.attempt >= h.maxAttempts) {
       await keepDeadKeys(conn, c.t, [h.ref.id]);
       const res = await conn.query(
         `${updateById(c.t.jobs)} SET \`last_error\` = ?, \`dedup_k\` = NULL, \`due_at\` = UTC_TIMESTAMP(6), \`phase\` = ${PHASE.dead} WHERE ${f.sql}`,
@@ -99,10 +119,19 @@ export async function extendJobs(c: AckContext, refs: readonly JobRef[], seconds
   }
   // Extending again after a lost run is harmless: nothing to recover.
   const check = { action: 'extend', once: false, after: [], recover: false };
+  const sentAt = performance.now();
+  // Inside the application's transaction an extend is not confirmed before that transaction commits.
+  const confirm = (ids: readonly number[]): void => {
+    if (!c.exec.client.joined) for (const r of refs) if (ids.includes(r.id)) leaseConfirmed(r, sentAt, micros / 1000);
+  };
   const { held } = await ackHeld(c.exec, c.t, c.queue, refs, check, async (conn, held) => {
     const f = fence(c.queue, held.map((h) => h.ref));
     const res = await conn.query(`${updateById(c.t.jobs)} SET \`due_at\` = ${NOW_PLUS} WHERE ${f.sql}`, [micros, ...f.params]);
     expectAll('extend', res.affectedRows, held);
+  }).catch((err: unknown) => {
+    if (err instanceof LeaseLostError) confirm(err.applied);
+    throw err;
   });
+  confirm(held.map((h) => h.ref.id));
   return new Date(((held[0] as HeldRow).nowUs + micros) / 1000);
 }

@@ -9,7 +9,7 @@ import type { QueueStats } from './types.js';
  * place in line, `run_at`). Read-only. Index-only scans of the queue's `claim` index range: unlike
  * a claim, their cost grows with the rows the queue holds (counts) and with its ready backlog.
  */
-export async function queueStats(exec: Executor, t: QueueTables, queue: string): Promise<QueueStats> {
+export async function queueStats(exec: Executor, t: QueueTables, queue: string): Promise<Omit<QueueStats, 'pausedAt'>> {
   const counts = Object.fromEntries(STATE_OF.map((s) => [s, 0])) as Record<JobState, number>;
   const byPhase = await exec.query<{ phase: unknown; n: unknown }>(
     `SELECT \`phase\`, COUNT(*) AS n FROM ${t.jobs} FORCE INDEX (\`claim\`) WHERE \`queue\` = ? GROUP BY \`phase\``,

@@ -7,10 +7,12 @@ export interface QueueTables {
   readonly receipts: string;
   /** Dedup keys of dead jobs, for `retryDead()` (see `dead-keys.ts`). */
   readonly deadKeys: string;
+  /** One row per queue with fleet-wide state: paused (see `pause.ts`). */
+  readonly queues: string;
 }
 
 export function queueTables(prefix: string): QueueTables {
-  return { jobs: table(prefix, 'queue_jobs'), receipts: receiptsTable(prefix), deadKeys: table(prefix, 'queue_dead_keys') };
+  return { jobs: table(prefix, 'queue_jobs'), receipts: receiptsTable(prefix), deadKeys: table(prefix, 'queue_dead_keys'), queues: table(prefix, 'queues') };
 }
 
 /**

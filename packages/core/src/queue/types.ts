@@ -31,6 +31,17 @@ export interface Job<Payload = unknown> extends JobRef, JobFields<Payload> {
    * the expiry a moment later. `extend()` resolves to the new expiry.
    */
   readonly leaseUntil: Date;
+  /**
+   * Milliseconds this process may still act as the job's holder, by its own monotonic clock (never
+   * the wall clock): counted from when the claim was sent, moved by each confirmed `extend()` of
+   * this job object (counted from when the extend was sent; not one inside the application's
+   * transaction, which may still roll back), minus a margin of 10% of the lease
+   * (50 ms to 5 s). 0 once that time passed and once the job was completed, failed or released.
+   * A holder MUST stop the job's side effects at 0: the database may hand the job to another
+   * worker soon after, whatever the network or this process's timers did. Not enumerable, so a
+   * job still compares and serializes as its fields.
+   */
+  leaseLeft(): number;
 }
 
 /** How one job is enqueued. */
@@ -100,6 +111,8 @@ export interface QueueStats {
   readonly dead: number;
   /** Seconds the oldest runnable job has waited since it became due (database clock); null when none is runnable. */
   readonly oldestRunnableAge: number | null;
+  /** When the queue was paused (database clock), or null while it is not paused. */
+  readonly pausedAt: Date | null;
 }
 
 /** A job as `list()` and `getJob()` show it: any state, read without locking. */
@@ -117,7 +130,21 @@ export interface JobInfo<Payload = unknown> extends JobFields<Payload> {
   readonly finishedAt: Date | null;
   /** The error of the last `fail()` (or of an expired last lease), else null. */
   readonly lastError: string | null;
+  /** What the job returned (kept finished jobs; see `complete`), else null. */
+  readonly result: unknown;
+  /** The last value passed to `progress()`, else null. */
+  readonly progress: unknown;
 }
+
+/**
+ * How a job ended, as `waitFor` reports it: `done` (kept finished jobs, with the result), `dead`
+ * (with the last error), or `gone`: no such job in the queue any more (completed and deleted, dead
+ * and purged, or never enqueued).
+ */
+export type JobOutcome =
+  | { readonly state: 'done'; readonly result: unknown }
+  | { readonly state: 'dead'; readonly error: string | null }
+  | { readonly state: 'gone' };
 
 /** What `list()` is asked for. */
 export interface QueueListOptions {
@@ -161,17 +188,33 @@ export interface Queue<Payload = unknown> {
    */
   claim(options: ClaimOptions): Promise<Job<Payload>[]>;
   /**
-   * Completes jobs: deletes them (or keeps them as `done` for `keepFinishedFor`). Checks each
+   * Completes jobs: deletes them (or keeps them as `done` for `keepFinishedFor`, with `result`, JSON
+   * checked like a payload, stored for each of them; a deleted job keeps nothing). Checks each
    * fencing token: jobs whose lease was lost are left alone and the call rejects with a
    * `LeaseLostError` (code `LEASE_LOST`) listing them, after completing the rest.
    */
-  complete(jobs: JobRef | readonly JobRef[]): Promise<void>;
+  complete(jobs: JobRef | readonly JobRef[], options?: { result?: unknown }): Promise<void>;
+  /**
+   * Stores `value` (JSON, checked like a payload) as the job's progress, readable through
+   * `getJob` and `list`. Fenced like every ack: rejects with `LEASE_LOST`, storing nothing, when the
+   * lease is no longer the caller's.
+   */
+  progress(job: JobRef, value: unknown): Promise<void>;
+  /**
+   * Resolves once job `id` of this queue finished: `done` with its result (when finished jobs are
+   * kept), `dead` with its last error, or `gone` (see `JobOutcome`). Polls `getJob` (10 ms,
+   * doubling up to 500 ms). Rejects with `TIMEOUT` after `timeout` seconds, or with the signal's
+   * reason when `signal` aborts. Read-only.
+   */
+  waitFor(id: number, options?: { timeout?: number; signal?: AbortSignal }): Promise<JobOutcome>;
   /**
    * Fails a job: it runs again after an exponential backoff with jitter (or `retryIn` seconds),
-   * or, once its attempts are used up, becomes `dead` keeping `error` as its last error.
-   * Rejects with `LEASE_LOST` when the lease is no longer the caller's.
+   * or, once its attempts are used up, becomes `dead` keeping `error` as its last error. With
+   * `retry: false` (the default when `error` is an `UnrecoverableError`) it is dead at once,
+   * whatever attempts it has left; `retry: false` with `retryIn` is refused. Rejects with
+   * `LEASE_LOST` when the lease is no longer the caller's.
    */
-  fail(job: JobRef, error: unknown, options?: { retryIn?: number }): Promise<FailOutcome>;
+  fail(job: JobRef, error: unknown, options?: { retryIn?: number; retry?: boolean }): Promise<FailOutcome>;
   /**
    * Gives jobs back without counting the attempt: they are ready again in their old place in line
    * (or after `delay` seconds). Same lease checks and errors as `complete`.
@@ -202,8 +245,20 @@ export interface Queue<Payload = unknown> {
   list(options?: QueueListOptions): Promise<JobPage<Payload>>;
   /** One job of this queue by id, in any state, or null when there is none (completed and deleted, or never). Read-only. */
   getJob(id: number): Promise<JobInfo<Payload> | null>;
-  /** Counts by state, dead count, and the oldest runnable job's age. Read-only. */
+  /** Counts by state, dead count, the oldest runnable job's age and whether the queue is paused. Read-only. */
   stats(): Promise<QueueStats>;
+  /**
+   * Pauses the queue for every process: from the commit on, `claim()` of this queue returns
+   * nothing, so idle workers take nothing at their next poll and busy ones at their next claim (a
+   * claim already past its pause check when the pause commits still returns its jobs). Jobs
+   * already claimed run on and are acked; enqueues go on. Persisted; idempotent (the first pause
+   * time is kept). Inside `tr.in(tx)` it takes effect when the application commits.
+   */
+  pause(): Promise<void>;
+  /** Resumes a paused queue: claims take its jobs again from the commit on. Idempotent. */
+  resume(): Promise<void>;
+  /** True while the queue is paused (latest committed state). Read-only. */
+  isPaused(): Promise<boolean>;
   /** Starts a worker that runs `handler` for claimed jobs (see `WorkerOptions`). */
-  work(handler: JobHandler<Payload>, options?: WorkerOptions): QueueWorker;
+  work(handler: JobHandler<Payload>, options?: WorkerOptions): QueueWorker<Payload>;
 }

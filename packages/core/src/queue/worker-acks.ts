@@ -1,11 +1,13 @@
 import { LeaseLostError } from './errors.js';
 import { MAX_CLAIM } from './options.js';
 import type { FailOutcome, JobRef } from './types.js';
+import type { WorkerSignals } from './worker-events.js';
 import type { Held } from './worker-leases.js';
 
 /** The acks a worker sends. */
 export interface AckPort {
-  complete(refs: readonly JobRef[]): Promise<void>;
+  /** Completes `refs`, storing the results given (JSON text by job id) when finished jobs are kept. */
+  complete(refs: readonly JobRef[], results?: ReadonlyMap<number, string>): Promise<void>;
   fail(ref: JobRef, error: unknown): Promise<FailOutcome>;
   release(refs: readonly JobRef[]): Promise<void>;
 }
@@ -33,8 +35,12 @@ export class AckBatcher<P> {
     private readonly port: AckPort,
     private readonly counts: Counts,
     private readonly done: (h: Held<P>) => void,
-    private readonly report: (err: unknown) => void,
+    private readonly signals: WorkerSignals<P>,
   ) {}
+
+  private report(err: unknown): void {
+    this.signals.error(err);
+  }
 
   complete(h: Held<P>): void {
     this.toComplete.push(h);
@@ -46,8 +52,15 @@ export class AckBatcher<P> {
       this.port
         .fail(h.job, error)
         .then(
-          () => void (this.counts.failed += 1),
-          (err: unknown) => (err instanceof LeaseLostError ? void (this.counts.lost += 1) : this.report(err)),
+          (outcome) => {
+            this.counts.failed += 1;
+            this.signals.failed(h.job, error, outcome);
+          },
+          (err: unknown) => {
+            if (!(err instanceof LeaseLostError)) return this.report(err);
+            this.counts.lost += 1;
+            this.signals.leaseLost(h.job, err);
+          },
         )
         .finally(() => this.done(h)),
     );
@@ -91,12 +104,18 @@ export class AckBatcher<P> {
     while (this.toComplete.length > 0) {
       const batch = this.toComplete.splice(0, MAX_CLAIM);
       try {
-        await this.port.complete(batch.map((h) => h.job));
+        const results = new Map(batch.flatMap((h) => (h.result === undefined ? [] : [[h.job.id, h.result] as const])));
+        await this.port.complete(batch.map((h) => h.job), results.size > 0 ? results : undefined);
         this.counts.completed += batch.length;
+        for (const h of batch) this.signals.completed(h.job, h.value);
       } catch (err) {
         if (err instanceof LeaseLostError) {
           this.counts.completed += err.applied.length;
           this.counts.lost += err.lost.length;
+          for (const h of batch) {
+            if (err.lost.includes(h.job.id)) this.signals.leaseLost(h.job, err);
+            else this.signals.completed(h.job, h.value);
+          }
         } else this.report(err);
       }
       batch.forEach(this.done);

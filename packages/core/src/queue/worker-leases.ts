@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { slices } from '../chunk.js';
 import { LeaseDeadline } from '../engine/deadline.js';
 import { isSettled } from './ack.js';
 import { LeaseLostError } from './errors.js';
@@ -16,6 +17,10 @@ export interface Held<P> {
   acking: boolean;
   /** An extend of this job is in flight. */
   extending: boolean;
+  /** What the handler returned. */
+  value?: unknown;
+  /** What the handler returned, as JSON text, when finished jobs are kept. */
+  result?: string;
 }
 
 /** Extends leases by `seconds`, giving up waiting after `boundMs` (see `Executor.within`). */
@@ -65,7 +70,7 @@ export class Heartbeat<P> {
       }
       if (h.lease.remaining(now) < halfLife) due.push(h);
     }
-    for (let i = 0; i < due.length; i += MAX_CLAIM) void this.extendBatch(due.slice(i, i + MAX_CLAIM));
+    for (const part of slices(due, MAX_CLAIM)) void this.extendBatch(part);
   }
 
   private async extendBatch(part: Held<P>[]): Promise<void> {

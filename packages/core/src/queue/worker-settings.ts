@@ -2,6 +2,7 @@ import { invalid } from '../errors.js';
 import { validateName } from '../names.js';
 import { intArg, optionsOf, secondsArg, show } from '../validate.js';
 import { MAX_CLAIM, MAX_LEASE_SECONDS, positiveSeconds } from './options.js';
+import type { WorkerLogger } from './worker-events.js';
 import type { WorkerOptions } from './worker-types.js';
 
 /** A worker's validated settings. */
@@ -12,10 +13,23 @@ export interface WorkerSettings {
   readonly lease: number;
   readonly pollMs: number;
   readonly group: string | undefined;
-  readonly onError: (error: unknown) => void;
+  readonly onError: ((error: unknown) => void) | undefined;
+  readonly logger: WorkerLogger | undefined;
 }
 
-const WORKER_OPTIONS = ['concurrency', 'batchSize', 'lease', 'pollInterval', 'group', 'onError'] as const;
+const WORKER_OPTIONS = ['concurrency', 'batchSize', 'lease', 'pollInterval', 'group', 'onError', 'logger'] as const;
+const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+
+/** A pino-compatible logger: an object whose log methods, where present, are functions. */
+function loggerArg(value: unknown): WorkerLogger | undefined {
+  if (value === undefined) return undefined;
+  if (value === null || typeof value !== 'object') throw invalid(`work() logger must be an object with ${LOG_LEVELS.join(', ')} methods (pino's interface), got ${show(value)}`);
+  for (const level of LOG_LEVELS) {
+    const m = (value as Record<string, unknown>)[level];
+    if (m !== undefined && typeof m !== 'function') throw invalid(`work() logger.${level} must be a function, got ${show(m)}`);
+  }
+  return value as WorkerLogger;
+}
 
 /** Validates `work()`'s handler and options before anything starts. MUST throw a `TaskrowError` naming the value. */
 export function workerSettings(handler: unknown, options: WorkerOptions | undefined): WorkerSettings {
@@ -29,6 +43,7 @@ export function workerSettings(handler: unknown, options: WorkerOptions | undefi
     lease: positiveSeconds('work() lease', o.lease ?? 30, MAX_LEASE_SECONDS),
     pollMs: secondsArg('work() pollInterval', o.pollInterval ?? 1, 0.001, 3600) * 1000,
     group: o.group === undefined ? undefined : validateName('group', o.group),
-    onError: o.onError ?? ((err) => console.error('taskrow worker:', err)),
+    onError: o.onError,
+    logger: loggerArg(o.logger),
   };
 }

@@ -1,4 +1,6 @@
+import type { EventEmitter } from 'node:events';
 import type { Job } from './types.js';
+import type { WorkerEventMap, WorkerLogger } from './worker-events.js';
 
 /** What a handler gets besides the job. */
 export interface JobContext {
@@ -7,10 +9,14 @@ export interface JobContext {
    * passes before the handler finished (the job is then released). Its `reason` says which.
    */
   readonly signal: AbortSignal;
+  /** Stores the job's progress (`Queue.progress`); rejects with `LEASE_LOST` once the lease is lost. */
+  progress(value: unknown): Promise<void>;
 }
 
 /**
- * Runs one job. Resolving completes it, throwing fails it (retry with backoff, or dead). A handler
+ * Runs one job. Resolving completes it (what it resolves to is stored as the job's `result` when
+ * finished jobs are kept), throwing fails it (retry with backoff, or dead; at once for an
+ * `UnrecoverableError`). A handler
  * that acks the job itself (for example `tr.in(tx).queue(name).complete(job)` inside its own
  * transaction, so the ack commits with its writes) is left alone by the worker.
  */
@@ -31,8 +37,13 @@ export interface WorkerOptions {
   readonly pollInterval?: number;
   /** Claim only jobs of this group. */
   readonly group?: string;
-  /** Called with errors the worker recovers from (database unreachable, ...). Default: console.error. */
+  /**
+   * Called with errors the worker recovers from (database unreachable, ...), as is the `error`
+   * event and the logger. When none of the three is set, such errors go to `console.error`.
+   */
   readonly onError?: (error: unknown) => void;
+  /** A logger with pino's interface; the worker logs claims (debug), failures (warn, error), lost leases (warn). Default: none. */
+  readonly logger?: WorkerLogger;
 }
 
 /** What `stop()` did. */
@@ -49,8 +60,8 @@ export interface WorkerCounts {
   readonly lost: number;
 }
 
-/** A running worker. */
-export interface QueueWorker {
+/** A running worker: an `EventEmitter` of `WorkerEventMap` (`worker.on('dead', (job, err) => ...)`). */
+export interface QueueWorker<P = unknown> extends EventEmitter<WorkerEventMap<P>> {
   /**
    * Stops claiming, gives back the claimed jobs that have not started, waits up to `timeout`
    * seconds (default 30) for running handlers, then aborts the rest (their signal fires) and

@@ -1,10 +1,14 @@
+import { EventEmitter } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { LeaseDeadline } from '../engine/deadline.js';
 import { secondsArg } from '../validate.js';
 import { isSettled } from './ack.js';
 import type { LeaseLostError } from './errors.js';
-import type { ClaimOptions, Job } from './types.js';
+import { encodePayload } from './payload.js';
+import type { ClaimOptions, Job, JobRef } from './types.js';
 import { AckBatcher, type AckPort, type Counts } from './worker-acks.js';
+import { Alarm } from './worker-alarm.js';
+import { WorkerSignals, type WorkerEventMap } from './worker-events.js';
 import { Heartbeat, leaseEnded, type ExtendFn, type Held } from './worker-leases.js';
 import { workerSettings, type WorkerSettings } from './worker-settings.js';
 import type { JobHandler, StopResult, QueueWorker, WorkerCounts, WorkerOptions } from './worker-types.js';
@@ -19,27 +23,27 @@ export interface WorkerQueue<P> extends AckPort {
   purge(): Promise<number>;
   /** True when finished jobs are kept (then the worker purges them now and then). */
   readonly keepsFinished: boolean;
+  progress(ref: JobRef, value: unknown): Promise<void>;
+  /** Calls `ring` when an enqueue into this queue committed in this process; returns the unsubscribe. */
+  onEnqueue(ring: () => void): () => void;
+  readonly name: string;
 }
 
-/** A wake-up call for the claim loop's naps. */
-class Alarm {
-  private wake: (() => void) | undefined;
-
-  nap(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = Number.isFinite(ms) ? setTimeout(done, ms) : undefined;
-      const self = this;
-      function done(): void {
-        if (timer) clearTimeout(timer);
-        self.wake = undefined;
-        resolve();
-      }
-      this.wake = done;
-    });
+/** What `work()` returns: the worker's events, its counts and `stop()`. */
+class Handle<P> extends EventEmitter<WorkerEventMap<P>> implements QueueWorker<P> {
+  constructor(
+    private readonly countsOf: () => WorkerCounts,
+    private readonly stopWith: (timeoutMs: number) => Promise<StopResult>,
+  ) {
+    super();
   }
 
-  ring(): void {
-    this.wake?.();
+  get counts(): WorkerCounts {
+    return this.countsOf();
+  }
+
+  stop(options: { timeout?: number } = {}): Promise<StopResult> {
+    return this.stopWith(secondsArg('stop() timeout', options.timeout ?? 30, 0, 24 * 3600) * 1000);
   }
 }
 
@@ -47,13 +51,14 @@ class Alarm {
  * Runs `handler` over jobs of a queue (see `Queue.work`). Claims in batches when it has a free
  * handler slot and nothing claimed left to start; while the queue is idle it waits 10 ms, 20 ms,
  * ... up to `pollInterval` between claims (every claim is a transaction that commits, so each poll
- * sees new jobs). Each held job's lease is kept on the local monotonic clock from when its claim
+ * sees new jobs), and claims at once when an enqueue into the queue commits in this process. Each held job's lease is kept on the local monotonic clock from when its claim
  * or last confirmed extend was sent (`LeaseDeadline`): when it ends, the handler's `signal` aborts
  * with `LEASE_LOST` and the worker never acks the job. Acks go out in batches (`AckBatcher`),
- * leases are extended at half-life (`Heartbeat`).
+ * leases are extended at half-life (`Heartbeat`). What happens is told through `WorkerSignals`:
+ * events, the logger, diagnostics channels.
  */
-export function startWorker<P>(queue: WorkerQueue<P>, handler: JobHandler<P>, options: WorkerOptions | undefined): QueueWorker {
-  return new Worker(queue, handler, workerSettings(handler, options)).api();
+export function startWorker<P>(queue: WorkerQueue<P>, handler: JobHandler<P>, options: WorkerOptions | undefined): QueueWorker<P> {
+  return new Worker(queue, handler, workerSettings(handler, options)).handle;
 }
 
 class Worker<P> {
@@ -65,7 +70,12 @@ class Worker<P> {
   private readonly heartbeat: Heartbeat<P>;
   private readonly purger: NodeJS.Timeout | undefined;
   private readonly looping: Promise<void>;
+  private readonly unsubscribe: () => void;
+  readonly handle: Handle<P>;
+  private readonly signals: WorkerSignals<P>;
   private running = 0;
+  /** The last claim found nothing while no handler ran (`idle` was emitted). */
+  private idleNow = false;
   private stopping = false;
   private drained: (() => void) | undefined;
   private stopped: Promise<StopResult> | undefined;
@@ -76,28 +86,17 @@ class Worker<P> {
     private readonly s: WorkerSettings,
   ) {
     const report = (err: unknown): void => this.report(err);
-    this.acks = new AckBatcher(queue, this.counts, (h) => this.drop(h), report);
+    this.handle = new Handle(() => ({ ...this.counts }), (ms) => (this.stopped ??= this.stop(ms)));
+    this.signals = new WorkerSignals(this.handle, queue.name, s.logger, s.onError);
+    this.acks = new AckBatcher(queue, this.counts, (h) => this.drop(h), this.signals);
     this.heartbeat = new Heartbeat(this.held, s.lease, queue.extend, (id, reason) => this.lose(id, reason), report);
     this.purger = queue.keepsFinished ? setInterval(() => void queue.purge().catch(report), PURGE_EVERY_MS) : undefined;
+    this.unsubscribe = queue.onEnqueue(() => this.alarm.ring());
     this.looping = this.loop();
   }
 
-  api(): QueueWorker {
-    const self = this;
-    return {
-      get counts(): WorkerCounts {
-        return { ...self.counts };
-      },
-      stop: (options = {}) => (this.stopped ??= this.stop(secondsArg('stop() timeout', options.timeout ?? 30, 0, 24 * 3600) * 1000)),
-    };
-  }
-
   private report(err: unknown): void {
-    try {
-      this.s.onError(err);
-    } catch {
-      // an onError that throws must not stop the worker
-    }
+    this.signals.error(err);
   }
 
   private drop(h: Held<P>): void {
@@ -118,21 +117,30 @@ class Worker<P> {
     const i = this.pending.indexOf(h);
     if (i >= 0) this.pending.splice(i, 1);
     h.controller.abort(reason);
+    this.signals.leaseLost(h.job, reason);
   }
 
-  private finish(h: Held<P>, ok: boolean, error?: unknown): void {
+  private finish(h: Held<P>, ok: boolean, outcome: unknown): void {
     if (!this.ours(h)) return this.drop(h);
     h.acking = true;
-    if (ok) this.acks.complete(h);
-    else this.acks.fail(h, error);
+    if (!ok) return this.acks.fail(h, outcome);
+    h.value = outcome;
+    if (outcome !== undefined && this.queue.keepsFinished) {
+      try {
+        h.result = encodePayload(outcome, `the result of job ${h.job.id}`);
+      } catch (err) {
+        this.report(err); // completed all the same: the handler's work is done
+      }
+    }
+    this.acks.complete(h);
   }
 
   private start(h: Held<P>): void {
     this.running += 1;
     h.started = true;
     Promise.resolve()
-      .then(() => this.handler(h.job, { signal: h.controller.signal }))
-      .then(() => this.finish(h, true), (err: unknown) => this.finish(h, false, err))
+      .then(() => this.signals.trace(h.job, async () => this.handler(h.job, { signal: h.controller.signal, progress: (value) => this.queue.progress(h.job, value) })))
+      .then((value: unknown) => this.finish(h, true, value), (err: unknown) => this.finish(h, false, err))
       .finally(() => {
         this.running -= 1;
         if (this.running === 0) this.drained?.();
@@ -166,8 +174,20 @@ class Worker<P> {
         continue;
       }
       for (const job of jobs) this.hold(job, sentAt);
+      this.told(jobs, sentAt);
       if (jobs.length > 0) idle = 0;
       else if (!this.stopping) await this.alarm.nap(Math.min(this.s.pollMs, 10 * 2 ** Math.min(idle++, 20)));
+    }
+  }
+
+  /** Tells what a claim sent at `sentAt` found: `claimed`, or `idle` once when nothing is left to do. */
+  private told(jobs: Job<P>[], sentAt: number): void {
+    if (jobs.length > 0) {
+      this.idleNow = false;
+      this.signals.claimed(jobs, performance.now() - sentAt);
+    } else if (!this.idleNow && this.running === 0 && this.pending.length === 0) {
+      this.idleNow = true;
+      this.signals.idle();
     }
   }
 
@@ -184,6 +204,7 @@ class Worker<P> {
 
   private async stop(timeoutMs: number): Promise<StopResult> {
     this.stopping = true;
+    this.unsubscribe();
     this.alarm.ring();
     await this.looping;
     let released = await this.releaseAll(this.pending.splice(0));

@@ -1,4 +1,4 @@
-import { placeholderList } from '../chunk.js';
+import { placeholderList, slices } from '../chunk.js';
 import type { SqlConnection, SqlValue } from '../port.js';
 import { toNumber } from '../validate.js';
 import type { ResKey } from './names.js';
@@ -14,11 +14,9 @@ export const PRESENT = `(\`produced_at\` IS NOT NULL AND (\`expires_at\` IS NULL
 /** Digests per IN list: far under the placeholder limit and small statements. */
 export const IN_ROWS = 1000;
 
-/** Splits `items` into runs of at most `size`, keeping order. */
+/** Splits `items` into runs of at most `size` (default `IN_ROWS`), keeping order. */
 export function runs<T>(items: readonly T[], size = IN_ROWS): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
+  return slices(items, size);
 }
 
 /** What `lockKeyRows` found. */

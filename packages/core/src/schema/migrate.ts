@@ -15,7 +15,8 @@ export interface MigrateResult {
 /**
  * Creates or upgrades taskrow's tables. Idempotent: a second call applies nothing; two processes
  * migrating at once both succeed, because every statement is `IF NOT EXISTS` and versions are
- * recorded with a keyed upsert. MUST NOT drop or rewrite data.
+ * recorded with a keyed upsert (a rename, which no statement makes idempotent, is checked for
+ * first: `Migration.appliedIf`). MUST NOT drop or rewrite data.
  */
 export async function migrate(exec: Executor, prefix: string): Promise<MigrateResult> {
   const migrations = table(prefix, 'schema_migrations');
@@ -25,7 +26,7 @@ export async function migrate(exec: Executor, prefix: string): Promise<MigrateRe
   const applied: number[] = [];
   for (const m of MIGRATIONS) {
     if (done.has(m.version)) continue;
-    for (const sql of m.statements(prefix)) await exec.query(sql);
+    await applyStatements(exec, prefix, m);
     await exec.query(
       `INSERT INTO ${migrations} (\`version\`, \`name\`, \`applied_at\`) VALUES (?, ?, UTC_TIMESTAMP(6))
        ON DUPLICATE KEY UPDATE \`version\` = \`version\``,
@@ -34,6 +35,23 @@ export async function migrate(exec: Executor, prefix: string): Promise<MigrateRe
     applied.push(m.version);
   }
   return { applied, version: Math.max(SCHEMA_VERSION, ...done) };
+}
+
+/** Runs `m`'s statements, unless (or, after a failure, because) its `appliedIf` finds the change in place. */
+function applyStatements(exec: Executor, prefix: string, m: Migration): Promise<void> {
+  const run = async (sql: string): Promise<readonly unknown[]> => (await exec.query(sql)).rows;
+  return applyChange(m.statements(prefix), m.appliedIf?.(prefix), run);
+}
+
+/** Runs `change` in order, unless `appliedIf` returns a row before, or after a failure of, the change. */
+async function applyChange(change: readonly string[], appliedIf: string | undefined, run: (sql: string) => Promise<readonly unknown[]>): Promise<void> {
+  const inPlace = async (): Promise<boolean> => appliedIf !== undefined && (await run(appliedIf)).length > 0;
+  if (await inPlace()) return;
+  try {
+    for (const sql of change) await run(sql);
+  } catch (err) {
+    if (!(await inPlace())) throw err;
+  }
 }
 
 /** The statement that records version `m` as applied (a keyed upsert: safe to run twice). */
@@ -59,11 +77,19 @@ export interface MigrationStep {
   /** `0001_dones`: the zero-padded version and the name, so names sort in version order. */
   readonly id: string;
   /**
-   * The version table, the version's own statements and the record of the version: run in order
-   * they leave the database exactly as `migrate()` does, so `migrate()` afterwards applies nothing.
-   * Every statement is idempotent.
+   * The version table, the version's own statements (`change`) and the record of the version: run
+   * in order they leave the database exactly as `migrate()` does, so `migrate()` afterwards applies
+   * nothing. Every statement is idempotent except a `change` that has `appliedIf`: run a step
+   * through `applyMigrationStep`, which checks it.
    */
   readonly statements: readonly string[];
+  /** The version's own statements. */
+  readonly change: readonly string[];
+  /**
+   * For a version no statement can make idempotent (a column rename): a SELECT that returns a row
+   * once its change is in place.
+   */
+  readonly appliedIf?: string;
 }
 
 /** Every schema version under `prefix` (validated), oldest first, for applying through another migration runner. */
@@ -74,5 +100,20 @@ export function migrationSteps(prefix: string): MigrationStep[] {
     name: m.name,
     id: `${String(m.version).padStart(4, '0')}_${m.name}`,
     statements: [migrationsTableSql(p), ...m.statements(p), recordVersionSql(p, m)],
+    change: m.statements(p),
+    ...(m.appliedIf ? { appliedIf: m.appliedIf(p) } : {}),
   }));
+}
+
+/**
+ * Applies one step through another migration runner's connection: `run` executes one statement
+ * and resolves to its rows (none for DDL). Safe to run again after a crash, a rollback of the
+ * runner's records, or from two processes: a change that is already in place (`appliedIf`) is
+ * skipped, and a change that fails because another process made it meanwhile counts as applied.
+ */
+export async function applyMigrationStep(step: MigrationStep, run: (sql: string) => Promise<readonly unknown[]>): Promise<void> {
+  const [setup, record] = [step.statements[0]!, step.statements[step.statements.length - 1]!];
+  await run(setup);
+  await applyChange(step.change, step.appliedIf, run);
+  await run(record);
 }

@@ -4,4 +4,10 @@ export interface Migration {
   readonly name: string;
   /** The statements for table prefix `prefix`. */
   statements(prefix: string): string[];
+  /**
+   * For a change no statement can make idempotent (a column rename): a SELECT that returns a row
+   * once the change is in place. `migrate()` skips the statements when it does, and accepts a
+   * statement's failure when it does afterwards (another process made the change meanwhile).
+   */
+  readonly appliedIf?: (prefix: string) => string;
 }

@@ -64,4 +64,29 @@ export function queueHolding<Tx>(ctx: () => SuiteContext<Tx>): void {
     await until('taken by another claim after the lease passed', async () => (await q.claim({ limit: 1, lease: 60 })).length === 1, 30);
     expect(await probeJob(session.probe, prefix, id)).toMatchObject({ state: 'running', attempt: 2 });
   });
+
+  it('job.leaseLeft() ends on the local clock before the database lease, moves with a confirmed extend, and is 0 once acked', async () => {
+    const { session, prefix } = ctx();
+    const q = session.taskrow.queue(freshName('q'));
+    await q.enqueueMany([{ payload: 1 }, { payload: 2 }]);
+    const t0 = performance.now();
+    const [a, b] = await q.claim({ limit: 2, lease: 1.5 });
+    const left = a!.leaseLeft();
+    // Counted from no earlier than t0, less the margin (10% of 1.5 s).
+    expect(left).toBeLessThanOrEqual(1350);
+    expect(left).toBeGreaterThanOrEqual(1350 - (performance.now() - t0));
+    expect(Object.keys(a!)).not.toContain('leaseLeft');
+    await until('the local lease of a ended', () => a!.leaseLeft() === 0, 10);
+    const probed = (await probeJob(session.probe, prefix, a!.id))!;
+    expect(probed.state).toBe('running');
+    expect(probed.dueAtMs - (await probeNowMs(session.probe))).toBeGreaterThan(0); // the database still holds it
+    // b's lease ended locally too; a confirmed extend gives it a new one, counted from the extend.
+    expect(b!.leaseLeft()).toBe(0);
+    const t1 = performance.now();
+    await q.extend([b!], 30);
+    expect(b!.leaseLeft()).toBeGreaterThan(27_000 - (performance.now() - t1));
+    expect(b!.leaseLeft()).toBeLessThanOrEqual(27_000);
+    await q.complete([a!, b!]);
+    expect(b!.leaseLeft()).toBe(0);
+  });
 }

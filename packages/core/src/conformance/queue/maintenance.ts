@@ -61,6 +61,7 @@ export function queueMaintenance<Tx>(ctx: () => SuiteContext<Tx>): void {
       counts: { ready: 0, delayed: 0, running: 0, done: 0, dead: 0 },
       dead: 0,
       oldestRunnableAge: null,
+      pausedAt: null,
     });
     const ids = (await q.enqueueMany([
       { payload: 'run' }, { payload: 'done' }, { payload: 'dead', maxAttempts: 1 }, { payload: 'r1' }, { payload: 'r2' }, { payload: 'later', delay: 600 },

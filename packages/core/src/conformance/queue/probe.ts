@@ -33,7 +33,7 @@ const us = (col: string): string => `TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:0
 
 interface Raw {
   id: unknown; queue: string; grp: string; phase: unknown; priority: unknown; attempt: unknown; max_attempts: unknown;
-  lease: unknown; dedup_k: Buffer | null; payload: string | Buffer; last_error: string | Buffer | null;
+  token: unknown; dedup_k: Buffer | null; payload: string | Buffer; last_error: string | Buffer | null;
   due_us: unknown; run_us: unknown; now_us: unknown;
 }
 
@@ -48,7 +48,7 @@ function toJob(r: Raw): ProbedJob {
     priority: Number(r.priority),
     attempt: Number(r.attempt),
     maxAttempts: Number(r.max_attempts),
-    token: Number(r.lease),
+    token: Number(r.token),
     dedup: r.dedup_k === null ? null : Buffer.from(r.dedup_k).toString('utf8'),
     payload: JSON.parse(text(r.payload)),
     lastError: r.last_error === null ? null : text(r.last_error),
@@ -59,7 +59,7 @@ function toJob(r: Raw): ProbedJob {
 }
 
 const SELECT = (prefix: string): string =>
-  `SELECT id, queue, grp, phase, priority, attempt, max_attempts, lease, dedup_k, payload, last_error,
+  `SELECT id, queue, grp, phase, priority, attempt, max_attempts, token, dedup_k, payload, last_error,
           ${us('due_at')} AS due_us, ${us('run_at')} AS run_us, ${us('UTC_TIMESTAMP(6)')} AS now_us FROM ${jobs(prefix)}`;
 
 /** Every row of `queue`, by id. */

@@ -95,7 +95,7 @@ export function queueWorker<Tx>(ctx: () => SuiteContext<Tx>): void {
     }, { lease: 1, pollInterval: 0.05 });
     await until('job started', () => started);
     // Another claim took the job: its fencing token moved on.
-    await session.probe.query(`UPDATE \`${prefix}queue_jobs\` SET lease = lease + 1 WHERE id = ?`, [id]);
+    await session.probe.query(`UPDATE \`${prefix}queue_jobs\` SET token = token + 1 WHERE id = ?`, [id]);
     await until('signal fired', () => reason !== undefined);
     expect(reason).toBeInstanceOf(LeaseLostError);
     await w.stop();

@@ -1,0 +1,84 @@
+import { Queue } from 'bullmq';
+import mysql from 'mysql2/promise';
+import { describe, it } from 'vitest';
+import { taskrow } from '@taskrow/mysql2';
+import { label, targets } from '../src/targets.js';
+import { describeServer, inParallel, median, report, type BenchRow } from './lib.js';
+import { BASELINE_DDL, letters } from './queue-baseline.js';
+import { startRedis } from './queue-bullmq.js';
+
+// What exact enqueues cost. taskrow's enqueue writes a receipt in the same transaction (so a retry
+// after a lost COMMIT reply returns the first attempt's id instead of inserting again): BEGIN,
+// INSERT job, INSERT receipt, COMMIT. The baseline is one autocommit INSERT of the same payload
+// through bare mysql2 (no retry safety); BullMQ's `add()` on a local Redis is the peer.
+// Scale: TASKROW_BENCH_ENQUEUES (default 3,000 per run), TASKROW_BENCH_RUNS (default 3),
+// TASKROW_BENCH_PRODUCERS (concurrent producers of the second scenario, default 16),
+// TASKROW_BENCH_TARGETS (labels such as "mysql 9.7"; default every server).
+const N = Number(process.env['TASKROW_BENCH_ENQUEUES'] ?? 3000);
+const RUNS = Number(process.env['TASKROW_BENCH_RUNS'] ?? 3);
+const PRODUCERS = Number(process.env['TASKROW_BENCH_PRODUCERS'] ?? 16);
+const ONLY = process.env['TASKROW_BENCH_TARGETS']?.split(',').map((s) => s.trim());
+const BATCH = 100;
+
+const payload = (): { d: string; e: string } => ({ d: letters(), e: letters() });
+
+/** Median rate (operations per second) of `RUNS` runs of `n` operations, `width` at a time. */
+async function rate(n: number, width: number, op: (i: number) => Promise<unknown>): Promise<number> {
+  const rates: number[] = [];
+  for (let r = 0; r < RUNS; r++) {
+    const t0 = performance.now();
+    await inParallel(n, width, async (i) => void (await op(i)));
+    rates.push(n / ((performance.now() - t0) / 1000));
+  }
+  return median(rates);
+}
+
+for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) {
+  describe(`enqueue bench · ${label(target)}`, () => {
+    it(`${N} single enqueues (1 and ${PRODUCERS} producers) and batches of ${BATCH}: taskrow with receipts, a bare INSERT, BullMQ`, async () => {
+      const server = await describeServer(target);
+      const pool = mysql.createPool({ uri: target.url, connectionLimit: PRODUCERS });
+      const prefix = `ebench${process.pid}_`;
+      const base = `\`${prefix}bare_jobs\``;
+      const tr = await taskrow(pool, { prefix });
+      await tr.migrate();
+      await pool.query(BASELINE_DDL(base));
+      const q = tr.queue('bench');
+      const bare = (): Promise<unknown> => pool.query(`INSERT INTO ${base} (d, e, status) VALUES (?, ?, 'unclaimed')`, [letters(), letters()]);
+      const bareBatch = (): Promise<unknown> => pool.query(`INSERT INTO ${base} (d, e, status) VALUES ?`, [Array.from({ length: BATCH }, () => [letters(), letters(), 'unclaimed'])]);
+      const redis = await startRedis();
+      const bull = redis ? new Queue(`ebench${process.pid}`, { connection: { host: '127.0.0.1', port: redis.port, maxRetriesPerRequest: null } }) : undefined;
+      const opts = { removeOnComplete: true, removeOnFail: true };
+      try {
+        const rows: BenchRow[] = [];
+        const peer: string[] = [];
+        const scenarios: [string, number, number, () => Promise<unknown>, () => Promise<unknown>, (() => Promise<unknown>) | undefined][] = [
+          ['single enqueue, 1 producer', N, 1, () => q.enqueue(payload()), bare, bull && (() => bull.add('job', payload(), opts))],
+          [`single enqueue, ${PRODUCERS} producers`, N, PRODUCERS, () => q.enqueue(payload()), bare, bull && (() => bull.add('job', payload(), opts))],
+          [`enqueueMany of ${BATCH}, 1 producer (jobs/s)`, Math.ceil(N / BATCH), 1, () => q.enqueueMany(Array.from({ length: BATCH }, () => ({ payload: payload() }))), bareBatch,
+            bull && (() => bull.addBulk(Array.from({ length: BATCH }, () => ({ name: 'job', data: payload(), opts }))))],
+        ];
+        for (const [scenario, n, width, ours, theirs, bullmq] of scenarios) {
+          const per = scenario.includes('enqueueMany') ? BATCH : 1;
+          const t = (await rate(n, width, ours)) * per;
+          const b = (await rate(n, width, theirs)) * per;
+          rows.push({ scenario, taskrow: t, baseline: b, unit: 'ops/s' });
+          if (!bullmq) continue;
+          const p = (await rate(n, width, bullmq)) * per;
+          peer.push(`${scenario}: BullMQ ${Math.round(p).toLocaleString('en-US')}/s (taskrow ${(t / p).toFixed(2)}x)`);
+        }
+        report('Enqueue cost: taskrow (job + receipt in one transaction) against one autocommit INSERT', server, rows, [
+          `medians of ${RUNS} runs; mysql2 pool of ${PRODUCERS}; payload two 64-letter strings; the baseline row has no receipt and no retry safety`,
+          ...(redis ? [`BullMQ on redis ${redis.version} (no persistence), same payloads:`, ...peer] : ['BullMQ: redis-server not installed, not run']),
+        ]);
+      } finally {
+        await bull?.obliterate({ force: true }).catch(() => undefined);
+        await bull?.close();
+        await redis?.stop();
+        const [tables] = await pool.query<mysql.RowDataPacket[]>('SELECT table_name AS t FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE ?', [`${prefix}%`]);
+        for (const { t } of tables) await pool.query(`DROP TABLE IF EXISTS \`${String(t)}\``);
+        await pool.end();
+      }
+    });
+  });
+}

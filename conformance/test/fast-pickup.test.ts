@@ -1,0 +1,48 @@
+import mysql from 'mysql2/promise';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Taskrow } from '@taskrow/core';
+import { taskrow } from '@taskrow/mysql2';
+import { mysql2Probe } from '../src/harnesses/mysql2.js';
+import { label, targets } from '../src/targets.js';
+
+/** Resolves after `ms` on the local clock: an observation window, not a wait for the database. */
+const pause = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+// An idle worker waits 10 ms, 20 ms, 40 ms, ... (doubling up to pollInterval) between claims, so
+// 3 s after it found the queue empty it is inside the wait that runs from about 2.55 s to 5.1 s.
+// Without a wake-up an enqueue made then would wait about 2 s for the next claim.
+for (const target of targets()) {
+  describe(`${label(target)} · mysql2 · fast pickup`, () => {
+    const prefix = `fp${process.pid.toString(36)}_`;
+    let pool: mysql.Pool;
+    let tr: Taskrow;
+    beforeAll(async () => {
+      pool = mysql.createPool({ uri: target.url, connectionLimit: 4 });
+      tr = await taskrow(pool, { prefix });
+      await tr.migrate();
+    });
+    afterAll(async () => {
+      const probe = await mysql2Probe(target.url);
+      for (const { t } of await probe.query<{ t: string }>('SELECT table_name AS t FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE ?', [`${prefix}%`])) {
+        await probe.query(`DROP TABLE IF EXISTS \`${t}\``);
+      }
+      await probe.end();
+      await pool?.end();
+    });
+
+    it('an enqueue wakes an idle worker of the same process at once, not at its next poll', async () => {
+      const q = tr.queue<number>(`w${Date.now()}`);
+      const started = new Map<number, number>();
+      const w = q.work(async (job) => void started.set(job.payload, performance.now()), { pollInterval: 30 });
+      try {
+        await pause(3000);
+        const t0 = performance.now();
+        await q.enqueue(1);
+        while (!started.has(1) && performance.now() - t0 < 10_000) await pause(5);
+        expect(started.get(1)! - t0).toBeLessThan(1000);
+      } finally {
+        await w.stop();
+      }
+    }, 30_000);
+  });
+}

@@ -1,0 +1,124 @@
+import { channel, tracingChannel } from 'node:diagnostics_channel';
+import type { EventEmitter } from 'node:events';
+import type { LeaseLostError } from './errors.js';
+import type { FailOutcome, Job } from './types.js';
+
+/** A worker's events and their arguments (`worker.on('completed', (job, result) => ...)`). */
+export interface WorkerEventMap<P = unknown> {
+  /** A claim took `jobs` (not emitted for claims that found nothing). */
+  claimed: [jobs: readonly Job<P>[]];
+  /** The job's completion was written; `result` is what the handler resolved to. */
+  completed: [job: Job<P>, result: unknown];
+  /** The job's failure was written: it runs again (`retrying` follows) or is dead (`dead` follows). */
+  failed: [job: Job<P>, error: unknown, outcome: FailOutcome];
+  retrying: [job: Job<P>, error: unknown, runAt: Date];
+  dead: [job: Job<P>, error: unknown];
+  /** The worker stopped holding the job: its lease ended or another claim took it; it is never acked by this worker. */
+  leaseLost: [job: Job<P>, reason: LeaseLostError];
+  /** An error the worker recovered from (the database unreachable, an ack that failed, ...). */
+  error: [error: unknown];
+  /** A claim found nothing and no handler is running: the worker waits for work. */
+  idle: [];
+}
+
+/** A logger with pino's interface (`logger.warn({ jobId }, 'message')`); every method optional. */
+export interface WorkerLogger {
+  debug?(obj: object, msg?: string): void;
+  info?(obj: object, msg?: string): void;
+  warn?(obj: object, msg?: string): void;
+  error?(obj: object, msg?: string): void;
+}
+
+/**
+ * `node:diagnostics_channel` names taskrow publishes on, so a tracer (OpenTelemetry or any other)
+ * can subscribe without taskrow depending on it: a tracing channel around every handler run
+ * (`start`, `end`, `asyncStart`, `asyncEnd`, `error`; context `{ queue, job }`), and a plain
+ * channel for every claim that took jobs (`{ queue, jobs, ms }`).
+ */
+export const CHANNELS = Object.freeze({ job: 'taskrow:queue:job', claim: 'taskrow:queue:claim' });
+
+const jobChannel = tracingChannel<unknown, { queue: string; job: Job }>(CHANNELS.job);
+const claimChannel = channel(CHANNELS.claim);
+
+/**
+ * Where a worker's events go: its `EventEmitter`, the optional logger and the diagnostics
+ * channels. MUST NOT throw into the worker: a listener or logger that throws is ignored. Errors go
+ * to `onError`, the `error` event and the logger; when none of them is set they go to
+ * `console.error`, the one thing a worker prints by itself.
+ */
+export class WorkerSignals<P> {
+  constructor(
+    private readonly emitter: EventEmitter<WorkerEventMap<P>>,
+    private readonly queue: string,
+    private readonly logger: WorkerLogger | undefined,
+    private readonly onError: ((error: unknown) => void) | undefined,
+  ) {}
+
+  claimed(jobs: readonly Job<P>[], ms: number): void {
+    if (claimChannel.hasSubscribers) claimChannel.publish({ queue: this.queue, jobs: jobs.length, ms });
+    this.log('debug', { queue: this.queue, jobs: jobs.length, ms }, 'claimed jobs');
+    this.emit('claimed', jobs);
+  }
+
+  completed(job: Job<P>, result: unknown): void {
+    this.log('debug', { queue: this.queue, jobId: job.id, attempt: job.attempt }, 'job completed');
+    this.emit('completed', job, result);
+  }
+
+  failed(job: Job<P>, error: unknown, outcome: FailOutcome): void {
+    const fields = { queue: this.queue, jobId: job.id, attempt: job.attempt, maxAttempts: job.maxAttempts, err: error };
+    this.emit('failed', job, error, outcome);
+    if (outcome.state === 'dead') {
+      this.log('error', fields, 'job failed and is dead');
+      this.emit('dead', job, error);
+    } else {
+      this.log('warn', { ...fields, runAt: outcome.runAt }, 'job failed and will be retried');
+      this.emit('retrying', job, error, outcome.runAt);
+    }
+  }
+
+  leaseLost(job: Job<P>, reason: LeaseLostError): void {
+    this.log('warn', { queue: this.queue, jobId: job.id, attempt: job.attempt, err: reason }, 'lease lost');
+    this.emit('leaseLost', job, reason);
+  }
+
+  idle(): void {
+    this.log('debug', { queue: this.queue }, 'idle');
+    this.emit('idle');
+  }
+
+  error(error: unknown): void {
+    const listened = this.emitter.listenerCount('error') > 0;
+    if (listened) this.emit('error', error);
+    this.log('error', { queue: this.queue, err: error }, 'worker error');
+    if (this.onError) {
+      try {
+        this.onError(error);
+      } catch {
+        // an onError that throws must not stop the worker
+      }
+    } else if (!listened && !this.logger?.error) console.error('taskrow worker:', error);
+  }
+
+  /** Runs the handler inside the job tracing channel when anyone subscribes to it. */
+  trace(job: Job<P>, run: () => Promise<unknown>): Promise<unknown> {
+    if (!jobChannel.hasSubscribers) return run();
+    return jobChannel.tracePromise(run, { queue: this.queue, job: job as Job });
+  }
+
+  private emit<K extends keyof WorkerEventMap<P>>(event: K, ...args: WorkerEventMap<P>[K]): void {
+    try {
+      (this.emitter.emit as (e: K, ...a: WorkerEventMap<P>[K]) => boolean)(event, ...args);
+    } catch {
+      // a listener that throws must not stop the worker
+    }
+  }
+
+  private log(level: keyof WorkerLogger, obj: object, msg: string): void {
+    try {
+      this.logger?.[level]?.(obj, msg);
+    } catch {
+      // a logger that throws must not stop the worker
+    }
+  }
+}
