@@ -30,7 +30,10 @@ const whenOf = (version: number): number => Date.UTC(2026, 0, 1) + version * 100
  * separated by drizzle-kit's `--> statement-breakpoint`, and the `meta/_journal.json` that lists
  * them. Drizzle's migrator (`migrate(db, { migrationsFolder })` from `drizzle-orm/mysql2/migrator`)
  * and `drizzle-kit migrate` apply it; `tr.migrate()` afterwards applies nothing. Every statement is
- * idempotent. There is no down migration: taskrow never drops data.
+ * idempotent except version 7's column rename, which a file cannot guard (core's `applyMigrationStep`
+ * does that for runners that run code): apply the folder to a database whose taskrow tables are older
+ * than version 7 or absent, not after `tr.migrate()` already took them past it. There is no down
+ * migration: taskrow never drops data.
  *
  * Keep the folder apart from your own drizzle-kit folder and give it its own `migrationsTable`
  * (say `taskrow_drizzle_migrations`): Drizzle's migrator only compares against the last migration

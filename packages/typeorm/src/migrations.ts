@@ -1,4 +1,4 @@
-import { migrationSteps } from '@taskrow/core';
+import { applyMigrationStep, migrationSteps } from '@taskrow/core';
 
 /** Options of `taskrowMigrations`. */
 export interface TaskrowMigrationsOptions {
@@ -26,8 +26,10 @@ const timestampOf = (version: number): number => Date.UTC(2026, 0, 1) + version 
  * (`migrations: [...taskrowMigrations(), ...yours]`) and `dataSource.runMigrations()` or the
  * `typeorm migration:run` command. Each schema version is one class whose instances are named
  * `<prefix><version>_<primitive><timestamp>` (`taskrow_0001_dones1767225601000`) and whose `up`
- * runs exactly the statements core's `migrate()` runs through the QueryRunner, so the tables are
- * identical and a later `tr.migrate()` applies nothing. Every statement is idempotent.
+ * runs exactly the statements core's `migrate()` runs through the QueryRunner and core's
+ * `applyMigrationStep` (which skips a change that cannot be re-run, such as a column rename, once it
+ * is in place), so the tables are identical, a later `tr.migrate()` applies nothing, and a re-run
+ * changes nothing.
  *
  * `down` MUST NOT drop anything: it leaves taskrow's tables and rows in place (taskrow never drops
  * data), so `undoLastMigration()` only forgets the record; drop the tables by hand if you mean to.
@@ -39,7 +41,11 @@ export function taskrowMigrations(options: TaskrowMigrationsOptions = {}): (new 
     const migration = class implements TaskrowMigration {
       readonly name = name;
       async up(queryRunner: { query(query: string): Promise<unknown> }): Promise<void> {
-        for (const sql of step.statements) await queryRunner.query(sql);
+        // TypeORM's mysql QueryRunner resolves to mysql2's raw answer: the rows of a SELECT.
+        await applyMigrationStep(step, async (sql) => {
+          const answer = await queryRunner.query(sql);
+          return Array.isArray(answer) ? answer : [];
+        });
       }
       async down(): Promise<void> {
         // Deliberately nothing: see above.
