@@ -3,29 +3,14 @@ import { Kysely, PostgresDialect } from 'kysely';
 import mariadb from 'mariadb';
 import mysql from 'mysql2/promise';
 import { describe, expect, it } from 'vitest';
-import { TaskrowError } from '@taskrow/core';
 import { taskrow as knexTaskrow } from '@taskrow/knex';
 import { taskrow as kyselyTaskrow } from '@taskrow/kysely';
 import { taskrow as mariadbTaskrow } from '@taskrow/mariadb';
 import { inKnexTransaction, knexFor } from '../src/harnesses/knex.js';
 import { kyselyFor } from '../src/harnesses/kysely.js';
 import { mariadbConfig } from '../src/harnesses/mariadb.js';
+import { invalidClient, NOT_CLIENTS } from '../src/factory-checks.js';
 import { label, targets } from '../src/targets.js';
-
-/** Runs `f` (sync or async) and returns the TaskrowError it raised, failing the test if it raised none or another error. */
-async function invalidClient(f: () => unknown, says: RegExp): Promise<void> {
-  let err: unknown;
-  try {
-    await f();
-  } catch (e) {
-    err = e;
-  }
-  expect(err).toBeInstanceOf(TaskrowError);
-  expect((err as TaskrowError).code).toBe('INVALID_CLIENT');
-  expect((err as TaskrowError).message).toMatch(says);
-}
-
-const NOT_CLIENTS: readonly unknown[] = [null, undefined, 42, 'mysql://u:p@h/db', {}, () => undefined];
 
 for (const target of targets()) {
   describe(`${label(target)} · mariadb · factory`, () => {

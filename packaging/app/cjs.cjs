@@ -3,7 +3,7 @@
 'use strict';
 const assert = require('node:assert/strict');
 const core = require('@taskrow/core');
-const names = ['mysql2', 'mariadb', 'knex', 'kysely'];
+const names = ['mysql2', 'mariadb', 'knex', 'kysely', 'drizzle', 'sequelize', 'typeorm'];
 
 (async () => {
   for (const name of names) {

@@ -2,13 +2,19 @@ import mariadb from 'mariadb';
 import mysql from 'mysql2/promise';
 import type { SqlClient } from '@taskrow/core';
 import type { ConformanceTarget } from '@taskrow/core/conformance';
+import { drizzleClient, drizzleTransactionClient, taskrow as drizzleTaskrow } from '@taskrow/drizzle';
 import { knexClient, taskrow as knexTaskrow } from '@taskrow/knex';
 import { kyselyClient, taskrow as kyselyTaskrow } from '@taskrow/kysely';
 import { mariadbClient, taskrow as mariadbTaskrow } from '@taskrow/mariadb';
 import { mysql2Client, taskrow as mysql2Taskrow } from '@taskrow/mysql2';
+import { sequelizeClient, sequelizeTransactionClient, taskrow as sequelizeTaskrow, type Mysql2CallbackConnection } from '@taskrow/sequelize';
+import { typeormClient, typeormTransactionClient, taskrow as typeormTaskrow } from '@taskrow/typeorm';
+import { drizzleFor, endDrizzle, inDrizzleTransaction } from '../harnesses/drizzle.js';
 import { inKnexTransaction, knexFor } from '../harnesses/knex.js';
 import { inKyselyTransaction, kyselyFor } from '../harnesses/kysely.js';
 import { mariadbConfig } from '../harnesses/mariadb.js';
+import { inSequelizeTransaction, sequelizeFor } from '../harnesses/sequelize.js';
+import { inTypeormTransaction, typeormFor } from '../harnesses/typeorm.js';
 import { driverTransaction } from '../harnesses/shared.js';
 
 /** One adapter's `SqlClient` over a fresh pool, with what the port contract checks about it. */
@@ -108,5 +114,53 @@ export const kyselySubject: PortSubject = {
   },
 };
 
+export const drizzleSubject: PortSubject = {
+  adapter: 'drizzle',
+  async open(target, size) {
+    const db = drizzleFor(target.url, size);
+    return {
+      client: drizzleClient(db),
+      withJoined: (outcome, fn) => inDrizzleTransaction(db, outcome, (tx) => fn(drizzleTransactionClient(tx))),
+      inUse: () => mysql2InUse(db.$client),
+      connect: () => drizzleTaskrow(db),
+      end: () => endDrizzle(db),
+    };
+  },
+};
+
+export const sequelizeSubject: PortSubject = {
+  adapter: 'sequelize',
+  async open(target, size) {
+    const db = sequelizeFor(target.url, size);
+    return {
+      client: sequelizeClient(db),
+      // The joined client over a transaction's connection, as tr.in(t) makes it.
+      withJoined: (outcome, fn) => inSequelizeTransaction(db, outcome, (t) => fn(sequelizeJoined(t))),
+      inUse: () => (db.connectionManager as unknown as { pool: { using: number } }).pool.using,
+      connect: () => sequelizeTaskrow(db),
+      end: () => db.close(),
+    };
+  },
+};
+
+export const typeormSubject: PortSubject = {
+  adapter: 'typeorm',
+  async open(target, size) {
+    const ds = await typeormFor(target.url, size);
+    return {
+      client: typeormClient(ds),
+      withJoined: (outcome, fn) => inTypeormTransaction(ds, outcome, (manager) => fn(typeormTransactionClient(manager))),
+      inUse: () => mysql2InUse((ds.driver as unknown as { pool: unknown }).pool),
+      connect: () => typeormTaskrow(ds),
+      end: () => ds.destroy(),
+    };
+  },
+};
+
+/** The joined client over a Sequelize transaction's connection (what `tr.in(t)` builds). */
+function sequelizeJoined(t: object): SqlClient {
+  return sequelizeTransactionClient((t as { connection: Mysql2CallbackConnection }).connection);
+}
+
 /** Every adapter's subject, mysql2 first (the reference). */
-export const PORT_SUBJECTS: readonly PortSubject[] = [mysql2Subject, mariadbSubject, knexSubject, kyselySubject];
+export const PORT_SUBJECTS: readonly PortSubject[] = [mysql2Subject, mariadbSubject, knexSubject, kyselySubject, drizzleSubject, sequelizeSubject, typeormSubject];

@@ -1,0 +1,99 @@
+import type { MySqlTransactionConfig } from 'drizzle-orm/mysql-core';
+import { serialClient, toSqlResult, type IsolationLevel, type SqlClient, type SqlConnection, type SqlValue } from '@taskrow/core';
+import { describeDrizzleError } from './errors.js';
+import { toDrizzleSql } from './statement.js';
+
+/*
+ * Drizzle's objects are typed structurally here: an application's drizzle-orm is often another copy
+ * than the one this package was built against (pnpm installs one copy per set of optional peers), and
+ * Drizzle's classes, with their protected members, never match across copies. The factory checks the
+ * real thing at run time (Drizzle's own `is()`, which works across copies).
+ */
+
+/** What taskrow calls on a Drizzle database or transaction (drizzle-orm/mysql2): `execute()` of a Drizzle `SQL`. */
+export interface DrizzleExecutor {
+  execute(query: never): PromiseLike<unknown>;
+}
+
+/** The application's transaction (the `tx` of `db.transaction()`): an executor that can `rollback()`. */
+export interface DrizzleTransaction extends DrizzleExecutor {
+  rollback(): never;
+}
+
+/** A Drizzle database over mysql2 (`drizzle(pool)`): it executes statements, opens transactions and holds the mysql2 client. */
+export interface DrizzleDatabase extends DrizzleExecutor {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  transaction(fn: (tx: any) => Promise<unknown>, config?: never): PromiseLike<unknown>;
+  readonly $client: unknown;
+}
+
+/** `db.transaction()` with the parameter types of this package's drizzle-orm. */
+type Transact = <T>(fn: (tx: DrizzleExecutor) => Promise<T>, config?: MySqlTransactionConfig) => Promise<T>;
+
+/** Drizzle's names for the isolation levels the engine asks for. */
+const ISOLATION: Record<IsolationLevel, MySqlTransactionConfig['isolationLevel']> = {
+  'READ COMMITTED': 'read committed',
+  'REPEATABLE READ': 'repeatable read',
+};
+
+/**
+ * Statements through `execute()` of a Drizzle database (any pooled connection) or transaction (its
+ * connection). With the mysql2 driver `execute()` resolves to mysql2's `[rows or header, fields]`.
+ */
+function connectionOf(db: DrizzleExecutor): SqlConnection {
+  return {
+    query: async <Row>(text: string, params: readonly SqlValue[] = []) => {
+      const response = await db.execute(toDrizzleSql(text, params) as never);
+      return toSqlResult<Row>(Array.isArray(response) ? response[0] : undefined);
+    },
+  };
+}
+
+type Mysql2State = { pool?: Mysql2State; connection?: Mysql2State; _closed?: boolean; _closing?: boolean; getConnection?: unknown };
+
+/** True once the application ended the mysql2 client under the database (`pool.end()`, `connection.end()`), promise or callback API. */
+export function mysql2ClientClosed(client: unknown): boolean {
+  const c = (client ?? {}) as Mysql2State;
+  return Boolean(c._closed || c._closing || c.pool?._closed || c.connection?._closing);
+}
+
+/** True when the database was made over a mysql2 Pool (promise or callback API) rather than one Connection. */
+export function overPool(db: DrizzleDatabase): boolean {
+  const c = (db.$client ?? {}) as Mysql2State;
+  return typeof c.getConnection === 'function';
+}
+
+/**
+ * The `SqlClient` over a Drizzle database (mysql2 driver). Each of taskrow's transactions runs in
+ * `db.transaction()`, which lends one pooled connection and gives it back on every path; the
+ * isolation level goes through Drizzle's `isolationLevel` option. A database over one mysql2
+ * Connection takes turns (`serialClient`), so two transactions never interleave on it.
+ */
+export function drizzleClient(db: DrizzleDatabase): SqlClient {
+  const base = connectionOf(db);
+  const transact = db.transaction.bind(db) as unknown as Transact;
+  const client: SqlClient = {
+    adapter: 'drizzle',
+    joined: false,
+    describeError: (err) => describeDrizzleError(err, () => mysql2ClientClosed(db.$client)),
+    query: base.query,
+    transaction: (fn, options) =>
+      transact((tx) => fn(connectionOf(tx)), options?.isolation ? { isolationLevel: ISOLATION[options.isolation] } : undefined),
+  };
+  return overPool(db) ? client : serialClient(client);
+}
+
+/**
+ * The joined `SqlClient` over the application's Drizzle transaction (`tr.in(tx)`): statements run on
+ * its connection, nothing begins or commits, and Drizzle's commit or rollback decides.
+ */
+export function drizzleTransactionClient(tx: DrizzleExecutor): SqlClient {
+  const base = connectionOf(tx);
+  return {
+    adapter: 'drizzle',
+    joined: true,
+    describeError: (err) => describeDrizzleError(err, () => false),
+    query: base.query,
+    transaction: (fn) => fn(base),
+  };
+}
