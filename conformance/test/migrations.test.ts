@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { Migrator, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MIGRATIONS, migrationSteps, TaskrowError } from '@taskrow/core';
-import { dropPrefix, freshName } from '@taskrow/core/conformance';
+import { freshName } from '@taskrow/core/conformance';
 import { taskrow as knexTaskrow, taskrowMigrations } from '@taskrow/knex';
 import {
   LOOP_TABLE_COLUMNS,
@@ -15,37 +15,11 @@ import { taskrow as mysql2Taskrow } from '@taskrow/mysql2';
 import mysql from 'mysql2/promise';
 import { knexFor } from '../src/harnesses/knex.js';
 import { kyselyFor } from '../src/harnesses/kysely.js';
-import { mysql2Probe } from '../src/harnesses/mysql2.js';
 import { columnsOf, schemaOf, versionsOf } from '../src/schema/inspect.js';
+import { useReference } from '../src/schema/reference.js';
 import { label, targets } from '../src/targets.js';
 
-type Probe = Awaited<ReturnType<typeof mysql2Probe>>;
 const VERSIONS = MIGRATIONS.map((m) => m.version);
-
-/** Opens a probe and applies core's `migrate()` under a fresh reference prefix; drops everything after. */
-function useReference(url: string): () => { probe: Probe; reference: string; prefixes: string[] } {
-  const reference = `${freshName('r')}_`;
-  const prefixes = [reference];
-  let probe: Probe | undefined;
-  beforeAll(async () => {
-    probe = await mysql2Probe(url);
-    const pool = mysql.createPool({ uri: url, connectionLimit: 2 });
-    try {
-      await (await mysql2Taskrow(pool, { prefix: reference })).migrate();
-    } finally {
-      await pool.end();
-    }
-  });
-  afterAll(async () => {
-    if (!probe) return;
-    for (const p of prefixes) await dropPrefix(probe, p);
-    await probe.end();
-  });
-  return () => {
-    if (!probe) throw new Error('the reference schema was not created (see the beforeAll error)');
-    return { probe, reference, prefixes };
-  };
-}
 
 for (const target of targets()) {
   describe(`${label(target)} · mysql2 · migrations`, () => {

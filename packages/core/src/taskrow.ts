@@ -1,4 +1,5 @@
 import { resolveDialect, type Dialect } from './dialect.js';
+import { InvalidArgumentError, TaskrowError } from './errors.js';
 import { createDones } from './dones/dones.js';
 import { backgroundWork, purgeRetired } from './dones/purge.js';
 import type { Dones } from './dones/types.js';
@@ -98,11 +99,18 @@ export interface TaskrowSetup<Tx> {
   /** Wraps the application's transaction object as a joined `SqlClient`. */
   readonly joinTransaction: (tx: Tx) => SqlClient;
   readonly options?: TaskrowOptions;
+  /**
+   * What the application passed, as the message of an ended client should name it (`a Knex
+   * instance that has been destroyed`): a client found closed while connecting is refused with
+   * `INVALID_CLIENT`, `@taskrow/<adapter> was given <closedClient>`.
+   */
+  readonly closedClient?: string;
 }
 
 /**
  * Connects taskrow to a client: resolves the dialect once (`SELECT VERSION()`), and rejects with
- * `UNSUPPORTED_SERVER` naming the version when the server has no SKIP LOCKED.
+ * `UNSUPPORTED_SERVER` naming the version when the server has no SKIP LOCKED, and with
+ * `INVALID_CLIENT` when the client was already ended (`closedClient`).
  */
 export async function createTaskrow<Tx>(setup: TaskrowSetup<Tx>): Promise<Taskrow<Tx>> {
   const o = optionsOf('taskrow()', setup.options, ['prefix', 'retry', 'statementTimeout']) as TaskrowOptions;
@@ -111,7 +119,10 @@ export async function createTaskrow<Tx>(setup: TaskrowSetup<Tx>): Promise<Taskro
   const timeoutMs = secondsArg('taskrow() statementTimeout', o.statementTimeout ?? DEFAULT_STATEMENT_TIMEOUT, 0.01, 3600) * 1000;
   // The dialect is not known yet: its one statement is retried and bounded like any other.
   const connecting = new Executor(setup.client, undefined as unknown as Dialect, retry, timeoutMs);
-  const dialect = await resolveDialect({ query: (sql, params) => connecting.query(sql, params) });
+  const dialect = await resolveDialect({ query: (sql, params) => connecting.query(sql, params) }).catch((err: unknown) => {
+    if (setup.closedClient === undefined || !(err instanceof TaskrowError && err.code === 'CLIENT_CLOSED')) throw err;
+    throw new InvalidArgumentError('INVALID_CLIENT', `@taskrow/${setup.client.adapter} was given ${setup.closedClient}`);
+  });
   return build(setup, setup.client, new Executor(setup.client, dialect, retry, timeoutMs), prefix);
 }
 

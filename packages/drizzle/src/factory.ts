@@ -1,7 +1,7 @@
 import { entityKind, is } from 'drizzle-orm';
 import { MySqlDatabase, MySqlTransaction } from 'drizzle-orm/mysql-core';
 import { MySql2Session } from 'drizzle-orm/mysql2';
-import { createTaskrow, InvalidArgumentError, TaskrowError, type Taskrow, type TaskrowOptions } from '@taskrow/core';
+import { createTaskrow, InvalidArgumentError, type Taskrow, type TaskrowOptions } from '@taskrow/core';
 import {
   drizzleClient,
   drizzleTransactionClient,
@@ -82,16 +82,10 @@ function checkTransaction(tx: unknown): DrizzleExecutor {
  */
 export async function taskrow(db: DrizzleDatabase, options?: TaskrowOptions): Promise<Taskrow<DrizzleTransaction>> {
   const database = checkDatabase(db);
-  try {
-    return await createTaskrow<DrizzleTransaction>({
-      client: drizzleClient(database),
-      joinTransaction: (tx) => drizzleTransactionClient(checkTransaction(tx)),
-      options,
-    });
-  } catch (err) {
-    if (err instanceof TaskrowError && err.code === 'CLIENT_CLOSED') {
-      throw new InvalidArgumentError('INVALID_CLIENT', '@taskrow/drizzle was given a Drizzle database whose mysql2 pool or connection has been ended');
-    }
-    throw err;
-  }
+  return createTaskrow<DrizzleTransaction>({
+    client: drizzleClient(database),
+    joinTransaction: (tx) => drizzleTransactionClient(checkTransaction(tx)),
+    options,
+    closedClient: 'a Drizzle database whose mysql2 pool or connection has been ended',
+  });
 }

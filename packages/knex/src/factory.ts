@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { createTaskrow, InvalidArgumentError, TaskrowError, type Taskrow, type TaskrowOptions } from '@taskrow/core';
+import { createTaskrow, InvalidArgumentError, type Taskrow, type TaskrowOptions } from '@taskrow/core';
 import { knexClient } from './client.js';
 
 type Shape = Record<string, unknown> & { client?: { driverName?: unknown; pool?: unknown } };
@@ -63,16 +63,10 @@ function checkTransaction(tx: unknown): Knex.Transaction {
  */
 export async function taskrow(knex: Knex, options?: TaskrowOptions): Promise<Taskrow<Knex.Transaction>> {
   const db = checkInstance(knex);
-  try {
-    return await createTaskrow<Knex.Transaction>({
-      client: knexClient(db),
-      joinTransaction: (tx) => knexClient(checkTransaction(tx), true),
-      options,
-    });
-  } catch (err) {
-    if (err instanceof TaskrowError && err.code === 'CLIENT_CLOSED') {
-      throw new InvalidArgumentError('INVALID_CLIENT', '@taskrow/knex was given a Knex instance that has been destroyed');
-    }
-    throw err;
-  }
+  return createTaskrow<Knex.Transaction>({
+    client: knexClient(db),
+    joinTransaction: (tx) => knexClient(checkTransaction(tx), true),
+    options,
+    closedClient: 'a Knex instance that has been destroyed',
+  });
 }

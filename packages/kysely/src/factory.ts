@@ -1,5 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
-import { createTaskrow, InvalidArgumentError, TaskrowError, type Taskrow, type TaskrowOptions } from '@taskrow/core';
+import { createTaskrow, InvalidArgumentError, type Taskrow, type TaskrowOptions } from '@taskrow/core';
 import { kyselyClient } from './client.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -64,16 +64,10 @@ function checkTransaction(tx: unknown): AnyTransaction {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function taskrow(db: Kysely<any>, options?: TaskrowOptions): Promise<Taskrow<Transaction<any>>> {
   const instance = checkInstance(db);
-  try {
-    return await createTaskrow<AnyTransaction>({
-      client: kyselyClient(instance),
-      joinTransaction: (tx) => kyselyClient(checkTransaction(tx), true),
-      options,
-    });
-  } catch (err) {
-    if (err instanceof TaskrowError && err.code === 'CLIENT_CLOSED') {
-      throw new InvalidArgumentError('INVALID_CLIENT', '@taskrow/kysely was given a Kysely instance that has been destroyed (or whose pool was ended)');
-    }
-    throw err;
-  }
+  return createTaskrow<AnyTransaction>({
+    client: kyselyClient(instance),
+    joinTransaction: (tx) => kyselyClient(checkTransaction(tx), true),
+    options,
+    closedClient: 'a Kysely instance that has been destroyed (or whose pool was ended)',
+  });
 }

@@ -1,4 +1,4 @@
-import { createTaskrow, InvalidArgumentError, TaskrowError, type Taskrow, type TaskrowOptions } from '@taskrow/core';
+import { createTaskrow, InvalidArgumentError, type Taskrow, type TaskrowOptions } from '@taskrow/core';
 import { isMariadbPool, mariadbClient, type MariadbClient, type MariadbConnection } from './client.js';
 
 const EXPECTED = 'a mariadb Pool, PoolConnection or Connection from the promise API (`import mariadb from "mariadb"`)';
@@ -68,17 +68,10 @@ function checkTransaction(tx: unknown): MariadbConnection {
  */
 export async function taskrow(client: MariadbClient, options?: TaskrowOptions): Promise<Taskrow<MariadbConnection>> {
   const target = checkClient(client);
-  try {
-    return await createTaskrow<MariadbConnection>({
-      client: mariadbClient(target),
-      joinTransaction: (tx) => mariadbClient(checkTransaction(tx), true),
-      options,
-    });
-  } catch (err) {
-    if (err instanceof TaskrowError && err.code === 'CLIENT_CLOSED') {
-      const what = isMariadbPool(target) ? 'pool that has been ended' : 'connection that is closed';
-      throw new InvalidArgumentError('INVALID_CLIENT', `@taskrow/mariadb was given a mariadb ${what}`);
-    }
-    throw err;
-  }
+  return createTaskrow<MariadbConnection>({
+    client: mariadbClient(target),
+    joinTransaction: (tx) => mariadbClient(checkTransaction(tx), true),
+    options,
+    closedClient: `a mariadb ${isMariadbPool(target) ? 'pool that has been ended' : 'connection that is closed'}`,
+  });
 }

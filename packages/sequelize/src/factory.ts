@@ -1,4 +1,4 @@
-import { createTaskrow, InvalidArgumentError, TaskrowError, type Taskrow, type TaskrowOptions } from '@taskrow/core';
+import { createTaskrow, InvalidArgumentError, type Taskrow, type TaskrowOptions } from '@taskrow/core';
 import { sequelizeClient, sequelizeTransactionClient, type Mysql2CallbackConnection, type SequelizeInstance } from './client.js';
 import { isPlainError } from './errors.js';
 
@@ -110,16 +110,10 @@ function checkTransaction(tx: unknown): Mysql2CallbackConnection {
 export async function taskrow(sequelize: SequelizeInstance, options?: TaskrowOptions): Promise<Taskrow<SequelizeTransaction>> {
   const db = checkInstance(sequelize);
   await checkFoundRows(db);
-  try {
-    return await createTaskrow<SequelizeTransaction>({
-      client: sequelizeClient(db),
-      joinTransaction: (tx) => sequelizeTransactionClient(checkTransaction(tx)),
-      options,
-    });
-  } catch (err) {
-    if (err instanceof TaskrowError && err.code === 'CLIENT_CLOSED') {
-      throw new InvalidArgumentError('INVALID_CLIENT', '@taskrow/sequelize was given a Sequelize instance that has been closed');
-    }
-    throw err;
-  }
+  return createTaskrow<SequelizeTransaction>({
+    client: sequelizeClient(db),
+    joinTransaction: (tx) => sequelizeTransactionClient(checkTransaction(tx)),
+    options,
+    closedClient: 'a Sequelize instance that has been closed',
+  });
 }

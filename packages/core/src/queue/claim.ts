@@ -6,7 +6,7 @@ import type { SqlConnection } from '../port.js';
 import { toNumber } from '../validate.js';
 import { keepDeadKeys } from './dead-keys.js';
 import { decodePayload } from './payload.js';
-import { epochMicros, NOW_MICROS, NOW_PLUS, PHASE, updateById, type QueueTables } from './tables.js';
+import { DUE_ROWS, epochMicros, NOW_MICROS, NOW_PLUS, PHASE, updateById, type QueueTables } from './tables.js';
 import { leaseConfirmed, leaseLeft } from './local-lease.js';
 import { pausedSince } from './pause.js';
 import type { Job, JobRef } from './types.js';
@@ -37,12 +37,11 @@ const SPENT = `\`phase\` = ${PHASE.running} AND \`attempt\` >= \`max_attempts\``
  */
 async function promoteDue(conn: SqlConnection, t: QueueTables, queue: string, limit: number): Promise<number> {
   // A plain read first: in the common case nothing is due and nothing is locked.
-  const due = `\`queue\` = ? AND \`phase\` IN (${PHASE.delayed}, ${PHASE.running}) AND \`ready_priority\` = 0 AND \`due_at\` <= UTC_TIMESTAMP(6)`;
-  const seen = await conn.query<{ id: unknown }>(`SELECT \`id\` FROM ${t.jobs} FORCE INDEX (\`claim\`) WHERE ${due} LIMIT ${limit}`, [queue]);
+  const seen = await conn.query<{ id: unknown }>(`SELECT \`id\` FROM ${t.jobs} FORCE INDEX (\`claim\`) WHERE ${DUE_ROWS} LIMIT ${limit}`, [queue]);
   if (seen.rows.length === 0) return 0;
   const { rows } = await conn.query<{ id: unknown; keyed_death: unknown }>(
     `SELECT \`id\`, (${SPENT} AND \`dedup_k\` IS NOT NULL) AS keyed_death
-     FROM ${t.jobs} FORCE INDEX (PRIMARY) WHERE \`id\` IN (${placeholderList(seen.rows.length)}) AND ${due} FOR UPDATE SKIP LOCKED`,
+     FROM ${t.jobs} FORCE INDEX (PRIMARY) WHERE \`id\` IN (${placeholderList(seen.rows.length)}) AND ${DUE_ROWS} FOR UPDATE SKIP LOCKED`,
     [...seen.rows.map((r) => toNumber(r.id)), queue],
   );
   if (rows.length === 0) return 0;

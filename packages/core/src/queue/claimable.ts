@@ -1,6 +1,6 @@
 import type { Executor } from '../engine/executor.js';
 import { toNumber } from '../validate.js';
-import { PHASE, type QueueTables } from './tables.js';
+import { DUE_ROWS, PHASE, type QueueTables } from './tables.js';
 
 /**
  * Whether a claim of `queue` (of `group`) could take anything now: the queue is not paused and a
@@ -13,8 +13,7 @@ export async function claimable(exec: Executor, t: QueueTables, queue: string, g
   const { rows } = await exec.query<{ go: unknown }>(
     `SELECT NOT EXISTS (SELECT 1 FROM ${t.queues} WHERE \`queue\` = ? AND \`paused_at\` IS NOT NULL)
        AND (EXISTS (SELECT 1 FROM ${t.jobs} FORCE INDEX (\`claim\`) WHERE \`queue\` = ? AND \`phase\` = ${PHASE.ready}${grp})
-         OR EXISTS (SELECT 1 FROM ${t.jobs} FORCE INDEX (\`claim\`)
-           WHERE \`queue\` = ? AND \`phase\` IN (${PHASE.delayed}, ${PHASE.running}) AND \`ready_priority\` = 0 AND \`due_at\` <= UTC_TIMESTAMP(6))) AS go`,
+         OR EXISTS (SELECT 1 FROM ${t.jobs} FORCE INDEX (\`claim\`) WHERE ${DUE_ROWS})) AS go`,
     group === undefined ? [queue, queue, queue] : [queue, queue, group, queue],
   );
   return toNumber(rows[0]?.go) === 1;

@@ -1,6 +1,6 @@
 import type { Executor } from '../engine/executor.js';
 import { toNumber } from '../validate.js';
-import { epochMicros, NOW_MICROS, PHASE, STATE_OF, type JobState, type QueueTables } from './tables.js';
+import { DUE_ROWS, epochMicros, NOW_MICROS, PHASE, STATE_OF, type JobState, type QueueTables } from './tables.js';
 import type { QueueStats } from './types.js';
 
 /**
@@ -26,7 +26,7 @@ export async function queueStats(exec: Executor, t: QueueTables, queue: string):
   );
   const waiting = await exec.query<{ us: unknown }>(
     `SELECT ${epochMicros('MIN(`run_at`)')} AS us FROM ${t.jobs} FORCE INDEX (\`claim\`)
-     WHERE \`queue\` = ? AND \`phase\` IN (${PHASE.delayed}, ${PHASE.running}) AND \`ready_priority\` = 0 AND \`due_at\` <= UTC_TIMESTAMP(6)`,
+     WHERE ${DUE_ROWS}`,
     [queue],
   );
   const now = toNumber(ready.rows[0]?.now_us);

@@ -39,6 +39,12 @@ export const STATE_OF: readonly JobState[] = ['ready', 'delayed', 'running', 'do
 
 export { epochMicros, NOW_MICROS } from '../sql.js';
 
+/**
+ * The rows of one queue (`?`) that a claim makes ready first: delayed jobs that came due and
+ * expired leases (one range of the `claim` index per phase).
+ */
+export const DUE_ROWS = `\`queue\` = ? AND \`phase\` IN (${PHASE.delayed}, ${PHASE.running}) AND \`ready_priority\` = 0 AND \`due_at\` <= UTC_TIMESTAMP(6)`;
+
 /** `UTC_TIMESTAMP(6)` plus `?` microseconds. */
 export const NOW_PLUS = 'UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND';
 
