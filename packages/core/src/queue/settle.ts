@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { Executor } from '../engine/executor.js';
 import type { SqlConnection, SqlValue } from '../port.js';
 import { keepDeadKeys } from './dead-keys.js';
+import { freeSlots, keysOf } from './limits.js';
 import { LeaseLostError } from './errors.js';
 import { leaseConfirmed } from './local-lease.js';
 import { ackFast, ackHeld, expectAll, fence, type HeldRow } from './ack.js';
@@ -35,6 +36,7 @@ function resultSet(jobs: readonly JobRef[], results: ReadonlyMap<number, string>
 export async function completeJobs(c: AckContext, refs: readonly JobRef[], results?: ReadonlyMap<number, string>): Promise<void> {
   if (refs.length === 0) return;
   const write = async (conn: SqlConnection, jobs: readonly JobRef[]): Promise<number> => {
+    const keys = await keysOf(conn, c.t, jobs);
     const f = fence(c.queue, jobs);
     const r = resultSet(jobs, results);
     const res =
@@ -44,6 +46,7 @@ export async function completeJobs(c: AckContext, refs: readonly JobRef[], resul
             [toMicros(c.settings.keepFinishedFor), ...r.params, ...f.params],
           )
         : await conn.query(`${deleteById(c.t.jobs)} WHERE ${f.sql}`, f.params);
+    if (res.affectedRows === jobs.length) await freeSlots(conn, c.t, c.queue, keys, c.exec.client.joined);
     return res.affectedRows;
   };
   const fast = await ackFast(c.exec, refs, true, write);
@@ -65,6 +68,8 @@ export async function failJob(c: AckContext, ref: JobRef, error: unknown, retryI
   const { result, recovered } = await ackHeld(c.exec, c.t, c.queue, [ref], check, async (conn, held): Promise<FailOutcome> => {
     const h = held[0] as HeldRow;
     const f = fence(c.queue, held.map((h) => h.ref));
+    // Dead or retrying later, the job leaves its concurrency key's slot to the next blocked job.
+    const freed = async (): Promise<void> => freeSlots(conn, c.t, c.queue, await keysOf(conn, c.t, [h.ref]), c.exec.client.joined);
     if (retryIn === 'never' || h.attempt >= h.maxAttempts) {
       await keepDeadKeys(conn, c.t, [h.ref.id]);
       const res = await conn.query(
@@ -72,6 +77,7 @@ export async function failJob(c: AckContext, ref: JobRef, error: unknown, retryI
         [text, ...f.params],
       );
       expectAll('fail', res.affectedRows, held);
+      await freed();
       return { state: 'dead' };
     }
     const delay = toMicros(retryIn ?? backoffSeconds(h.attempt, c.settings));
@@ -80,6 +86,7 @@ export async function failJob(c: AckContext, ref: JobRef, error: unknown, retryI
       [text, delay, delay, ...f.params],
     );
     expectAll('fail', res.affectedRows, held);
+    await freed();
     return { state: 'delayed', runAt: new Date((h.nowUs + delay) / 1000) };
   });
   const before = recovered[0]?.row;
@@ -91,6 +98,7 @@ export async function failJob(c: AckContext, ref: JobRef, error: unknown, retryI
 export async function releaseJobs(c: AckContext, refs: readonly JobRef[], delay: number): Promise<void> {
   if (refs.length === 0) return;
   const write = async (conn: SqlConnection, jobs: readonly JobRef[]): Promise<number> => {
+    const keys = delay > 0 ? await keysOf(conn, c.t, jobs) : []; // released at once, a job keeps its slot
     const f = fence(c.queue, jobs);
     const uncount = '`attempt` = IF(`attempt` > 0, `attempt` - 1, 0)';
     const res =
@@ -100,6 +108,7 @@ export async function releaseJobs(c: AckContext, refs: readonly JobRef[], delay:
             [toMicros(delay), toMicros(delay), ...f.params],
           )
         : await conn.query(`${updateById(c.t.jobs)} SET ${uncount}, \`due_at\` = \`run_at\`, \`ready_priority\` = \`priority\`, \`phase\` = ${PHASE.ready} WHERE ${f.sql}`, f.params);
+    if (res.affectedRows === jobs.length) await freeSlots(conn, c.t, c.queue, keys, c.exec.client.joined);
     return res.affectedRows;
   };
   const fast = await ackFast(c.exec, refs, true, write);
