@@ -29,4 +29,5 @@ export {
   type QueueDeadKeysTable,
   type QueuesTable,
   type QueueKeysTable,
+  type QueueRateSlotsTable,
 } from './tables.js';

@@ -99,6 +99,15 @@ export interface QueuesTable {
   paused_at: UtcDateTime | null;
 }
 
+/** Queue: one row per start a rate-limited queue allows per window. */
+export interface QueueRateSlotsTable {
+  queue: string;
+  slot: number;
+  window_us: number;
+  /** When the slot may serve another start. */
+  free_at: UtcDateTime;
+}
+
 /** Resources: every key by digest `h`; `k` is the key's UTF-8 bytes. */
 export interface ResourcesTable {
   h: Buffer;
@@ -164,6 +173,7 @@ export interface TaskrowTables {
   queue_dead_keys: QueueDeadKeysTable;
   queues: QueuesTable;
   queue_keys: QueueKeysTable;
+  queue_rate_slots: QueueRateSlotsTable;
 }
 
 /** taskrow's tables under prefix `P`: `Kysely<TaskrowDatabase>` (default prefix) or `Kysely<MyDb & TaskrowDatabase<'jobs_'>>`. */
@@ -197,6 +207,7 @@ export const TASKROW_COLUMNS = {
   queue_dead_keys: ['id', 'dedup_k'],
   queues: ['queue', 'paused_at'],
   queue_keys: ['queue', 'conc_key', 'max_running', 'admissions'],
+  queue_rate_slots: ['queue', 'slot', 'window_us', 'free_at'],
 } as const satisfies { readonly [T in keyof TaskrowTables]: readonly (keyof TaskrowTables[T])[] };
 
 /** The columns of one loop table, in DDL order. */

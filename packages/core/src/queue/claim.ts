@@ -8,7 +8,7 @@ import { keepDeadKeys } from './dead-keys.js';
 import { decodePayload } from './payload.js';
 import { DUE_ROWS, epochMicros, NOW_MICROS, NOW_PLUS, PHASE, updateById, type QueueTables } from './tables.js';
 import { leaseConfirmed, leaseLeft } from './local-lease.js';
-import { pausedSince } from './pause.js';
+import { takeSlots, useSlots } from './rate.js';
 import { admit, lockKeys } from './limits.js';
 import type { Job, JobRef } from './types.js';
 
@@ -176,8 +176,23 @@ export async function claimJobs<P>(
 }
 
 /**
- * One claim run in the caller's transaction: nothing while the queue is paused; else promote what
- * is due, lock ready rows, lease them to `token`.
+ * What a claim of `queue` reads first, in one statement: whether the queue is paused (see
+ * `pause.ts`) and whether it is rate-limited (see `rate.ts`). Non-locking reads of the latest
+ * committed rows (claims run READ COMMITTED), so a claim never waits on a change in flight.
+ */
+async function claimGate(conn: SqlConnection, t: QueueTables, queue: string): Promise<{ paused: boolean; rated: boolean }> {
+  const { rows } = await conn.query<{ paused: unknown; rated: unknown }>(
+    `SELECT EXISTS (SELECT 1 FROM ${t.queues} WHERE \`queue\` = ? AND \`paused_at\` IS NOT NULL) AS paused,
+       EXISTS (SELECT 1 FROM ${t.rateSlots} WHERE \`queue\` = ?) AS rated`,
+    [queue, queue],
+  );
+  return { paused: toNumber(rows[0]?.paused) === 1, rated: toNumber(rows[0]?.rated) === 1 };
+}
+
+/**
+ * One claim run in the caller's transaction: nothing while the queue is paused; for a rate-limited
+ * queue, no more jobs than it takes free rate slots (and none without one); promote what is due,
+ * lock ready rows, lease them to `token`.
  */
 async function claimReady(
   conn: SqlConnection,
@@ -192,15 +207,19 @@ async function claimReady(
       `SELECT ${CLAIM_COLUMNS}
        FROM ${t.jobs} FORCE INDEX (\`claim\`)
        WHERE \`queue\` = ?${args.group === undefined ? '' : ' AND `grp` = ?'} AND \`phase\` = ${PHASE.ready}
-       ORDER BY \`ready_priority\`, \`due_at\`, \`grp\`, \`id\` LIMIT ${args.limit} FOR UPDATE SKIP LOCKED`,
+       ORDER BY \`ready_priority\`, \`due_at\`, \`grp\`, \`id\` LIMIT ${limit} FOR UPDATE SKIP LOCKED`,
       args.group === undefined ? [queue] : [queue, args.group],
     );
-  if ((await pausedSince(conn, t, queue)) !== null) return [];
+  const gate = await claimGate(conn, t, queue);
+  if (gate.paused) return [];
+  const slots = gate.rated ? await takeSlots(conn, t, queue, args.limit) : [];
+  if (gate.rated && slots.length === 0) return [];
+  const limit = gate.rated ? slots.length : args.limit;
   const started = performance.now();
   let looked = started - state.lastPromote >= PROMOTE_EVERY_MS;
   if (looked) await promoteDue(conn, t, queue, Math.max(args.limit, PROMOTE_AT_LEAST));
   let found = await ready();
-  if (found.rows.length < args.limit && !looked) {
+  if (found.rows.length < limit && !looked) {
     looked = true;
     // Rows this transaction already locked come back again (its own locks are not skipped).
     if ((await promoteDue(conn, t, queue, Math.max(args.limit, PROMOTE_AT_LEAST))) > 0) found = await ready();
@@ -212,5 +231,6 @@ async function claimReady(
      WHERE \`id\` IN (${placeholderList(found.rows.length)})`,
     [args.leaseMicros, token, ...found.rows.map((r) => toNumber(r.id))],
   );
+  await useSlots(conn, t, queue, slots.slice(0, found.rows.length));
   return found.rows;
 }

@@ -62,6 +62,25 @@ export function concurrencyKeyArg(what: string, value: unknown): string {
 /** Limits by key, as the admission reads them. */
 type Limits = ReadonlyMap<string, number>;
 
+/** The limits of `keys` (their own, else the queue default, else 1) as the rows stand for this transaction. */
+async function limitsOf(conn: SqlConnection, t: QueueTables, queue: string, keys: readonly string[]): Promise<Map<string, number>> {
+  const { rows } = await conn.query<{ conc_key: string; max_running: unknown }>(
+    `SELECT \`conc_key\`, \`max_running\` FROM ${t.keys} WHERE \`queue\` = ? AND \`conc_key\` IN (${placeholderList(keys.length + 1)})`,
+    [queue, QUEUE_DEFAULT_ROW, ...keys],
+  );
+  const own = new Map(rows.map((r) => [r.conc_key, r.max_running === null || r.max_running === undefined ? undefined : toNumber(r.max_running)]));
+  const fallback = own.get(QUEUE_DEFAULT_ROW) ?? DEFAULT_CONCURRENCY_LIMIT;
+  return new Map(keys.filter((k) => own.has(k)).map((k) => [k, own.get(k) ?? fallback]));
+}
+
+const insertKeys = (conn: SqlConnection, t: QueueTables, queue: string, keys: readonly string[]): Promise<unknown> =>
+  conn.query(`INSERT IGNORE INTO ${t.keys} (\`queue\`, \`conc_key\`) VALUES ${keys.map(() => '(?, ?)').join(', ')}`, keys.flatMap((k) => [queue, k]));
+
+/** Writes the rows of `keys` (locking them, waiting for holders); resolves to how many exist. */
+const touchKeys = async (conn: SqlConnection, t: QueueTables, queue: string, keys: readonly string[]): Promise<number> =>
+  (await conn.query(`UPDATE ${t.keys} SET \`admissions\` = \`admissions\` + 1 WHERE \`queue\` = ? AND \`conc_key\` IN (${placeholderList(keys.length)})`, [queue, ...keys]))
+    .affectedRows;
+
 /**
  * Locks the rows of `keys` (creating missing ones) and writes them, in one order for every caller,
  * and resolves to the limit of each key locked. `skip`: keys another transaction holds are left
@@ -71,27 +90,26 @@ type Limits = ReadonlyMap<string, number>;
  */
 export async function lockKeys(conn: SqlConnection, t: QueueTables, queue: string, keys: readonly string[], skip: boolean): Promise<Limits> {
   const sorted = [...new Set(keys)].sort();
-  const known = await conn.query<{ conc_key: string; max_running: unknown }>(
-    `SELECT \`conc_key\`, \`max_running\` FROM ${t.keys} WHERE \`queue\` = ? AND \`conc_key\` IN (${placeholderList(sorted.length + 1)})`,
-    [queue, QUEUE_DEFAULT_ROW, ...sorted],
-  );
-  const fallback = known.rows.find((r) => r.conc_key === QUEUE_DEFAULT_ROW)?.max_running;
-  const queueLimit = fallback === null || fallback === undefined ? DEFAULT_CONCURRENCY_LIMIT : toNumber(fallback);
-  const missing = sorted.filter((k) => !known.rows.some((r) => r.conc_key === k));
-  if (missing.length > 0) {
-    await conn.query(`INSERT IGNORE INTO ${t.keys} (\`queue\`, \`conc_key\`) VALUES ${missing.map(() => '(?, ?)').join(', ')}`, missing.flatMap((k) => [queue, k]));
+  if (!skip) {
+    if ((await touchKeys(conn, t, queue, sorted)) < sorted.length) {
+      await insertKeys(conn, t, queue, sorted);
+      await touchKeys(conn, t, queue, sorted);
+    }
+    return limitsOf(conn, t, queue, sorted);
   }
-  const { rows } = await conn.query<{ conc_key: string; max_running: unknown }>(
-    `SELECT \`conc_key\`, \`max_running\` FROM ${t.keys} WHERE \`queue\` = ? AND \`conc_key\` IN (${placeholderList(sorted.length)})
-     ORDER BY \`conc_key\` FOR UPDATE${skip ? ' SKIP LOCKED' : ''}`,
+  const known = await limitsOf(conn, t, queue, sorted);
+  const missing = sorted.filter((k) => !known.has(k));
+  if (missing.length > 0) await insertKeys(conn, t, queue, missing);
+  const { rows } = await conn.query<{ conc_key: string }>(
+    `SELECT \`conc_key\` FROM ${t.keys} WHERE \`queue\` = ? AND \`conc_key\` IN (${placeholderList(sorted.length)})
+     ORDER BY \`conc_key\` FOR UPDATE SKIP LOCKED`,
     [queue, ...sorted],
   );
   if (rows.length === 0) return new Map();
-  await conn.query(`UPDATE ${t.keys} SET \`admissions\` = \`admissions\` + 1 WHERE \`queue\` = ? AND \`conc_key\` IN (${placeholderList(rows.length)})`, [
-    queue,
-    ...rows.map((r) => r.conc_key),
-  ]);
-  return new Map(rows.map((r) => [r.conc_key, r.max_running === null || r.max_running === undefined ? queueLimit : toNumber(r.max_running)]));
+  const locked = rows.map((r) => r.conc_key);
+  await touchKeys(conn, t, queue, locked);
+  const limits = missing.length > 0 ? await limitsOf(conn, t, queue, locked) : known;
+  return new Map(locked.map((k) => [k, limits.get(k) ?? DEFAULT_CONCURRENCY_LIMIT]));
 }
 
 /** The ready and running jobs of each key (`share`: a locking read, for a transaction whose snapshot may be old). */
@@ -165,12 +183,12 @@ export async function admit(
 /**
  * After jobs of `keys` left the ready and running phases in the caller's transaction (completed,
  * dead, retrying later, released with a delay): waits for the keys' locks and admits their first
- * blocked jobs into the freed slots. `share`: the caller's snapshot may predate the lock (the
- * application's transaction), so the counts are locking reads.
+ * blocked jobs into the freed slots; resolves to the number admitted. `share`: the caller's
+ * snapshot may predate the lock (the application's transaction), so the counts are locking reads.
  */
-export async function freeSlots(conn: SqlConnection, t: QueueTables, queue: string, keys: readonly string[], share: boolean): Promise<void> {
-  if (keys.length === 0) return;
-  await admit(conn, t, queue, await lockKeys(conn, t, queue, keys, false), new Map(), share);
+export async function freeSlots(conn: SqlConnection, t: QueueTables, queue: string, keys: readonly string[], share: boolean): Promise<number> {
+  if (keys.length === 0) return 0;
+  return admit(conn, t, queue, await lockKeys(conn, t, queue, keys, false), new Map(), share);
 }
 
 /**

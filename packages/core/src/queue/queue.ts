@@ -12,6 +12,7 @@ import { claimArgs, jobRow, MAX_DELAY_SECONDS, MAX_LEASE_SECONDS, positiveSecond
 import { completeJobs, extendJobs, failJob, releaseJobs, type AckContext } from './settle.js';
 import { pausedSince, pauseQueue, resumeQueue } from './pause.js';
 import { concurrencyKeyArg, getLimit, limitArgs, setLimit } from './limits.js';
+import { getRate, rateArg, setRate } from './rate.js';
 import { reportProgress, waitForArgs, waitForJob } from './results.js';
 import { encodePayload } from './payload.js';
 import { queueStats } from './stats.js';
@@ -91,6 +92,8 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
       const a = limitArgs(limit, opts);
       return setLimit(exec, t, queue, a.limit, a.key);
     },
+    setRateLimit: async (rate) => setRate(exec, t, queue, rateArg(rate)),
+    getRateLimit: async () => getRate(exec, t, queue),
     async getConcurrencyLimit(opts) {
       const o = optionsArg('getConcurrencyLimit()', opts, ['key']);
       return getLimit(exec, t, queue, o.key === undefined ? undefined : concurrencyKeyArg('getConcurrencyLimit() key', o.key));

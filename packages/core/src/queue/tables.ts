@@ -11,10 +11,12 @@ export interface QueueTables {
   readonly queues: string;
   /** One row per concurrency key in use, locked while its running jobs are counted (see `limits.ts`). */
   readonly keys: string;
+  /** Rate-limited queues: one row per start their window allows (see `rate.ts`). */
+  readonly rateSlots: string;
 }
 
 export function queueTables(prefix: string): QueueTables {
-  return { jobs: table(prefix, 'queue_jobs'), receipts: receiptsTable(prefix), deadKeys: table(prefix, 'queue_dead_keys'), queues: table(prefix, 'queues'), keys: table(prefix, 'queue_keys') };
+  return { jobs: table(prefix, 'queue_jobs'), receipts: receiptsTable(prefix), deadKeys: table(prefix, 'queue_dead_keys'), queues: table(prefix, 'queues'), keys: table(prefix, 'queue_keys'), rateSlots: table(prefix, 'queue_rate_slots') };
 }
 
 /**

@@ -276,6 +276,16 @@ export interface Queue<Payload = unknown> {
    * lowered one blocks new admissions until enough running jobs finish (none is stopped).
    */
   setConcurrencyLimit(limit: number | null, options?: { key?: string }): Promise<void>;
+  /**
+   * Limits how many jobs of the queue start (are claimed) in any window of `per` seconds, across
+   * every process, by the database clock: at most `limit`, however many workers claim. Retries
+   * and releases start again and count again. `null` removes the limit. Persisted; takes effect at
+   * the commit; a lowered limit holds fully one window later. A claim of a rate-limited queue
+   * returns fewer jobs (or none) rather than waiting.
+   */
+  setRateLimit(rate: { limit: number; per: number } | null): Promise<void>;
+  /** The queue's rate limit, or null. Read-only. */
+  getRateLimit(): Promise<{ limit: number; per: number } | null>;
   /** The limit in force for `key` (its own, else the queue default, else 1), or the queue default when `key` is omitted. Read-only. */
   getConcurrencyLimit(options?: { key?: string }): Promise<number>;
   /** Starts a worker that runs `handler` for claimed jobs (see `WorkerOptions`). */

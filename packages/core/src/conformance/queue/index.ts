@@ -11,6 +11,7 @@ import { queueEvents } from './events.js';
 import { queueFailNow } from './fail-now.js';
 import { queueLeases } from './leases.js';
 import { queueLimits } from './limits.js';
+import { queueRate } from './rate.js';
 import { queueList } from './list.js';
 import { queuePause } from './pause.js';
 import { queueResults } from './results.js';
@@ -45,6 +46,7 @@ export function describeQueueConformance<Tx>(harness: ConformanceHarness<Tx>): v
       describe('pause and resume', () => queuePause(ctx));
       describe('results, progress and waitFor', () => queueResults(ctx));
       describe('per-key concurrency limits', () => queueLimits(ctx));
+      describe('rate limits', () => queueRate(ctx));
       describe('holding leases', () => queueHolding(ctx));
       describe('concurrency', () => queueConcurrency(ctx));
     });
