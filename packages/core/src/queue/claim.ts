@@ -141,6 +141,7 @@ export async function claimJobs<P>(
   queue: string,
   args: { limit: number; leaseMicros: number; group: string | undefined },
   state: ClaimState,
+  progress: (job: JobRef, value: unknown) => Promise<void>,
 ): Promise<Job<P>[]> {
   if (args.limit === 0) return [];
   const token = newToken();
@@ -170,6 +171,7 @@ export async function claimJobs<P>(
     };
     // Not enumerable: a job still compares and serializes as its fields.
     Object.defineProperty(job, 'leaseLeft', { value: () => leaseLeft(job as JobRef) });
+    Object.defineProperty(job, 'progress', { value: (value: unknown) => progress(job as JobRef, value) });
     leaseConfirmed(job, firstRun, leaseMs); // every run of this claim was sent after firstRun
     return Object.freeze(job) as Job<P>;
   });

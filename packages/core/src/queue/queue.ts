@@ -45,7 +45,7 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
       return one!;
     },
     enqueueMany: async (items) => wake(await insertJobs(exec, t, queue, jobRows(items, settings))),
-    claim: async (opts) => claimJobs<P>(exec, t, queue, claimArgs(opts), claimState),
+    claim: async (opts) => claimJobs<P>(exec, t, queue, claimArgs(opts), claimState, (job, value) => self.progress(job, value)),
     async complete(jobs, opts) {
       const o = optionsArg('complete()', opts, ['result']);
       const result = o.result === undefined ? undefined : encodePayload(o.result, 'complete() result');

@@ -44,6 +44,12 @@ export interface Job<Payload = unknown> extends JobRef, JobFields<Payload> {
    * job still compares and serializes as its fields.
    */
   leaseLeft(): number;
+  /**
+   * Stores `value` as the job's progress: `queue.progress(job, value)` (JSON checked like a
+   * payload; fenced: rejects with `LEASE_LOST`, storing nothing, once the lease is no longer this
+   * claim's). Not enumerable.
+   */
+  progress(value: unknown): Promise<void>;
 }
 
 /** How one job is enqueued. */
