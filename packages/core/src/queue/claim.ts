@@ -48,7 +48,7 @@ interface DueRow {
  * admitted into free slots or blocked (`admit`); an expired lease that comes back keeps its slot.
  * Assignments are ordered so each reads only columns not yet assigned (MySQL assigns left to right).
  */
-async function promoteDue(conn: SqlConnection, t: QueueTables, queue: string, limit: number): Promise<number> {
+async function promoteDue(conn: SqlConnection, t: QueueTables, queue: string, limit: number, joined: boolean): Promise<number> {
   // A plain read first: in the common case nothing is due and nothing is locked.
   const seen = await conn.query<{ id: unknown }>(`SELECT \`id\` FROM ${t.jobs} FORCE INDEX (\`claim\`) WHERE ${DUE_ROWS} LIMIT ${limit}`, [queue]);
   if (seen.rows.length === 0) return 0;
@@ -79,7 +79,8 @@ async function promoteDue(conn: SqlConnection, t: QueueTables, queue: string, li
   if (limits.size === 0) return ids.length;
   const due = new Map<string, number[]>();
   for (const r of keyed) if (toNumber(r.waiting) === 1 && limits.has(r.conc_key!)) due.set(r.conc_key!, [...(due.get(r.conc_key!) ?? []), toNumber(r.id)]);
-  return ids.length + (await admit(conn, t, queue, limits, due, false));
+  // In the application's transaction the snapshot may predate the key locks: count with locking reads.
+  return ids.length + (await admit(conn, t, queue, limits, due, joined));
 }
 
 /**
@@ -151,7 +152,7 @@ export async function claimJobs<P>(
       const before = await takenBefore(conn, t, queue, token, args.leaseMicros, Math.ceil((performance.now() - firstRun) * 1000));
       if (before.length > 0) return { rows: before, fresh: false };
     }
-    return { rows: await claimReady(conn, t, queue, args, state, token), fresh: true };
+    return { rows: await claimReady(conn, t, queue, args, state, token, exec.client.joined), fresh: true };
   }, { isolation: 'READ COMMITTED' });
   const leaseMs = args.leaseMicros / 1000;
   return rows.map((r) => {
@@ -203,6 +204,7 @@ async function claimReady(
   args: { limit: number; leaseMicros: number; group: string | undefined },
   state: ClaimState,
   token: number,
+  joined: boolean,
 ): Promise<ClaimRow[]> {
   const ready = (): Promise<{ rows: ClaimRow[] }> =>
     conn.query<ClaimRow>(
@@ -219,12 +221,12 @@ async function claimReady(
   const limit = gate.rated ? slots.length : args.limit;
   const started = performance.now();
   let looked = started - state.lastPromote >= PROMOTE_EVERY_MS;
-  if (looked) await promoteDue(conn, t, queue, Math.max(args.limit, PROMOTE_AT_LEAST));
+  if (looked) await promoteDue(conn, t, queue, Math.max(args.limit, PROMOTE_AT_LEAST), joined);
   let found = await ready();
   if (found.rows.length < limit && !looked) {
     looked = true;
     // Rows this transaction already locked come back again (its own locks are not skipped).
-    if ((await promoteDue(conn, t, queue, Math.max(args.limit, PROMOTE_AT_LEAST))) > 0) found = await ready();
+    if ((await promoteDue(conn, t, queue, Math.max(args.limit, PROMOTE_AT_LEAST), joined)) > 0) found = await ready();
   }
   if (looked) state.lastPromote = started;
   if (found.rows.length === 0) return [];

@@ -198,8 +198,10 @@ export interface Queue<Payload = unknown> {
    * delayed jobs and expired leases are made ready first (an expired lease whose attempts are used
    * up makes its job dead). Each claimed job gets a lease of `lease` seconds by the database clock,
    * its attempt counted and a new fencing token. MUST hand each job to at most one live lease;
-   * MUST NOT wait on rows other claimers or ackers hold (they are skipped). Resolves to [] when
-   * nothing is runnable; a claimer that loses every race also sees [].
+   * MUST NOT wait on rows other claimers or ackers hold (they are skipped). A job with a concurrency
+   * key becomes ready only within its key's limit (the others turn `blocked`); a rate-limited queue
+   * gives no more jobs than it has free rate slots. Resolves to [] when nothing is runnable (or the
+   * queue is paused, or no rate slot is free); a claimer that loses every race also sees [].
    */
   claim(options: ClaimOptions): Promise<Job<Payload>[]>;
   /**
