@@ -28,4 +28,5 @@ export {
   type ReceiptsTable,
   type QueueDeadKeysTable,
   type QueuesTable,
+  type QueueSchedulesTable,
 } from './tables.js';

@@ -85,6 +85,28 @@ export interface QueuesTable {
   paused_at: UtcDateTime | null;
 }
 
+/** Queue: recurring schedules (`taskrow.schedules()`), one row each. */
+export interface QueueSchedulesTable {
+  name: string;
+  queue: string;
+  cron: string | null;
+  tz: string | null;
+  every_s: number | null;
+  anchor_at: UtcDateTime;
+  /** JSON text of each job's payload. */
+  payload: string;
+  /** JSON text of each job's enqueue options. */
+  options: string;
+  missed: 'skip' | 'once' | 'each';
+  missed_max: number;
+  /** The next tick without a job; null: no further tick. */
+  next_at: UtcDateTime | null;
+  last_at: UtcDateTime | null;
+  rev: number;
+  created_at: UtcDateTime;
+  updated_at: UtcDateTime;
+}
+
 /** Resources: every key by digest `h`; `k` is the key's UTF-8 bytes. */
 export interface ResourcesTable {
   h: Buffer;
@@ -149,6 +171,7 @@ export interface TaskrowTables {
   receipts: ReceiptsTable;
   queue_dead_keys: QueueDeadKeysTable;
   queues: QueuesTable;
+  queue_schedules: QueueSchedulesTable;
 }
 
 /** taskrow's tables under prefix `P`: `Kysely<TaskrowDatabase>` (default prefix) or `Kysely<MyDb & TaskrowDatabase<'jobs_'>>`. */
@@ -181,6 +204,9 @@ export const TASKROW_COLUMNS = {
   receipts: ['token', 'made_at', 'result'],
   queue_dead_keys: ['id', 'dedup_k'],
   queues: ['queue', 'paused_at'],
+  queue_schedules: [
+    'name', 'queue', 'cron', 'tz', 'every_s', 'anchor_at', 'payload', 'options', 'missed', 'missed_max', 'next_at', 'last_at', 'rev', 'created_at', 'updated_at',
+  ],
 } as const satisfies { readonly [T in keyof TaskrowTables]: readonly (keyof TaskrowTables[T])[] };
 
 /** The columns of one loop table, in DDL order. */
