@@ -3,7 +3,9 @@ import { fileURLToPath } from 'node:url';
 import mysql from 'mysql2/promise';
 import { describe, expect, it } from 'vitest';
 import { dropPrefix } from '@taskrow/core/conformance';
-import { taskrow } from '@taskrow/mysql2';
+import { createTaskrow } from '@taskrow/core';
+import { mysql2Client, taskrow, type Mysql2Connection } from '@taskrow/mysql2';
+import { counting } from '../src/counting.js';
 import { mysql2Probe } from '../src/harnesses/mysql2.js';
 import { label, targets } from '../src/targets.js';
 
@@ -71,5 +73,37 @@ for (const target of targets()) {
         await pool.end();
       }
     }, (TICKS + 60) * 1000);
+
+    it('an idle scheduler sends one statement per pollInterval; a tick costs one transaction of 3 statements and 2 looks', async () => {
+      const prefix = `si${process.pid.toString(36)}${target.engine.slice(0, 2)}${target.version.replace(/\D/g, '').slice(0, 4)}_`;
+      const pool = mysql.createPool({ uri: target.url, connectionLimit: 2 });
+      const probe = await mysql2Probe(target.url);
+      try {
+        const { client, statements } = counting(mysql2Client(pool));
+        const tr = await createTaskrow<Mysql2Connection>({ client, joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } });
+        await tr.migrate();
+        await tr.schedules().upsert('hourly', { queue: 'h', every: 3600 });
+        const scheduler = tr.schedules().start({ pollInterval: 0.1 });
+        try {
+          await new Promise((r) => setTimeout(r, 300)); // an observation window, not a wait for the database
+          const before = statements();
+          await new Promise((r) => setTimeout(r, 1000));
+          const perSecond = statements() - before;
+          expect(perSecond).toBeGreaterThanOrEqual(8);
+          expect(perSecond).toBeLessThanOrEqual(11);
+        } finally {
+          await scheduler.stop();
+        }
+        await probe.query(`UPDATE \`${prefix}queue_schedules\` SET next_at = next_at - INTERVAL 3600 SECOND`);
+        const before = statements();
+        expect(await tr.schedules().runDue()).toBe(1);
+        // A look, the tick (BEGIN, isolation, read, compare-and-set, insert, COMMIT), a look.
+        expect(statements() - before).toBe(8);
+      } finally {
+        await dropPrefix(probe, prefix);
+        await probe.end();
+        await pool.end();
+      }
+    });
   });
 }
