@@ -89,7 +89,7 @@ export interface Schedules {
    * upserts racing: the later commit wins whole. Joins `in(tx)`.
    */
   upsert<P = unknown>(name: string, spec: ScheduleSpec<P>): Promise<ScheduleInfo<P>>;
-  /** The schedule `name`, or null. MUST NOT lock. */
+  /** The schedule `name`, or null. MUST NOT lock (reads the latest committed row). */
   get<P = unknown>(name: string): Promise<ScheduleInfo<P> | null>;
   /** Every schedule, by name. MUST NOT lock. */
   list(): Promise<ScheduleInfo[]>;
@@ -101,10 +101,17 @@ export interface Schedules {
   remove(name: string): Promise<boolean>;
   /**
    * One pass: enqueues the jobs of every due schedule and resolves to how many this call
-   * enqueued (0 for the ticks another scheduler took first). For a cron job of the system's own,
-   * or a serverless function. Not inside `in(tx)`.
+   * enqueued. MUST NOT enqueue a tick twice, however many schedulers run, and MUST NOT leave a due
+   * tick without its job unless the schedule's `missed` policy drops it. The loser of a race for a
+   * tick (another scheduler committed it first) enqueues nothing and counts 0; so does a tick whose
+   * COMMIT reply was lost (its job exists: the retry finds the tick taken). For a cron job of the
+   * system's own, or a serverless function. Not inside `in(tx)`.
    */
   runDue(): Promise<number>;
-  /** Starts a scheduler in this process: `runDue()` at every tick, until `stop()`. Not inside `in(tx)`. */
+  /**
+   * Starts a scheduler in this process: `runDue()` whenever the soonest schedule comes due (by the
+   * database clock), and at least every `pollInterval`, until `stop()`. Same guarantees as
+   * `runDue()`; a failed pass goes to `onError` and MUST NOT stop the scheduler. Not inside `in(tx)`.
+   */
   start(options?: SchedulerOptions): Scheduler;
 }
