@@ -18,15 +18,26 @@ async function soonest(c: ScheduleContext): Promise<{ name: string; inUs: number
 /**
  * Handles every schedule that is due, in random order (so schedulers starting together spread
  * over different schedules first), and resolves to the jobs enqueued and the microseconds until
- * the next schedule is due (null: none within the look).
+ * the next schedule is due (null: none within the look). A schedule whose tick fails (a stored
+ * row this build cannot use) MUST NOT hold up the others: the pass goes on without it and then
+ * rejects with its error, so the caller reports it and looks again later, not at once.
  */
 export async function passOnce(c: ScheduleContext): Promise<{ enqueued: number; waitUs: number | null }> {
   let enqueued = 0;
+  const failed = new Map<string, unknown>();
   for (;;) {
     const look = await soonest(c);
-    const due = look.filter((s) => s.inUs <= 0).map((s) => s.name).sort(() => Math.random() - 0.5);
-    for (const name of due) enqueued += await tickSchedule(c, name);
-    if (due.length === 0) return { enqueued, waitUs: look[0]?.inUs ?? null };
+    const due = look.filter((s) => s.inUs <= 0 && !failed.has(s.name)).map((s) => s.name).sort(() => Math.random() - 0.5);
+    for (const name of due) {
+      try {
+        enqueued += await tickSchedule(c, name);
+      } catch (err) {
+        failed.set(name, err);
+      }
+    }
+    if (due.length > 0) continue;
+    if (failed.size > 0) throw [...failed.values()][0];
+    return { enqueued, waitUs: look[0]?.inUs ?? null };
   }
 }
 

@@ -1,5 +1,6 @@
 import { expect, it } from 'vitest';
 import { freshName } from '../harness.js';
+import { rejection } from '../expect.js';
 import type { SuiteContext } from '../session.js';
 import { probeJobs, until } from '../queue/probe.js';
 import type { Scheduler } from '../../schedule/types.js';
@@ -42,6 +43,21 @@ export function scheduleTicks<Tx>(ctx: () => SuiteContext<Tx>): void {
     expect(jobs.map((j) => [j.state, j.dedup])).toEqual([['delayed', 'one-at-a-time']]);
     expect(await probeRunAts(session.probe, prefix, queue)).toEqual([tick + 30e6]);
     await s.remove(name);
+  });
+
+  it('a schedule whose stored row cannot be used fails its own tick only: the others get their jobs, the pass then rejects', async () => {
+    const { session, prefix } = ctx();
+    const s = session.taskrow.schedules();
+    const [bad, good, queue] = [freshName('s'), freshName('s'), freshName('q')];
+    await s.upsert(bad, { queue, every: 60, payload: 'bad' });
+    await s.upsert(good, { queue, every: 60, payload: 'good' });
+    await session.probe.query(`UPDATE \`${prefix}queue_schedules\` SET options = '{"priority":99999}' WHERE name = ?`, [bad]);
+    for (const name of [bad, good]) await shiftNextAt(session.probe, prefix, name, -60);
+    expect((await rejection(() => s.runDue(), 'INVALID_ARGUMENT')).message).toContain(`schedule "${bad}" job priority must be an integer from -32768 to 32767, got 99999`);
+    expect((await probeJobs(session.probe, prefix, queue)).map((j) => j.payload)).toEqual(['good']);
+    expect((await probeSchedule(session.probe, prefix, bad))!.lastUs).toBeNull(); // its tick is still due, nothing half-done
+    await s.remove(bad);
+    await s.remove(good);
   });
 
   it('3 clients racing runDue() over 8 rounds of 4 due schedules enqueue exactly one job per schedule and round', async () => {
