@@ -28,5 +28,7 @@ export {
   type ReceiptsTable,
   type QueueDeadKeysTable,
   type QueuesTable,
+  type QueueKeysTable,
+  type QueueRateSlotsTable,
   type QueueSchedulesTable,
 } from './tables.js';

@@ -90,7 +90,7 @@ export function scheduleCrud<Tx>(ctx: () => SuiteContext<Tx>): void {
       [name, { queue: 'q', every: 5, missed: 'sometimes' }, 'INVALID_ARGUMENT', 'missed must be "skip", "once" or { each: N } (N from 1 to 1000), got "sometimes"'],
       [name, { queue: 'q', every: 5, missed: { each: 1001 } }, 'INVALID_ARGUMENT', 'missed.each must be an integer from 1 to 1000, got 1001'],
       [name, { queue: 'q', every: 5, missed: { each: 2, max: 3 } }, 'INVALID_ARGUMENT', 'no option "max"; its options are each'],
-      [name, { queue: 'q', every: 5, options: { runAt: new Date() } }, 'INVALID_ARGUMENT', 'no option "runAt"; its options are delay, priority, maxAttempts, dedupKey, group'],
+      [name, { queue: 'q', every: 5, options: { runAt: new Date() } }, 'INVALID_ARGUMENT', 'no option "runAt"; its options are delay, priority, maxAttempts, dedupKey, group, concurrencyKey'],
       [name, { queue: 'q', every: 5, options: { priority: 40000 } }, 'INVALID_ARGUMENT', 'priority must be an integer from -32768 to 32767, got 40000'],
       [name, { queue: 'q', every: 5, payload: () => 1 }, 'INVALID_ARGUMENT', 'payload'],
       [name, { queue: 'bad queue', every: 5 }, 'INVALID_NAME', 'invalid queue name "bad queue"'],
