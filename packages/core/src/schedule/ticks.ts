@@ -16,16 +16,24 @@ export function timeZoneArg(what: string, tz: unknown): string {
   return tz;
 }
 
-/** A parsed cron pattern (5 or 6 fields) in `tz`; MUST throw INVALID_ARGUMENT naming the pattern and croner's reason. */
+/**
+ * A parsed cron pattern (5 or 6 fields) in `tz` that has a tick after now (the local clock: a
+ * validity check only, no tick decision); MUST throw INVALID_ARGUMENT naming the pattern and croner's reason.
+ */
 export function cronOf(what: string, pattern: unknown, tz: string): Cron {
   if (typeof pattern !== 'string' || pattern.trim() === '' || pattern.length > 255) {
     throw invalid(`${what} must be a cron pattern of 5 or 6 fields (at most 255 characters), got ${show(pattern)}`);
   }
+  let cron: Cron;
+  let next: Date | null;
   try {
-    return new Cron(pattern, { paused: true, timezone: tz, mode: '5-or-6-parts' });
+    cron = new Cron(pattern, { paused: true, timezone: tz, mode: '5-or-6-parts' });
+    next = cron.nextRun(); // croner checks the time zone only when it computes a time
   } catch (err) {
-    throw invalid(`${what} ${show(pattern)} is not a cron pattern of 5 or 6 fields: ${(err as Error).message}`);
+    throw invalid(`${what} ${show(pattern)} is not a cron pattern of 5 or 6 fields in time zone ${show(tz)}: ${(err as Error).message}`);
   }
+  if (next === null) throw invalid(`${what} ${show(pattern)} has no tick after now (a date that never comes, such as February 30)`);
+  return cron;
 }
 
 const msOf = (us: number): Date => new Date(Math.floor(us / 1000));

@@ -83,6 +83,7 @@ export function scheduleCrud<Tx>(ctx: () => SuiteContext<Tx>): void {
       [name, { queue: 'q', every: 1, cron: '* * * * *' }, 'INVALID_ARGUMENT', 'exactly one of cron and every, got cron "* * * * *" and every 1'],
       [name, { queue: 'q', cron: '61 * * * *' }, 'INVALID_ARGUMENT', '"61 * * * *" is not a cron pattern'],
       [name, { queue: 'q', cron: '* * * * * * *' }, 'INVALID_ARGUMENT', 'is not a cron pattern of 5 or 6 fields'],
+      [name, { queue: 'q', cron: '0 0 30 2 *' }, 'INVALID_ARGUMENT', '"0 0 30 2 *" has no tick after now'],
       [name, { queue: 'q', cron: '* * * * *', tz: 'Mars/Base' }, 'INVALID_ARGUMENT', 'IANA time zone name such as "Europe/Berlin" or "UTC", got "Mars/Base"'],
       [name, { queue: 'q', every: 5, tz: 'UTC' }, 'INVALID_ARGUMENT', 'tz applies to cron patterns only'],
       [name, { queue: 'q', every: 0 }, 'INVALID_ARGUMENT', 'every (whole seconds) must be an integer from 1 to 315360000, got 0'],
