@@ -99,7 +99,8 @@ const SAME_TIMING = '`cron` <=> VALUES(`cron`) AND `tz` <=> VALUES(`tz`) AND `ev
  * Inserts or replaces `row` in one transaction and reads it back. The first tick (and an
  * interval's anchor, the whole second of now) come from the database clock read in the same
  * transaction. An update that keeps the timing keeps `next_at` and the anchor (assigned first:
- * MySQL and MariaDB assign an upsert's columns left to right).
+ * MySQL and MariaDB assign an upsert's columns left to right). Racing a tick, it waits for the
+ * tick's row lock and then bumps `rev`, so the tick commits first or loses its compare-and-set.
  */
 export async function upsertSchedule(exec: Executor, table: string, row: ScheduleRow): Promise<StoredSchedule> {
   return exec.transaction(async (conn) => {
@@ -116,7 +117,7 @@ export async function upsertSchedule(exec: Executor, table: string, row: Schedul
       [row.name, row.queue, row.cron, row.tz, row.every, anchorUs, row.payload, row.options, row.missed, row.missedMax, ...(nextUs === null ? [] : [nextUs])],
     );
     return (await readSchedule(conn, table, row.name))!;
-  });
+  }, { isolation: 'READ COMMITTED' }); // the upsert meets the latest committed row (a tick's), never a snapshot's
 }
 
 /** Deletes the schedule `name`; true when it existed. */
