@@ -85,6 +85,27 @@ export function scheduleTicks<Tx>(ctx: () => SuiteContext<Tx>): void {
     }
   });
 
+  it('upserts racing the ticks of 2 schedulers neither lose a tick nor double it, and keep the next tick', async () => {
+    const { session, prefix } = ctx();
+    const [name, queue] = [freshName('s'), freshName('q')];
+    const { clients, close } = await session.openClients(3);
+    try {
+      const first = (await clients[0]!.schedules().upsert(name, { queue, every: 60, payload: -1 })).nextAt!.getTime() * 1000;
+      for (let round = 0; round < 8; round += 1) {
+        await shiftNextAt(session.probe, prefix, name, -60);
+        await Promise.all([clients[0]!.schedules().runDue(), clients[1]!.schedules().runDue(), clients[2]!.schedules().upsert(name, { queue, every: 60, payload: round })]);
+        // A tick that lost its compare-and-set to the upsert is still due: a later pass takes it.
+        await clients[0]!.schedules().runDue();
+        expect((await probeSchedule(session.probe, prefix, name))!.nextUs).toBe(first);
+        expect(await probeRunAts(session.probe, prefix, queue)).toHaveLength(round + 1);
+      }
+      expect((await probeSchedule(session.probe, prefix, name))!.payload).toBe(7);
+    } finally {
+      await session.taskrow.schedules().remove(name);
+      await close();
+    }
+  });
+
   it('3 started schedulers over real 1-second ticks enqueue one job per tick, consecutive, none twice', async () => {
     const { session, prefix } = ctx();
     const [name, queue] = [freshName('s'), freshName('q')];
