@@ -97,6 +97,25 @@ for (const target of targets()) {
       expect((await jobsOf(q.name)).map((r) => Number(r.id))).toEqual([one.id]);
     });
 
+    it('a schedule tick whose commit reply was lost, or whose connection was lost before COMMIT, enqueues its job once', async () => {
+      const s = tr.schedules();
+      for (const when of ['after', 'before'] as const) {
+        const [name, queue] = [`s${when}${Date.now()}`, `t${when}${Date.now()}`];
+        await s.upsert(name, { queue, every: 60 });
+        const next = async (): Promise<number> => Number((await rows<{ n: unknown }>(`SELECT TIMESTAMPDIFF(MICROSECOND, '1970-01-01', next_at) AS n FROM \`${prefix}queue_schedules\` WHERE name = ?`, [name]))[0]!.n);
+        const first = await next();
+        await probe.query(`UPDATE \`${prefix}queue_schedules\` SET next_at = next_at - INTERVAL 60 SECOND WHERE name = ?`, [name]);
+        const lostBefore = client.lost;
+        client.lose(1, when);
+        // After a lost reply the retry finds the tick taken (its own lost run committed it): it reports 0.
+        expect(await s.runDue()).toBe(when === 'after' ? 0 : 1);
+        expect(client.lost).toBe(lostBefore + 1);
+        expect(await jobsOf(queue)).toHaveLength(1);
+        expect(await next()).toBe(first);
+        await s.remove(name);
+      }
+    });
+
     it('a claim whose reply was lost returns the jobs that run took: same tokens, attempt counted once', async () => {
       const q = tr.queue(`c${Date.now()}`);
       await q.enqueueMany(Array.from({ length: 10 }, (_, i) => ({ payload: i })));

@@ -1,25 +1,10 @@
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTaskrow, type SqlClient, type Taskrow } from '@taskrow/core';
+import { createTaskrow, type Taskrow } from '@taskrow/core';
 import { mysql2Client, taskrow, type Mysql2Connection } from '@taskrow/mysql2';
+import { counting } from '../src/counting.js';
 import { mysql2Probe } from '../src/harnesses/mysql2.js';
 import { label, targets } from '../src/targets.js';
-
-/** A client that counts the statements it sends (BEGIN, the isolation level and COMMIT included). */
-function counting(inner: SqlClient): { client: SqlClient; statements: () => number } {
-  let n = 0;
-  const client: SqlClient = {
-    adapter: inner.adapter,
-    joined: false,
-    describeError: (err) => inner.describeError(err),
-    query: (sql, params) => ((n += 1), inner.query(sql, params)),
-    transaction: (fn, options) => {
-      n += options?.isolation ? 3 : 2;
-      return inner.transaction((conn) => fn({ query: (sql, params) => ((n += 1), conn.query(sql, params)) }), options);
-    },
-  };
-  return { client, statements: () => n };
-}
 
 /** Resolves after `ms` on the local clock: an observation window, not a wait for the database. */
 const pause = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

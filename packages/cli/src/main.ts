@@ -6,6 +6,7 @@ import { donesCommand } from './commands/dones.js';
 import { loopCommand } from './commands/loop.js';
 import { queueCommand } from './commands/queue.js';
 import { resourcesCommand } from './commands/resources.js';
+import { scheduleCommand } from './commands/schedule.js';
 import { migrateCommand, schemaCommand } from './commands/schema.js';
 import type { Command } from './commands/command.js';
 import { EXIT_ERROR, EXIT_OK, EXIT_USAGE, UsageError } from './errors.js';
@@ -20,6 +21,7 @@ export const COMMANDS: Record<string, Command> = {
   dones: donesCommand,
   loop: loopCommand,
   queue: queueCommand,
+  schedule: scheduleCommand,
   resources: resourcesCommand,
   demo: demoCommand,
   dashboard: dashboardCommand,

@@ -9,6 +9,11 @@ interface Rewrite {
 
 const REWRITES: readonly Rewrite[] = [
   {
+    code: 'INVALID_ARGUMENT',
+    from: /^schedules\.upsert\(\)( job)?/,
+    to: () => 'schedule add',
+  },
+  {
     code: 'SCHEMA_MISSING',
     from: /run taskrow\.migrate\(\) first \(or apply taskrow\.schemaSql\(\)\)/,
     to: () => 'run taskrow migrate first (or apply the DDL that taskrow schema prints)',

@@ -19,6 +19,9 @@ commands:
   queue show QUEUE ID                      one job, every field, its last error included
   queue stats QUEUE | queue retry-dead QUEUE [--limit N]
   queue pause QUEUE | queue resume QUEUE   stop / restart claims of the queue in every process
+  schedule add NAME --queue Q (--cron EXPR [--tz TZ] | --every S) [JSON]   create or replace a recurring
+                                           schedule; --missed skip|once|each:N and the enqueue flags above
+  schedule list | schedule remove NAME     every schedule: name, queue, timing, missed, next, last, payload
   resources show                           running jobs and the keys they hold
   resources edges [--since S] | upstream|downstream KEY          the flow graph (jobs.py history)
   resources produce KEY... [--ttl S] | force-release KEY...       create outputs / free keys by hand

@@ -74,6 +74,43 @@ describe(`taskrow loop, queue, resources and demo against ${target.engine} ${tar
     expect(again.stdout).toBe('0 enqueued, 1 already queued\n');
   });
 
+  it('adds, lists and removes recurring schedules; bad input is refused and changes nothing', async () => {
+    const add = await taskrow(['schedule', 'add', 'nightly', '--queue', 'reports', '--cron', '0 30 2 * * *', '--tz', 'Europe/Berlin', '--missed', 'each:3', '--priority', '2', '{"r":1}', ...common], { env });
+    expect([add.code, add.stderr]).toEqual([0, '']);
+    const fields = add.stdout.trimEnd().split('\t');
+    expect(fields.slice(0, 4)).toEqual(['nightly', 'reports', 'cron 0 30 2 * * * Europe/Berlin', 'each:3']);
+    expect(new Date(fields[4]!).getUTCMinutes()).toBe(30);
+    expect(fields.slice(5)).toEqual(['-', '{"r":1}']);
+    const [[row]] = await probe.query<mysql.RowDataPacket[]>(`SELECT queue, options, missed, missed_max FROM \`${prefix}queue_schedules\` WHERE name = 'nightly'`);
+    expect([row!['queue'], JSON.parse(String(row!['options'])), row!['missed'], Number(row!['missed_max'])]).toEqual(['reports', { priority: 2 }, 'each', 3]);
+    const beat = JSON.parse((await taskrow(['schedule', 'add', 'beat', '--queue', 'pulse', '--every', '60', '--json', ...common], { env })).stdout) as Record<string, unknown>;
+    expect(beat).toMatchObject({ name: 'beat', queue: 'pulse', every: 60, cron: null, missed: 'once', payload: null });
+    const list = await taskrow(['schedule', 'list', ...common], { env });
+    expect(list.stdout.trimEnd().split('\n').map((l) => l.split('\t').slice(0, 4))).toEqual([['beat', 'pulse', 'every 60s', 'once'], ['nightly', 'reports', 'cron 0 30 2 * * * Europe/Berlin', 'each:3']]);
+    const tz = await taskrow(['schedule', 'add', 'beat', '--queue', 'pulse', '--every', '5', '--tz', 'UTC', ...common], { env });
+    expect([tz.code, tz.stderr]).toEqual([1, 'taskrow: schedule add tz applies to cron patterns only, got tz "UTC" with every [INVALID_ARGUMENT]\n']);
+    const cron = await taskrow(['schedule', 'add', 'beat', '--queue', 'pulse', '--cron', '61 * * * *', ...common], { env });
+    expect([cron.code, cron.stderr]).toEqual([1, expect.stringContaining('"61 * * * *" is not a cron pattern of 5 or 6 fields')]);
+    const usage = await Promise.all([
+      taskrow(['schedule', 'add', 'beat', '--every', '5', ...common], { env }),
+      taskrow(['schedule', 'add', 'beat', '--queue', 'pulse', '--every', '5', '--missed', 'sometimes', ...common], { env }),
+      taskrow(['schedule', 'add', 'beat', '--queue', 'pulse', '--every', '5', '{nope', ...common], { env }),
+    ]);
+    expect(usage.map((r) => [r.code, r.stderr.split('\n')[0]])).toEqual([
+      [2, 'taskrow: schedule add needs --queue QUEUE'],
+      [2, 'taskrow: --missed must be skip, once or each:N, got "sometimes"'],
+      [2, 'taskrow: payload is not JSON: {nope'],
+    ]);
+    const listed = JSON.parse((await taskrow(['schedule', 'list', '--json', ...common], { env })).stdout) as { name: string; every: number | null }[];
+    expect(listed.map((x) => [x.name, x.every])).toEqual([['beat', 60], ['nightly', null]]);
+    const [[count]] = await probe.query<mysql.RowDataPacket[]>(`SELECT COUNT(*) AS n, SUM(every_s) AS every FROM \`${prefix}queue_schedules\``);
+    expect([Number(count!['n']), Number(count!['every'])]).toEqual([2, 60]);
+    expect((await taskrow(['schedule', 'remove', 'nightly', ...common], { env })).stdout).toBe('nightly\tremoved\n');
+    const again = await taskrow(['schedule', 'remove', 'nightly', ...common], { env });
+    expect([again.code, again.stderr]).toEqual([1, 'taskrow: there is no schedule "nightly" [NOT_FOUND]\n']);
+    expect((await taskrow(['schedule', 'remove', 'beat', ...common], { env })).code).toBe(0);
+  });
+
   it('lists a queue page by page, in claim order, filtered by state, as text or JSON', async () => {
     const stdin = [5, 1, 3, 2, 4].map((p) => JSON.stringify({ p })).join('\n');
     expect((await taskrow(['queue', 'enqueue', 'reports', ...common], { env, stdin: `${stdin}\n` })).code).toBe(0);

@@ -18,6 +18,7 @@ export type {
 } from './loop/types.js';
 export { MAX_LOOP_ID_BYTES } from './loop/ids.js';
 export * from './queue/index.js';
+export * from './schedule/index.js';
 export * from './inspect/index.js';
 export type { SqlClient, SqlConnection, SqlResult, SqlValue, DriverErrorInfo, IsolationLevel } from './port.js';
 export { dialectFromVersion, type Dialect } from './dialect.js';

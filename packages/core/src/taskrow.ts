@@ -21,6 +21,9 @@ import type { Inspect } from './inspect/types.js';
 import { createQueue } from './queue/queue.js';
 import { queueTables } from './queue/tables.js';
 import type { Queue, QueueOptions } from './queue/types.js';
+import { createSchedules } from './schedule/schedules.js';
+import { schedulesTable } from './schedule/schema.js';
+import type { Schedules } from './schedule/types.js';
 
 /** Options every adapter factory accepts. */
 export interface TaskrowOptions {
@@ -77,6 +80,11 @@ export interface Taskrow<Tx = unknown> {
    * back with the application's transaction.
    */
   queue<Payload = unknown>(name: string, options?: QueueOptions): Queue<Payload>;
+  /**
+   * The Queue's recurring schedules (cron patterns and intervals): each tick enqueues exactly one
+   * job, however many schedulers run. Inside `in(tx)` upserts and removals join the transaction.
+   */
+  schedules(): Schedules;
   /**
    * The same taskrow bound to the application's open transaction `tx`: its writes commit or roll
    * back with that transaction, and nothing is retried inside it (the application decides).
@@ -152,6 +160,7 @@ function build<Tx>(setup: TaskrowSetup<Tx>, client: SqlClient, base: Executor, p
       (await createLoop(exec, prefix, name, options)) as unknown as Loop<LoopIdOf<T>>,
     loopSchemaSql: (name, options) => loopSchemaSql(prefix, name, options?.idType),
     queue: <P>(name: string, options?: QueueOptions) => createQueue<P>(exec, queueTables(prefix), name, options),
+    schedules: () => createSchedules(exec, schedulesTable(prefix), queueTables(prefix)),
     in: (tx) => build(setup, setup.joinTransaction(tx), exec, prefix),
     inspect: () => createInspect(exec, prefix),
     purgeCleared: () => purgeRetired(exec, dt),

@@ -30,4 +30,5 @@ export {
   type QueuesTable,
   type QueueKeysTable,
   type QueueRateSlotsTable,
+  type QueueSchedulesTable,
 } from './tables.js';

@@ -108,6 +108,28 @@ export interface QueueRateSlotsTable {
   free_at: UtcDateTime;
 }
 
+/** Queue: recurring schedules (`taskrow.schedules()`), one row each. */
+export interface QueueSchedulesTable {
+  name: string;
+  queue: string;
+  cron: string | null;
+  tz: string | null;
+  every_s: number | null;
+  anchor_at: UtcDateTime;
+  /** JSON text of each job's payload. */
+  payload: string;
+  /** JSON text of each job's enqueue options. */
+  options: string;
+  missed: 'skip' | 'once' | 'each';
+  missed_max: number;
+  /** The next tick without a job; null: no further tick. */
+  next_at: UtcDateTime | null;
+  last_at: UtcDateTime | null;
+  rev: number;
+  created_at: UtcDateTime;
+  updated_at: UtcDateTime;
+}
+
 /** Resources: every key by digest `h`; `k` is the key's UTF-8 bytes. */
 export interface ResourcesTable {
   h: Buffer;
@@ -174,6 +196,7 @@ export interface TaskrowTables {
   queues: QueuesTable;
   queue_keys: QueueKeysTable;
   queue_rate_slots: QueueRateSlotsTable;
+  queue_schedules: QueueSchedulesTable;
 }
 
 /** taskrow's tables under prefix `P`: `Kysely<TaskrowDatabase>` (default prefix) or `Kysely<MyDb & TaskrowDatabase<'jobs_'>>`. */
@@ -208,6 +231,9 @@ export const TASKROW_COLUMNS = {
   queues: ['queue', 'paused_at'],
   queue_keys: ['queue', 'conc_key', 'max_running', 'admissions'],
   queue_rate_slots: ['queue', 'slot', 'window_us', 'free_at'],
+  queue_schedules: [
+    'name', 'queue', 'cron', 'tz', 'every_s', 'anchor_at', 'payload', 'options', 'missed', 'missed_max', 'next_at', 'last_at', 'rev', 'created_at', 'updated_at',
+  ],
 } as const satisfies { readonly [T in keyof TaskrowTables]: readonly (keyof TaskrowTables[T])[] };
 
 /** The columns of one loop table, in DDL order. */

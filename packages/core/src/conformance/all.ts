@@ -3,6 +3,7 @@ import { describeDonesConformance } from './dones/index.js';
 import { describeLoopConformance } from './loop/index.js';
 import { describeQueueConformance } from './queue/index.js';
 import { describeResourcesConformance } from './resources/index.js';
+import { describeScheduleConformance } from './schedule/index.js';
 
 /**
  * Registers every primitive's conformance suites for `harness`. Adapters call this one function,
@@ -13,4 +14,5 @@ export function describeConformance<Tx>(harness: ConformanceHarness<Tx>): void {
   describeLoopConformance(harness);
   describeQueueConformance(harness);
   describeResourcesConformance(harness);
+  describeScheduleConformance(harness);
 }

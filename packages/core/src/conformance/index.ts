@@ -3,6 +3,7 @@ export { describeDonesConformance } from './dones/index.js';
 export { describeLoopConformance } from './loop/index.js';
 export { describeQueueConformance } from './queue/index.js';
 export { describeResourcesConformance } from './resources/index.js';
+export { describeScheduleConformance } from './schedule/index.js';
 export { useSession, type SuiteContext } from './session.js';
 export {
   dropPrefix,
