@@ -130,21 +130,21 @@ describe(`examples against ${label(target)}`, () => {
   });
 
   describe('queue-service', () => {
-    type Phases = { ready: number; delayed: number; running: number; done: number; dead: number };
+    type Phases = { ready: number; delayed: number; running: number; done: number; dead: number; blocked: number };
     const phases = async (queue: string): Promise<Phases> => {
-      const names = ['ready', 'delayed', 'running', 'done', 'dead'] as const;
-      const out: Phases = { ready: 0, delayed: 0, running: 0, done: 0, dead: 0 };
+      const names = ['ready', 'delayed', 'running', 'done', 'dead', 'blocked'] as const;
+      const out: Phases = { ready: 0, delayed: 0, running: 0, done: 0, dead: 0, blocked: 0 };
       for (const r of await rows(`SELECT phase, COUNT(*) AS n FROM \`${prefix}queue_jobs\` WHERE queue = ? GROUP BY phase`, [queue])) {
         out[names[Number(r['phase'])]!] = Number(r['n']);
       }
       return out;
     };
     const printedStats = (stdout: string, queue: string): Phases => {
-      const [ready, delayed, running, done, dead] = numbers(
+      const [ready, delayed, running, done, dead, blocked] = numbers(
         stdout,
-        new RegExp(`^queue "${queue}": ready (\\d+), delayed (\\d+), running (\\d+), done (\\d+), dead (\\d+)$`, 'm'),
+        new RegExp(`^queue "${queue}": ready (\\d+), delayed (\\d+), running (\\d+), done (\\d+), dead (\\d+), blocked (\\d+)$`, 'm'),
       );
-      return { ready: ready!, delayed: delayed!, running: running!, done: done!, dead: dead! };
+      return { ready: ready!, delayed: delayed!, running: running!, done: done!, dead: dead!, blocked: blocked! };
     };
 
     it('drains the queue: every job done once, the flaky one on its third attempt, the poison one dead', async () => {
