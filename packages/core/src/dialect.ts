@@ -22,8 +22,28 @@ function atLeast(version: string, major: number, minor: number, patch = 0): bool
   return a !== major ? a > major : b !== minor ? b > minor : c >= patch;
 }
 
-/** Builds the dialect from a `SELECT VERSION()` string. MUST reject servers without SKIP LOCKED, naming the version. */
-export function dialectFromVersion(versionString: string, maxAllowedPacket: number): Dialect {
+/**
+ * TiDB speaks the MySQL protocol and accepts `SELECT ... FOR UPDATE SKIP LOCKED`, but does not honour
+ * it as InnoDB does (the clause is parsed, and a claimer is not promised to skip rows another
+ * transaction holds), so a Queue or Loop on it would be silently wrong. Recognised by `VERSION()`
+ * (`8.0.11-TiDB-v7.5.1`) or, when its `server-version` setting hides that, by `@@version_comment`
+ * (`TiDB Server (Apache License 2.0) ...`).
+ */
+export function isTiDB(versionString: string, versionComment = ''): boolean {
+  return /tidb/i.test(versionString) || /tidb/i.test(versionComment);
+}
+
+/**
+ * Builds the dialect from a `SELECT VERSION()` string (and `@@version_comment`, when known). MUST
+ * reject servers without SKIP LOCKED, naming the version, and MUST reject TiDB, which accepts the
+ * clause without honouring it: refusing at connect is better than a silently wrong queue.
+ */
+export function dialectFromVersion(versionString: string, maxAllowedPacket: number, versionComment = ''): Dialect {
+  if (isTiDB(versionString, versionComment)) {
+    throw new UnsupportedServerError(
+      `${versionString} is TiDB, which accepts SELECT ... FOR UPDATE SKIP LOCKED without honouring it as MySQL and MariaDB do; taskrow refuses it rather than run a silently wrong queue (docs/compatibility.md)`,
+    );
+  }
   // MariaDB's handshake (and some proxies) prefix "5.5.5-" to the real version.
   const m = /^(?:5\.5\.5-(?=\d+\.\d+\.\d+.*mariadb))?(\d+\.\d+\.\d+)/i.exec(versionString);
   if (!m?.[1]) throw new UnsupportedServerError(`cannot read the server version from ${JSON.stringify(versionString)}`);
@@ -44,10 +64,10 @@ export function dialectFromVersion(versionString: string, maxAllowedPacket: numb
   });
 }
 
-/** Asks the server once for its version and packet size and returns the frozen dialect. */
+/** Asks the server once for its version, version comment and packet size and returns the frozen dialect. */
 export async function resolveDialect(client: SqlConnection): Promise<Dialect> {
-  const { rows } = await client.query<{ v: string; p: unknown }>('SELECT VERSION() AS v, @@max_allowed_packet AS p');
+  const { rows } = await client.query<{ v: string; c: unknown; p: unknown }>('SELECT VERSION() AS v, @@version_comment AS c, @@max_allowed_packet AS p');
   const row = rows[0];
   if (!row) throw new UnsupportedServerError('SELECT VERSION() returned no row');
-  return dialectFromVersion(String(row.v), toNumber(row.p));
+  return dialectFromVersion(String(row.v), toNumber(row.p), row.c == null ? '' : String(row.c));
 }
