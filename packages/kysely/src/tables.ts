@@ -92,7 +92,7 @@ export interface ResourcesTable {
   produced_at: UtcDateTime | null;
   expires_at: UtcDateTime | null;
   produced_by: Buffer | null;
-  /** Bumped by every transaction that locks the row (schema version 10), so clusters certify the lock. */
+  /** Bumped by every transaction that locks the row (schema version 13), so clusters certify the lock. */
   lock_seq: Generated<number>;
 }
 
