@@ -80,3 +80,12 @@ export function report(title: string, server: BenchServer, rows: readonly BenchR
   process.stdout.write(`${text}\n`);
   return text;
 }
+
+/** Drops every table whose name starts with `prefix` (a benchmark's own tables). */
+export async function dropPrefixed(pool: mysql.Pool, prefix: string): Promise<void> {
+  const [rows] = await pool.query<mysql.RowDataPacket[]>(
+    'SELECT table_name AS t FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE ?',
+    [`${prefix.replace(/_/g, '\\_')}%`],
+  );
+  for (const r of rows) await pool.query(`DROP TABLE IF EXISTS \`${String(r['t'])}\``);
+}

@@ -3,7 +3,7 @@ import { describe, it } from 'vitest';
 import { taskrow } from '@taskrow/mysql2';
 import type { Taskrow } from '@taskrow/core';
 import { targets, label } from '../src/targets.js';
-import { describeServer, median, report, type BenchRow } from './lib.js';
+import { describeServer, dropPrefixed, median, report, type BenchRow } from './lib.js';
 import { BASELINE_DDL, baselineConnection, baselineConsumer, baselineProducer, fillBaseline, letters, type BaselineCounts } from './queue-baseline.js';
 import { bullmqDrain, startRedis } from './queue-bullmq.js';
 import { fillKept, fillQueue, serverDeadlocks, taskrowClaimLoop, taskrowDrain } from './queue-taskrow.js';
@@ -151,14 +151,6 @@ for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) 
       }
     });
   });
-}
-
-async function dropPrefixed(pool: mysql.Pool, prefix: string): Promise<void> {
-  const [rows] = await pool.query<mysql.RowDataPacket[]>(
-    'SELECT table_name AS t FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE ?',
-    [`${prefix.replace(/_/g, '\\_')}%`],
-  );
-  for (const r of rows) await pool.query(`DROP TABLE IF EXISTS \`${String(r['t'])}\``);
 }
 
 /** `consumers` of his consumer on their own connections, draining `total` prefilled jobs. */

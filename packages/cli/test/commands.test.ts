@@ -103,7 +103,7 @@ describe(`taskrow loop, queue, resources and demo against ${target.engine} ${tar
     expect(delayed.stderr).toBe('');
     const bad = await taskrow(['queue', 'list', 'reports', '--state', 'waiting', ...common], { env });
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('--state must be a comma-separated list of ready, delayed, running, done, dead, got "waiting"');
+    expect(bad.stderr).toContain('--state must be a comma-separated list of ready, delayed, running, done, dead, blocked, got "waiting"');
     const cursor = await taskrow(['queue', 'list', 'reports', '--after', 'xyz', ...common], { env });
     expect(cursor.code).toBe(1);
     expect(cursor.stderr).toContain('INVALID_ARGUMENT');

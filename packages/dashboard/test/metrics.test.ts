@@ -43,7 +43,7 @@ describe(`dashboard metrics on ${t.engine} ${t.version}`, () => {
       expect(res.headers.get('content-type')).toContain('text/plain');
       const m = parse(await res.text());
       const byState = await db.rows(`SELECT \`queue\` AS q, \`phase\` AS p, COUNT(*) AS n FROM \`${db.prefix}queue_jobs\` GROUP BY \`queue\`, \`phase\``);
-      const states = ['ready', 'delayed', 'running', 'done', 'dead'];
+      const states = ['ready', 'delayed', 'running', 'done', 'dead', 'blocked'];
       expect(byState.length).toBeGreaterThanOrEqual(3);
       for (const r of byState) expect(m.get(`taskrow_queue_jobs{queue="${String(r['q'])}",state="${states[Number(r['p'])]!}"}`)).toBe(Number(r['n']));
       expect(m.get('taskrow_queue_jobs{queue="depth",state="ready"}')).toBe(1234);

@@ -28,4 +28,6 @@ export {
   type ReceiptsTable,
   type QueueDeadKeysTable,
   type QueuesTable,
+  type QueueKeysTable,
+  type QueueRateSlotsTable,
 } from './tables.js';

@@ -1,4 +1,4 @@
-import type { ColumnType, Generated } from 'kysely';
+import type { ColumnType, Generated, GeneratedAlways } from 'kysely';
 
 /**
  * Row types of taskrow's tables, for type-safe reads with Kysely (`Kysely<TaskrowDatabase>`). The
@@ -53,7 +53,7 @@ export interface LoopTable<Id extends number | string = number | string> {
   lock_until: number | null;
 }
 
-/** Queue: every job of every queue. `phase`: 0 ready, 1 delayed, 2 running, 3 done, 4 dead. `payload` is JSON text. */
+/** Queue: every job of every queue. `phase`: 0 ready, 1 delayed, 2 running, 3 done, 4 dead, 5 blocked. `payload` is JSON text. */
 export interface QueueJobsTable {
   id: Generated<number>;
   queue: string;
@@ -76,6 +76,20 @@ export interface QueueJobsTable {
   result: string | null;
   /** JSON text: the last progress() value. */
   progress: string | null;
+  /** The concurrency key given at enqueue, or null. */
+  conc_key: string | null;
+  /** `phase` for jobs with a concurrency key, null for the others (a virtual column). */
+  key_phase: GeneratedAlways<number | null>;
+}
+
+/** Queue: one row per concurrency key in use; `conc_key` '' holds the queue's default limit. */
+export interface QueueKeysTable {
+  queue: string;
+  conc_key: string;
+  /** Most ready and running jobs of the key; null: the queue default (1 when none). */
+  max_running: number | null;
+  /** Written by every admission of the key's jobs. */
+  admissions: Generated<number>;
 }
 
 /** Queue: one row per queue with fleet-wide state. */
@@ -83,6 +97,15 @@ export interface QueuesTable {
   queue: string;
   /** Set while the queue is paused. */
   paused_at: UtcDateTime | null;
+}
+
+/** Queue: one row per start a rate-limited queue allows per window. */
+export interface QueueRateSlotsTable {
+  queue: string;
+  slot: number;
+  window_us: number;
+  /** When the slot may serve another start. */
+  free_at: UtcDateTime;
 }
 
 /** Resources: every key by digest `h`; `k` is the key's UTF-8 bytes. */
@@ -151,6 +174,8 @@ export interface TaskrowTables {
   receipts: ReceiptsTable;
   queue_dead_keys: QueueDeadKeysTable;
   queues: QueuesTable;
+  queue_keys: QueueKeysTable;
+  queue_rate_slots: QueueRateSlotsTable;
 }
 
 /** taskrow's tables under prefix `P`: `Kysely<TaskrowDatabase>` (default prefix) or `Kysely<MyDb & TaskrowDatabase<'jobs_'>>`. */
@@ -174,7 +199,7 @@ export const TASKROW_COLUMNS = {
   loops: ['name', 'id_type', 'created_at'],
   queue_jobs: [
     'id', 'queue', 'grp', 'phase', 'priority', 'ready_priority', 'due_at', 'run_at', 'attempt', 'max_attempts', 'token', 'dedup_k', 'payload',
-    'last_error', 'created_at', 'finished_at', 'result', 'progress',
+    'last_error', 'created_at', 'finished_at', 'result', 'progress', 'conc_key', 'key_phase',
   ],
   resources: ['h', 'k', 'produced_at', 'expires_at', 'produced_by', 'lock_seq'],
   resource_locks: ['h', 'holder', 'mode', 'lease_until'],
@@ -183,6 +208,8 @@ export const TASKROW_COLUMNS = {
   receipts: ['token', 'made_at', 'result'],
   queue_dead_keys: ['id', 'dedup_k'],
   queues: ['queue', 'paused_at'],
+  queue_keys: ['queue', 'conc_key', 'max_running', 'admissions'],
+  queue_rate_slots: ['queue', 'slot', 'window_us', 'free_at'],
 } as const satisfies { readonly [T in keyof TaskrowTables]: readonly (keyof TaskrowTables[T])[] };
 
 /** The columns of one loop table, in DDL order. */

@@ -83,12 +83,14 @@ export async function ackFast(
 ): Promise<'applied' | 'check' | 'recover'> {
   if (exec.client.joined) return 'check';
   const sorted = [...refs].sort(byId); // one lock order for every acker
+  // A job that may have a concurrency key frees its slot: that count MUST read the latest commits.
+  const keyed = refs.some((r) => (r as { concurrencyKey?: unknown }).concurrencyKey !== null);
   try {
     await exec.attempts((attempt) => async (conn) => {
       // An earlier run may have committed: only the checking path can tell what it applied.
       if (attempt.afterLost) throw new FastPathMiss('recover');
       if ((await write(conn, sorted)) !== sorted.length) throw new FastPathMiss('check');
-    });
+    }, keyed ? { isolation: 'READ COMMITTED' } : {});
   } catch (err) {
     if (err instanceof FastPathMiss) return err.message as 'check' | 'recover';
     throw err;

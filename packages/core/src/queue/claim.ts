@@ -8,12 +8,14 @@ import { keepDeadKeys } from './dead-keys.js';
 import { decodePayload } from './payload.js';
 import { DUE_ROWS, epochMicros, NOW_MICROS, NOW_PLUS, PHASE, updateById, type QueueTables } from './tables.js';
 import { leaseConfirmed, leaseLeft } from './local-lease.js';
-import { pausedSince } from './pause.js';
+import { takeSlots, useSlots } from './rate.js';
+import { admit, lockKeys } from './limits.js';
 import type { Job, JobRef } from './types.js';
 
 interface ClaimRow {
   id: unknown;
   grp: string;
+  conc_key: string | null;
   priority: unknown;
   attempt: unknown;
   max_attempts: unknown;
@@ -27,38 +29,65 @@ interface ClaimRow {
 /** An expired lease on the job's last attempt: the job dies instead of coming back. */
 const SPENT = `\`phase\` = ${PHASE.running} AND \`attempt\` >= \`max_attempts\``;
 
+/** A due row as `promoteDue` locks it. */
+interface DueRow {
+  id: unknown;
+  keyed_death: unknown;
+  spent: unknown;
+  waiting: unknown;
+  conc_key: string | null;
+}
+
 /**
  * Makes up to `limit` due delayed jobs and expired leases ready (or dead, for a lease that expired
  * on the last attempt), in the caller's transaction; resolves to the number made ready. A plain
  * read of the `claim` index range of due rows comes first (in the common case nothing is due and
  * nothing gets locked), then the rows found are locked by primary key, skipping rows others hold,
- * and updated by primary key. Assignments are ordered so each reads
- * only columns not yet assigned (MySQL assigns left to right).
+ * and updated by primary key. Jobs with a concurrency key that come due, or die, need their key's
+ * lock (taken skipping keys others hold: such jobs wait for a later claim): the due ones are
+ * admitted into free slots or blocked (`admit`); an expired lease that comes back keeps its slot.
+ * Assignments are ordered so each reads only columns not yet assigned (MySQL assigns left to right).
  */
-async function promoteDue(conn: SqlConnection, t: QueueTables, queue: string, limit: number): Promise<number> {
+async function promoteDue(conn: SqlConnection, t: QueueTables, queue: string, limit: number, joined: boolean): Promise<number> {
   // A plain read first: in the common case nothing is due and nothing is locked.
   const seen = await conn.query<{ id: unknown }>(`SELECT \`id\` FROM ${t.jobs} FORCE INDEX (\`claim\`) WHERE ${DUE_ROWS} LIMIT ${limit}`, [queue]);
   if (seen.rows.length === 0) return 0;
-  const { rows } = await conn.query<{ id: unknown; keyed_death: unknown }>(
-    `SELECT \`id\`, (${SPENT} AND \`dedup_k\` IS NOT NULL) AS keyed_death
+  const { rows } = await conn.query<DueRow>(
+    `SELECT \`id\`, \`conc_key\`, (${SPENT} AND \`dedup_k\` IS NOT NULL) AS keyed_death, ${SPENT} AS spent, \`phase\` = ${PHASE.delayed} AS waiting
      FROM ${t.jobs} FORCE INDEX (PRIMARY) WHERE \`id\` IN (${placeholderList(seen.rows.length)}) AND ${DUE_ROWS} FOR UPDATE SKIP LOCKED`,
     [...seen.rows.map((r) => toNumber(r.id)), queue],
   );
   if (rows.length === 0) return 0;
-  const ids = rows.map((r) => toNumber(r.id));
-  if (rows.some((r) => toNumber(r.keyed_death) === 1)) await keepDeadKeys(conn, t, ids, SPENT);
-  await conn.query(
-    `${updateById(t.jobs)} SET
-       \`last_error\` = IF(${SPENT}, CONCAT('lease expired on attempt ', \`attempt\`, ' of ', \`max_attempts\`), \`last_error\`),
-       \`dedup_k\` = IF(${SPENT}, NULL, \`dedup_k\`),
-       \`due_at\` = IF(${SPENT}, UTC_TIMESTAMP(6), \`run_at\`),
-       \`ready_priority\` = IF(${SPENT}, 0, \`priority\`),
-       \`phase\` = IF(${SPENT}, ${PHASE.dead}, ${PHASE.ready})
-     WHERE \`id\` IN (${placeholderList(rows.length)})`,
-    ids,
-  );
-  return rows.length;
+  const needsKey = (r: DueRow): boolean => r.conc_key !== null && (toNumber(r.waiting) === 1 || toNumber(r.spent) === 1);
+  const keyed = rows.filter(needsKey);
+  const limits = keyed.length === 0 ? new Map<string, number>() : await lockKeys(conn, t, queue, keyed.map((r) => r.conc_key!), true);
+  const plain = rows.filter((r) => !needsKey(r) || (toNumber(r.spent) === 1 && limits.has(r.conc_key!)));
+  const ids = plain.map((r) => toNumber(r.id));
+  if (plain.some((r) => toNumber(r.keyed_death) === 1)) await keepDeadKeys(conn, t, ids, SPENT);
+  if (ids.length > 0) {
+    await conn.query(
+      `${updateById(t.jobs)} SET
+         \`last_error\` = IF(${SPENT}, CONCAT('lease expired on attempt ', \`attempt\`, ' of ', \`max_attempts\`), \`last_error\`),
+         \`dedup_k\` = IF(${SPENT}, NULL, \`dedup_k\`),
+         \`due_at\` = IF(${SPENT}, UTC_TIMESTAMP(6), \`run_at\`),
+         \`ready_priority\` = IF(${SPENT}, 0, \`priority\`),
+         \`phase\` = IF(${SPENT}, ${PHASE.dead}, ${PHASE.ready})
+       WHERE \`id\` IN (${placeholderList(ids.length)})`,
+      ids,
+    );
+  }
+  if (limits.size === 0) return ids.length;
+  const due = new Map<string, number[]>();
+  for (const r of keyed) if (toNumber(r.waiting) === 1 && limits.has(r.conc_key!)) due.set(r.conc_key!, [...(due.get(r.conc_key!) ?? []), toNumber(r.id)]);
+  // In the application's transaction the snapshot may predate the key locks: count with locking reads.
+  return ids.length + (await admit(conn, t, queue, limits, due, joined));
 }
+
+/**
+ * Most due rows one look takes at least, whatever the claim's limit: a claimer of one job at a
+ * time would otherwise admit jobs with concurrency keys (and make due jobs ready) one per claim.
+ */
+const PROMOTE_AT_LEAST = 100;
 
 /** How often (ms) a queue handle looks for due delayed jobs and expired leases while its claims find enough ready jobs. */
 export const PROMOTE_EVERY_MS = 50;
@@ -69,7 +98,7 @@ export interface ClaimState {
 }
 
 /** The columns a claim reads, `run_at` and `due_at` as epoch microseconds. */
-const CLAIM_COLUMNS = `\`id\`, \`grp\`, \`priority\`, \`attempt\`, \`max_attempts\`, \`token\`, \`payload\`,
+const CLAIM_COLUMNS = `\`id\`, \`grp\`, \`conc_key\`, \`priority\`, \`attempt\`, \`max_attempts\`, \`token\`, \`payload\`,
   ${epochMicros('`run_at`')} AS run_us, ${epochMicros('`due_at`')} AS due_us, ${NOW_MICROS} AS now_us`;
 
 /** A new fencing token: random, so that the jobs one claim took can be found by it. */
@@ -113,6 +142,7 @@ export async function claimJobs<P>(
   queue: string,
   args: { limit: number; leaseMicros: number; group: string | undefined },
   state: ClaimState,
+  progress: (job: JobRef, value: unknown) => Promise<void>,
 ): Promise<Job<P>[]> {
   if (args.limit === 0) return [];
   const token = newToken();
@@ -122,7 +152,7 @@ export async function claimJobs<P>(
       const before = await takenBefore(conn, t, queue, token, args.leaseMicros, Math.ceil((performance.now() - firstRun) * 1000));
       if (before.length > 0) return { rows: before, fresh: false };
     }
-    return { rows: await claimReady(conn, t, queue, args, state, token), fresh: true };
+    return { rows: await claimReady(conn, t, queue, args, state, token, exec.client.joined), fresh: true };
   }, { isolation: 'READ COMMITTED' });
   const leaseMs = args.leaseMicros / 1000;
   return rows.map((r) => {
@@ -136,19 +166,36 @@ export async function claimJobs<P>(
       maxAttempts: toNumber(r.max_attempts),
       priority: toNumber(r.priority),
       group: r.grp === '' ? null : r.grp,
+      concurrencyKey: r.conc_key ?? null,
       runAt: new Date(toNumber(r.run_us) / 1000),
       leaseUntil: fresh ? new Date(nowMs + leaseMs) : new Date(toNumber(r.due_us) / 1000),
     };
     // Not enumerable: a job still compares and serializes as its fields.
     Object.defineProperty(job, 'leaseLeft', { value: () => leaseLeft(job as JobRef) });
+    Object.defineProperty(job, 'progress', { value: (value: unknown) => progress(job as JobRef, value) });
     leaseConfirmed(job, firstRun, leaseMs); // every run of this claim was sent after firstRun
     return Object.freeze(job) as Job<P>;
   });
 }
 
 /**
- * One claim run in the caller's transaction: nothing while the queue is paused; else promote what
- * is due, lock ready rows, lease them to `token`.
+ * What a claim of `queue` reads first, in one statement: whether the queue is paused (see
+ * `pause.ts`) and whether it is rate-limited (see `rate.ts`). Non-locking reads of the latest
+ * committed rows (claims run READ COMMITTED), so a claim never waits on a change in flight.
+ */
+async function claimGate(conn: SqlConnection, t: QueueTables, queue: string): Promise<{ paused: boolean; rated: boolean }> {
+  const { rows } = await conn.query<{ paused: unknown; rated: unknown }>(
+    `SELECT EXISTS (SELECT 1 FROM ${t.queues} WHERE \`queue\` = ? AND \`paused_at\` IS NOT NULL) AS paused,
+       EXISTS (SELECT 1 FROM ${t.rateSlots} WHERE \`queue\` = ?) AS rated`,
+    [queue, queue],
+  );
+  return { paused: toNumber(rows[0]?.paused) === 1, rated: toNumber(rows[0]?.rated) === 1 };
+}
+
+/**
+ * One claim run in the caller's transaction: nothing while the queue is paused; for a rate-limited
+ * queue, no more jobs than it takes free rate slots (and none without one); promote what is due,
+ * lock ready rows, lease them to `token`.
  */
 async function claimReady(
   conn: SqlConnection,
@@ -157,24 +204,29 @@ async function claimReady(
   args: { limit: number; leaseMicros: number; group: string | undefined },
   state: ClaimState,
   token: number,
+  joined: boolean,
 ): Promise<ClaimRow[]> {
   const ready = (): Promise<{ rows: ClaimRow[] }> =>
     conn.query<ClaimRow>(
       `SELECT ${CLAIM_COLUMNS}
        FROM ${t.jobs} FORCE INDEX (\`claim\`)
        WHERE \`queue\` = ?${args.group === undefined ? '' : ' AND `grp` = ?'} AND \`phase\` = ${PHASE.ready}
-       ORDER BY \`ready_priority\`, \`due_at\`, \`grp\`, \`id\` LIMIT ${args.limit} FOR UPDATE SKIP LOCKED`,
+       ORDER BY \`ready_priority\`, \`due_at\`, \`grp\`, \`id\` LIMIT ${limit} FOR UPDATE SKIP LOCKED`,
       args.group === undefined ? [queue] : [queue, args.group],
     );
-  if ((await pausedSince(conn, t, queue)) !== null) return [];
+  const gate = await claimGate(conn, t, queue);
+  if (gate.paused) return [];
+  const slots = gate.rated ? await takeSlots(conn, t, queue, args.limit) : [];
+  if (gate.rated && slots.length === 0) return [];
+  const limit = gate.rated ? slots.length : args.limit;
   const started = performance.now();
   let looked = started - state.lastPromote >= PROMOTE_EVERY_MS;
-  if (looked) await promoteDue(conn, t, queue, args.limit);
+  if (looked) await promoteDue(conn, t, queue, Math.max(args.limit, PROMOTE_AT_LEAST), joined);
   let found = await ready();
-  if (found.rows.length < args.limit && !looked) {
+  if (found.rows.length < limit && !looked) {
     looked = true;
     // Rows this transaction already locked come back again (its own locks are not skipped).
-    if ((await promoteDue(conn, t, queue, args.limit)) > 0) found = await ready();
+    if ((await promoteDue(conn, t, queue, Math.max(args.limit, PROMOTE_AT_LEAST), joined)) > 0) found = await ready();
   }
   if (looked) state.lastPromote = started;
   if (found.rows.length === 0) return [];
@@ -183,5 +235,6 @@ async function claimReady(
      WHERE \`id\` IN (${placeholderList(found.rows.length)})`,
     [args.leaseMicros, token, ...found.rows.map((r) => toNumber(r.id))],
   );
+  await useSlots(conn, t, queue, slots.slice(0, found.rows.length));
   return found.rows;
 }

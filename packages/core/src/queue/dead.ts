@@ -48,7 +48,9 @@ async function sweep(c: AckContext, phase: number, dueOnly: boolean, limit: numb
  * on these values): it stays dead and is not counted. Resolves to the number re-driven.
  */
 function redrive(c: AckContext, ids: number[]): Promise<number> {
-  const ready = `\`attempt\` = 0, \`run_at\` = UTC_TIMESTAMP(6), \`due_at\` = UTC_TIMESTAMP(6), \`ready_priority\` = \`priority\`, \`phase\` = ${PHASE.ready}`;
+  // A job with a concurrency key comes back due, for a claim to admit (see `limits.ts`).
+  const ready = `\`attempt\` = 0, \`run_at\` = UTC_TIMESTAMP(6), \`due_at\` = UTC_TIMESTAMP(6),
+    \`ready_priority\` = IF(\`conc_key\` IS NULL, \`priority\`, 0), \`phase\` = IF(\`conc_key\` IS NULL, ${PHASE.ready}, ${PHASE.delayed})`;
   const dead = `\`queue\` = ? AND \`phase\` = ${PHASE.dead}`;
   return c.exec.transaction(async (conn) => {
     const keys = await deadKeysOf(conn, c.t, ids);
@@ -65,7 +67,7 @@ function redrive(c: AckContext, ids: number[]): Promise<number> {
       [...keyed.flatMap((id) => [id, keys.get(id)!]), ...keyed, c.queue],
     );
     const back = await conn.query<{ id: unknown }>(
-      `SELECT \`id\` FROM ${c.t.jobs} FORCE INDEX (PRIMARY) WHERE \`id\` IN (${placeholderList(keyed.length)}) AND \`phase\` = ${PHASE.ready} AND \`dedup_k\` IS NOT NULL`,
+      `SELECT \`id\` FROM ${c.t.jobs} FORCE INDEX (PRIMARY) WHERE \`id\` IN (${placeholderList(keyed.length)}) AND \`phase\` IN (${PHASE.ready}, ${PHASE.delayed}) AND \`dedup_k\` IS NOT NULL`,
       keyed,
     );
     await dropDeadKeys(conn, c.t, back.rows.map((r) => toNumber(r.id)));

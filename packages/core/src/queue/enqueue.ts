@@ -9,14 +9,14 @@ import { jobRow, type JobRow, type QueueSettings } from './options.js';
 import { PHASE, type QueueTables } from './tables.js';
 import type { Enqueued, EnqueueItem } from './types.js';
 
-/** Rows per INSERT: 11 placeholders each, far under 65,535. */
+/** Rows per INSERT: 12 placeholders each, far under 65,535. */
 const INSERT_ROWS = 1000;
 /** Most jobs one enqueueMany call takes (one transaction). */
 export const MAX_ENQUEUE_BATCH = 100_000;
 
-const COLUMNS = '`queue`, `grp`, `phase`, `priority`, `ready_priority`, `due_at`, `run_at`, `max_attempts`, `token`, `dedup_k`, `payload`, `created_at`';
+const COLUMNS = '`queue`, `grp`, `phase`, `priority`, `ready_priority`, `due_at`, `run_at`, `max_attempts`, `token`, `dedup_k`, `payload`, `conc_key`, `created_at`';
 /** `run_at` repeats the `due_at` set earlier in the same row. */
-const ROW = "?, ?, ?, ?, ?, DATE_ADD(COALESCE(CAST(? AS DATETIME(6)), UTC_TIMESTAMP(6)), INTERVAL ? MICROSECOND), `due_at`, ?, ?, ?, ?, UTC_TIMESTAMP(6)";
+const ROW = "?, ?, ?, ?, ?, DATE_ADD(COALESCE(CAST(? AS DATETIME(6)), UTC_TIMESTAMP(6)), INTERVAL ? MICROSECOND), `due_at`, ?, ?, ?, ?, ?, UTC_TIMESTAMP(6)";
 
 /** Validates a batch whole, before any SQL. */
 export function jobRows(items: unknown, settings: QueueSettings): JobRow[] {
@@ -63,7 +63,7 @@ function decodeEnqueued(text: string): Enqueued[] {
 export async function insertJobs(exec: Executor, t: QueueTables, queue: string, rows: readonly JobRow[]): Promise<Enqueued[]> {
   if (rows.length === 0) return [];
   const bytes = statementBytes(exec.dialect.maxAllowedPacket);
-  const parts = [...chunks(rows, { maxRows: INSERT_ROWS, maxBytes: bytes }, (r) => r.payloadBytes + (r.dedup?.length ?? 0) * 2 + 200)];
+  const parts = [...chunks(rows, { maxRows: INSERT_ROWS, maxBytes: bytes }, (r) => r.payloadBytes + (r.dedup?.length ?? 0) * 2 + (r.concKey?.length ?? 0) * 4 + 200)];
   const keyed = rows.some((r) => r.dedup);
   const insertAll = async (conn: SqlConnection): Promise<Enqueued[]> => {
     const out: Enqueued[] = [];
@@ -122,7 +122,11 @@ async function insertChunk(conn: SqlConnection, t: QueueTables, queue: string, p
     const res = await conn.query(
       `INSERT INTO ${t.jobs} (${COLUMNS}) VALUES ${placeholderRows(insert.length, 0, ROW)}` +
         (keyed.length > 0 ? ' ON DUPLICATE KEY UPDATE `dedup_k` = `dedup_k`' : ''),
-      insert.flatMap((r) => [queue, r.group, r.delayed ? PHASE.delayed : PHASE.ready, r.priority, r.delayed ? 0 : r.priority, r.runAt, r.delayMicros, r.maxAttempts, mark, r.dedup, r.payload]),
+      insert.flatMap((r) => {
+        // A job with a concurrency key waits as delayed until a claim admits it (see `limits.ts`).
+        const waits = r.delayed || r.concKey !== null;
+        return [queue, r.group, waits ? PHASE.delayed : PHASE.ready, r.priority, waits ? 0 : r.priority, r.runAt, r.delayMicros, r.maxAttempts, mark, r.dedup, r.payload, r.concKey];
+      }),
     );
     if (res.insertId > 0 && insert.length === 1 && !insert[0]!.dedup) {
       inserted.set(insert[0]!, res.insertId); // one new row: its id is the insert id

@@ -30,11 +30,12 @@ export interface InfoRow {
   finished_us: unknown;
   result: unknown;
   progress: unknown;
+  conc_key: unknown;
 }
 
 const COLUMNS = `\`id\`, \`phase\`, \`grp\`, \`priority\`, \`ready_priority\`, \`attempt\`, \`max_attempts\`, \`payload\`, \`last_error\`,
   DATE_FORMAT(\`due_at\`, '%Y-%m-%d %H:%i:%s.%f') AS due_s, ${epochMicros('`due_at`')} AS due_us, ${epochMicros('`run_at`')} AS run_us,
-  ${epochMicros('`created_at`')} AS created_us, ${epochMicros('`finished_at`')} AS finished_us, \`result\`, \`progress\``;
+  ${epochMicros('`created_at`')} AS created_us, ${epochMicros('`finished_at`')} AS finished_us, \`result\`, \`progress\`, \`conc_key\``;
 
 const dateOf = (us: unknown): Date => new Date(toNumber(us) / 1000);
 const textOf = (v: unknown): string => (Buffer.isBuffer(v) ? v.toString('utf8') : String(v));
@@ -116,6 +117,7 @@ function toInfo<P>(queue: string, r: InfoRow): JobInfo<P> {
     maxAttempts: toNumber(r.max_attempts),
     priority: toNumber(r.priority),
     group: r.grp === '' ? null : r.grp,
+    concurrencyKey: r.conc_key === null || r.conc_key === undefined ? null : textOf(r.conc_key),
     runAt: dateOf(r.run_us),
     dueAt: dateOf(r.due_us),
     createdAt: dateOf(r.created_us),

@@ -2,6 +2,7 @@ import { invalid } from '../errors.js';
 import { encodeKey } from '../keys.js';
 import { validateName } from '../names.js';
 import { intArg, optionsOf, secondsArg, show } from '../validate.js';
+import { concurrencyKeyArg } from './limits.js';
 import { encodePayload } from './payload.js';
 import type { ClaimOptions, EnqueueOptions, QueueOptions } from './types.js';
 
@@ -36,6 +37,8 @@ export interface JobRow {
   /** True when the job starts delayed (a delay or a run time was given). */
   readonly delayed: boolean;
   readonly dedup: Buffer | null;
+  /** The concurrency key, or null. */
+  readonly concKey: string | null;
 }
 
 /** A lease, delay or other duration that must be more than 0 seconds. */
@@ -70,7 +73,7 @@ function utcDatetime(what: string, d: unknown): string {
 }
 
 /** The options of `enqueue()` (and of each item of `enqueueMany()`, besides `payload`). */
-export const ENQUEUE_OPTIONS = ['runAt', 'delay', 'priority', 'maxAttempts', 'dedupKey', 'group'] as const;
+export const ENQUEUE_OPTIONS = ['runAt', 'delay', 'priority', 'maxAttempts', 'dedupKey', 'group', 'concurrencyKey'] as const;
 
 /** Validates one job's payload and options. MUST throw before any SQL on bad input, naming it. */
 export function jobRow(payload: unknown, options: EnqueueOptions | undefined, settings: QueueSettings, what: string): JobRow {
@@ -88,6 +91,7 @@ export function jobRow(payload: unknown, options: EnqueueOptions | undefined, se
     delayMicros: toMicros(delay),
     delayed: o.runAt !== undefined || delay > 0,
     dedup: o.dedupKey === undefined ? null : encodeKey(o.dedupKey, `${what} dedupKey`).k,
+    concKey: o.concurrencyKey === undefined ? null : concurrencyKeyArg(`${what} concurrencyKey`, o.concurrencyKey),
   };
 }
 

@@ -11,6 +11,8 @@ import { getJobInfo, listArgs, listJobs } from './list.js';
 import { claimArgs, jobRow, MAX_DELAY_SECONDS, MAX_LEASE_SECONDS, positiveSeconds, queueSettings } from './options.js';
 import { completeJobs, extendJobs, failJob, releaseJobs, type AckContext } from './settle.js';
 import { pausedSince, pauseQueue, resumeQueue } from './pause.js';
+import { concurrencyKeyArg, getLimit, limitArgs, setLimit } from './limits.js';
+import { getRate, rateArg, setRate } from './rate.js';
 import { reportProgress, waitForArgs, waitForJob } from './results.js';
 import { encodePayload } from './payload.js';
 import { queueStats } from './stats.js';
@@ -43,7 +45,7 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
       return one!;
     },
     enqueueMany: async (items) => wake(await insertJobs(exec, t, queue, jobRows(items, settings))),
-    claim: async (opts) => claimJobs<P>(exec, t, queue, claimArgs(opts), claimState),
+    claim: async (opts) => claimJobs<P>(exec, t, queue, claimArgs(opts), claimState, (job, value) => self.progress(job, value)),
     async complete(jobs, opts) {
       const o = optionsArg('complete()', opts, ['result']);
       const result = o.result === undefined ? undefined : encodePayload(o.result, 'complete() result');
@@ -86,6 +88,16 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
     pause: async () => pauseQueue(exec, t, queue),
     resume: async () => resumeQueue(exec, t, queue),
     isPaused: async () => (await pausedSince(exec, t, queue)) !== null,
+    async setConcurrencyLimit(limit, opts) {
+      const a = limitArgs(limit, opts);
+      return setLimit(exec, t, queue, a.limit, a.key);
+    },
+    setRateLimit: async (rate) => setRate(exec, t, queue, rateArg(rate)),
+    getRateLimit: async () => getRate(exec, t, queue),
+    async getConcurrencyLimit(opts) {
+      const o = optionsArg('getConcurrencyLimit()', opts, ['key']);
+      return getLimit(exec, t, queue, o.key === undefined ? undefined : concurrencyKeyArg('getConcurrencyLimit() key', o.key));
+    },
     work: (handler, opts) =>
       startWorker<P>(
         {

@@ -2,6 +2,8 @@ import { performance } from 'node:perf_hooks';
 import type { Executor } from '../engine/executor.js';
 import type { SqlConnection, SqlValue } from '../port.js';
 import { keepDeadKeys } from './dead-keys.js';
+import { freeSlots, keysOf } from './limits.js';
+import { enqueued } from './wake.js';
 import { LeaseLostError } from './errors.js';
 import { leaseConfirmed } from './local-lease.js';
 import { ackFast, ackHeld, expectAll, fence, type HeldRow } from './ack.js';
@@ -16,6 +18,20 @@ export interface AckContext {
   readonly t: QueueTables;
   readonly queue: string;
   readonly settings: QueueSettings;
+}
+
+/**
+ * Frees the slots of `keys` in the ack's transaction (see `freeSlots`) and, once an ack that
+ * admitted blocked jobs committed, rings this process's idle workers of the queue (`ring`).
+ */
+function slotFreer(c: AckContext): { free: (conn: SqlConnection, keys: readonly string[]) => Promise<void>; ring: () => void } {
+  let admitted = 0; // of the last run: a rolled-back run is followed by another that sets it again
+  return {
+    free: async (conn, keys) => void (admitted = await freeSlots(conn, c.t, c.queue, keys, c.exec.client.joined)),
+    ring: () => {
+      if (admitted > 0 && !c.exec.client.joined) enqueued(c.t.jobs, c.queue);
+    },
+  };
 }
 
 /** The `result` column set for `jobs` from `results` (JSON text by job id): a CASE over the ids that have one. */
@@ -34,7 +50,9 @@ function resultSet(jobs: readonly JobRef[], results: ReadonlyMap<number, string>
  */
 export async function completeJobs(c: AckContext, refs: readonly JobRef[], results?: ReadonlyMap<number, string>): Promise<void> {
   if (refs.length === 0) return;
+  const slots = slotFreer(c);
   const write = async (conn: SqlConnection, jobs: readonly JobRef[]): Promise<number> => {
+    const keys = await keysOf(conn, c.t, jobs);
     const f = fence(c.queue, jobs);
     const r = resultSet(jobs, results);
     const res =
@@ -44,15 +62,18 @@ export async function completeJobs(c: AckContext, refs: readonly JobRef[], resul
             [toMicros(c.settings.keepFinishedFor), ...r.params, ...f.params],
           )
         : await conn.query(`${deleteById(c.t.jobs)} WHERE ${f.sql}`, f.params);
+    if (res.affectedRows === jobs.length) await slots.free(conn, keys);
     return res.affectedRows;
   };
   const fast = await ackFast(c.exec, refs, true, write);
-  if (fast === 'applied') return;
-  // A lost run leaves a completed job deleted, or kept as done (and perhaps purged since).
-  const check = { action: 'complete', once: true, after: [-1, PHASE.done], recover: fast === 'recover' };
-  await ackHeld(c.exec, c.t, c.queue, refs, check, async (conn, held) => {
-    expectAll('complete', await write(conn, held.map((h) => h.ref)), held);
-  });
+  if (fast !== 'applied') {
+    // A lost run leaves a completed job deleted, or kept as done (and perhaps purged since).
+    const check = { action: 'complete', once: true, after: [-1, PHASE.done], recover: fast === 'recover' };
+    await ackHeld(c.exec, c.t, c.queue, refs, check, async (conn, held) => {
+      expectAll('complete', await write(conn, held.map((h) => h.ref)), held);
+    });
+  }
+  slots.ring();
 }
 
 /**
@@ -62,9 +83,12 @@ export async function completeJobs(c: AckContext, refs: readonly JobRef[], resul
 export async function failJob(c: AckContext, ref: JobRef, error: unknown, retryIn: number | 'never' | undefined): Promise<FailOutcome> {
   const text = errorText(error);
   const check = { action: 'fail', once: true, after: [PHASE.delayed, PHASE.dead], recover: false };
+  const slots = slotFreer(c);
   const { result, recovered } = await ackHeld(c.exec, c.t, c.queue, [ref], check, async (conn, held): Promise<FailOutcome> => {
     const h = held[0] as HeldRow;
     const f = fence(c.queue, held.map((h) => h.ref));
+    // Dead or retrying later, the job leaves its concurrency key's slot to the next blocked job.
+    const freed = async (): Promise<void> => slots.free(conn, await keysOf(conn, c.t, [h.ref]));
     if (retryIn === 'never' || h.attempt >= h.maxAttempts) {
       await keepDeadKeys(conn, c.t, [h.ref.id]);
       const res = await conn.query(
@@ -72,6 +96,7 @@ export async function failJob(c: AckContext, ref: JobRef, error: unknown, retryI
         [text, ...f.params],
       );
       expectAll('fail', res.affectedRows, held);
+      await freed();
       return { state: 'dead' };
     }
     const delay = toMicros(retryIn ?? backoffSeconds(h.attempt, c.settings));
@@ -80,8 +105,10 @@ export async function failJob(c: AckContext, ref: JobRef, error: unknown, retryI
       [text, delay, delay, ...f.params],
     );
     expectAll('fail', res.affectedRows, held);
+    await freed();
     return { state: 'delayed', runAt: new Date((h.nowUs + delay) / 1000) };
   });
+  slots.ring();
   const before = recovered[0]?.row;
   if (before) return before.phase === PHASE.dead ? { state: 'dead' } : { state: 'delayed', runAt: new Date(before.dueUs / 1000) };
   return result as FailOutcome;
@@ -90,7 +117,9 @@ export async function failJob(c: AckContext, ref: JobRef, error: unknown, retryI
 /** Gives jobs back without counting the attempt; see `Queue.release`. */
 export async function releaseJobs(c: AckContext, refs: readonly JobRef[], delay: number): Promise<void> {
   if (refs.length === 0) return;
+  const slots = slotFreer(c);
   const write = async (conn: SqlConnection, jobs: readonly JobRef[]): Promise<number> => {
+    const keys = delay > 0 ? await keysOf(conn, c.t, jobs) : []; // released at once, a job keeps its slot
     const f = fence(c.queue, jobs);
     const uncount = '`attempt` = IF(`attempt` > 0, `attempt` - 1, 0)';
     const res =
@@ -100,14 +129,17 @@ export async function releaseJobs(c: AckContext, refs: readonly JobRef[], delay:
             [toMicros(delay), toMicros(delay), ...f.params],
           )
         : await conn.query(`${updateById(c.t.jobs)} SET ${uncount}, \`due_at\` = \`run_at\`, \`ready_priority\` = \`priority\`, \`phase\` = ${PHASE.ready} WHERE ${f.sql}`, f.params);
+    if (res.affectedRows === jobs.length) await slots.free(conn, keys);
     return res.affectedRows;
   };
   const fast = await ackFast(c.exec, refs, true, write);
-  if (fast === 'applied') return;
-  const check = { action: 'release', once: true, after: [PHASE.ready, PHASE.delayed], recover: fast === 'recover' };
-  await ackHeld(c.exec, c.t, c.queue, refs, check, async (conn, held) => {
-    expectAll('release', await write(conn, held.map((h) => h.ref)), held);
-  });
+  if (fast !== 'applied') {
+    const check = { action: 'release', once: true, after: [PHASE.ready, PHASE.delayed], recover: fast === 'recover' };
+    await ackHeld(c.exec, c.t, c.queue, refs, check, async (conn, held) => {
+      expectAll('release', await write(conn, held.map((h) => h.ref)), held);
+    });
+  }
+  slots.ring();
 }
 
 /** Moves lease expiries to `seconds` from now; see `Queue.extend`. */

@@ -9,10 +9,14 @@ export interface QueueTables {
   readonly deadKeys: string;
   /** One row per queue with fleet-wide state: paused (see `pause.ts`). */
   readonly queues: string;
+  /** One row per concurrency key in use, locked while its running jobs are counted (see `limits.ts`). */
+  readonly keys: string;
+  /** Rate-limited queues: one row per start their window allows (see `rate.ts`). */
+  readonly rateSlots: string;
 }
 
 export function queueTables(prefix: string): QueueTables {
-  return { jobs: table(prefix, 'queue_jobs'), receipts: receiptsTable(prefix), deadKeys: table(prefix, 'queue_dead_keys'), queues: table(prefix, 'queues') };
+  return { jobs: table(prefix, 'queue_jobs'), receipts: receiptsTable(prefix), deadKeys: table(prefix, 'queue_dead_keys'), queues: table(prefix, 'queues'), keys: table(prefix, 'queue_keys'), rateSlots: table(prefix, 'queue_rate_slots') };
 }
 
 /**
@@ -30,12 +34,18 @@ export const PHASE = {
   done: 3,
   /** Failed `max_attempts` times; `due_at` is when it died. Kept until `retryDead` or `purgeDead`. */
   dead: 4,
+  /**
+   * Waiting for a slot of its concurrency key (the key had its limit of ready and running jobs);
+   * out of every range a claim reads. A job of the key that leaves the ready and running phases
+   * admits the first blocked one (see `limits.ts`).
+   */
+  blocked: 5,
 } as const;
 
 export type JobState = keyof typeof PHASE;
 
 /** State names by phase number. */
-export const STATE_OF: readonly JobState[] = ['ready', 'delayed', 'running', 'done', 'dead'];
+export const STATE_OF: readonly JobState[] = ['ready', 'delayed', 'running', 'done', 'dead', 'blocked'];
 
 export { epochMicros, NOW_MICROS } from '../sql.js';
 

@@ -20,6 +20,8 @@ export interface JobFields<Payload = unknown> {
   readonly priority: number;
   /** The group given at enqueue, or null. */
   readonly group: string | null;
+  /** The concurrency key given at enqueue, or null. */
+  readonly concurrencyKey: string | null;
   /** When the job was scheduled to run: its place in line (database clock). */
   readonly runAt: Date;
 }
@@ -42,6 +44,12 @@ export interface Job<Payload = unknown> extends JobRef, JobFields<Payload> {
    * job still compares and serializes as its fields.
    */
   leaseLeft(): number;
+  /**
+   * Stores `value` as the job's progress: `queue.progress(job, value)` (JSON checked like a
+   * payload; fenced: rejects with `LEASE_LOST`, storing nothing, once the lease is no longer this
+   * claim's). Not enumerable.
+   */
+  progress(value: unknown): Promise<void>;
 }
 
 /** How one job is enqueued. */
@@ -61,6 +69,13 @@ export interface EnqueueOptions {
   readonly dedupKey?: string;
   /** A group for filtered claims (`claim({ group })`); same rules as queue names. */
   readonly group?: string;
+  /**
+   * At most the key's limit (`setConcurrencyLimit`; default 1) of this queue's jobs with this key
+   * are ready or running at any moment, across every process; the others wait in state `blocked`
+   * and are admitted first enqueued first as slots free. Any non-empty string of at most 128
+   * characters.
+   */
+  readonly concurrencyKey?: string;
 }
 
 /** One job of a batch: its payload and options. */
@@ -183,8 +198,10 @@ export interface Queue<Payload = unknown> {
    * delayed jobs and expired leases are made ready first (an expired lease whose attempts are used
    * up makes its job dead). Each claimed job gets a lease of `lease` seconds by the database clock,
    * its attempt counted and a new fencing token. MUST hand each job to at most one live lease;
-   * MUST NOT wait on rows other claimers or ackers hold (they are skipped). Resolves to [] when
-   * nothing is runnable; a claimer that loses every race also sees [].
+   * MUST NOT wait on rows other claimers or ackers hold (they are skipped). A job with a concurrency
+   * key becomes ready only within its key's limit (the others turn `blocked`); a rate-limited queue
+   * gives no more jobs than it has free rate slots. Resolves to [] when nothing is runnable (or the
+   * queue is paused, or no rate slot is free); a claimer that loses every race also sees [].
    */
   claim(options: ClaimOptions): Promise<Job<Payload>[]>;
   /**
@@ -259,6 +276,26 @@ export interface Queue<Payload = unknown> {
   resume(): Promise<void>;
   /** True while the queue is paused (latest committed state). Read-only. */
   isPaused(): Promise<boolean>;
+  /**
+   * Sets how many jobs of one concurrency key may be ready or running at once, across every
+   * process: the queue's default for every key (`key` omitted), or one key's own limit, which wins
+   * over the default. `null` removes the setting (the key falls back to the queue default, the
+   * queue default to 1). Persisted. A raised limit admits blocked jobs in the same transaction; a
+   * lowered one blocks new admissions until enough running jobs finish (none is stopped).
+   */
+  setConcurrencyLimit(limit: number | null, options?: { key?: string }): Promise<void>;
+  /**
+   * Limits how many jobs of the queue start (are claimed) in any window of `per` seconds, across
+   * every process, by the database clock: at most `limit`, however many workers claim. Retries
+   * and releases start again and count again. `null` removes the limit. Persisted; takes effect at
+   * the commit; a lowered limit holds fully one window later. A claim of a rate-limited queue
+   * returns fewer jobs (or none) rather than waiting.
+   */
+  setRateLimit(rate: { limit: number; per: number } | null): Promise<void>;
+  /** The queue's rate limit, or null. Read-only. */
+  getRateLimit(): Promise<{ limit: number; per: number } | null>;
+  /** The limit in force for `key` (its own, else the queue default, else 1), or the queue default when `key` is omitted. Read-only. */
+  getConcurrencyLimit(options?: { key?: string }): Promise<number>;
   /** Starts a worker that runs `handler` for claimed jobs (see `WorkerOptions`). */
   work(handler: JobHandler<Payload>, options?: WorkerOptions): QueueWorker<Payload>;
 }

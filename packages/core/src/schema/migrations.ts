@@ -6,6 +6,8 @@ import { RECEIPTS_MIGRATION } from '../receipts/schema.js';
 import { DEAD_KEYS_MIGRATION } from '../queue/dead-keys.js';
 import { QUEUES_MIGRATION } from '../queue/pause.js';
 import { RESULTS_MIGRATION } from '../queue/results.js';
+import { LIMITS_MIGRATION } from '../queue/limits.js';
+import { RATE_MIGRATION } from '../queue/rate.js';
 import type { Migration } from './migration.js';
 import { table, TABLE_OPTIONS } from './tables.js';
 
@@ -25,10 +27,10 @@ export function migrationsTableSql(prefix: string): string {
  * Every version, in order. New versions are appended, never edited. Versions are allocated per
  * primitive: 1 Dones, 2 Loop, 3 Queue, 4 Resources; later changes take the next free number
  * (5 receipts of writes retried after a lost reply, 6 dedup keys of dead jobs, 7 the Queue's
- * fencing token column renamed `token`, 8 per-queue state: paused, 9 job results and progress, 10 Resources' `lock_seq`, written by every
- * lock so clusters certify it).
+ * fencing token column renamed `token`, 8 per-queue state: paused, 9 job results and progress, 11 per-key concurrency limits, 12 rate limits,
+ * 13 Resources' `lock_seq`, written by every lock so clusters certify it).
  */
-export const MIGRATIONS: readonly Migration[] = [DONES_MIGRATION, LOOP_MIGRATION, QUEUE_MIGRATION, RESOURCES_MIGRATION, RECEIPTS_MIGRATION, DEAD_KEYS_MIGRATION, TOKEN_COLUMN_MIGRATION, QUEUES_MIGRATION, RESULTS_MIGRATION, RESOURCES_LOCK_SEQ_MIGRATION].sort((a, b) => a.version - b.version);
+export const MIGRATIONS: readonly Migration[] = [DONES_MIGRATION, LOOP_MIGRATION, QUEUE_MIGRATION, RESOURCES_MIGRATION, RECEIPTS_MIGRATION, DEAD_KEYS_MIGRATION, TOKEN_COLUMN_MIGRATION, QUEUES_MIGRATION, RESULTS_MIGRATION, LIMITS_MIGRATION, RATE_MIGRATION, RESOURCES_LOCK_SEQ_MIGRATION].sort((a, b) => a.version - b.version);
 
 /** The newest schema version this build knows. */
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

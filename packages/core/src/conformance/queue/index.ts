@@ -10,6 +10,8 @@ import { queueEnqueue } from './enqueue.js';
 import { queueEvents } from './events.js';
 import { queueFailNow } from './fail-now.js';
 import { queueLeases } from './leases.js';
+import { queueLimits } from './limits.js';
+import { queueRate } from './rate.js';
 import { queueList } from './list.js';
 import { queuePause } from './pause.js';
 import { queueResults } from './results.js';
@@ -43,6 +45,8 @@ export function describeQueueConformance<Tx>(harness: ConformanceHarness<Tx>): v
       describe('events, logger and tracing', () => queueEvents(ctx));
       describe('pause and resume', () => queuePause(ctx));
       describe('results, progress and waitFor', () => queueResults(ctx));
+      describe('per-key concurrency limits', () => queueLimits(ctx));
+      describe('rate limits', () => queueRate(ctx));
       describe('holding leases', () => queueHolding(ctx));
       describe('concurrency', () => queueConcurrency(ctx));
     });

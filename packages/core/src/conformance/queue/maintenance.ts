@@ -58,7 +58,7 @@ export function queueMaintenance<Tx>(ctx: () => SuiteContext<Tx>): void {
     const q = session.taskrow.queue(name, { keepFinishedFor: 60 });
     expect(await q.stats()).toEqual({
       queue: name,
-      counts: { ready: 0, delayed: 0, running: 0, done: 0, dead: 0 },
+      counts: { ready: 0, delayed: 0, running: 0, done: 0, dead: 0, blocked: 0 },
       dead: 0,
       oldestRunnableAge: null,
       pausedAt: null,
@@ -71,7 +71,7 @@ export function queueMaintenance<Tx>(ctx: () => SuiteContext<Tx>): void {
     await q.fail(jobs[2]!, 'x');
     await setDueOffset(session.probe, prefix, ids[3]!, -100);
     const s = await q.stats();
-    expect(s.counts).toEqual({ ready: 2, delayed: 1, running: 1, done: 1, dead: 1 });
+    expect(s.counts).toEqual({ ready: 2, delayed: 1, running: 1, done: 1, dead: 1, blocked: 0 });
     expect(s.dead).toBe(1);
     expect(s.oldestRunnableAge).toBeGreaterThanOrEqual(100);
     expect(s.oldestRunnableAge).toBeLessThan(130);

@@ -26,7 +26,7 @@ export interface ProbedJob {
  * The documented meaning of the `phase` column (see the jobs table's DDL comment), written out
  * here rather than imported, so the probe stays a side channel independent of the engine.
  */
-const PHASES: readonly JobState[] = ['ready', 'delayed', 'running', 'done', 'dead'];
+const PHASES: readonly JobState[] = ['ready', 'delayed', 'running', 'done', 'dead', 'blocked'];
 
 const jobs = (prefix: string): string => `\`${prefix}queue_jobs\``;
 const us = (col: string): string => `TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', ${col})`;
@@ -115,4 +115,39 @@ export async function until(what: string, check: () => Promise<boolean> | boolea
     if (Date.now() > end) throw new Error(`timed out waiting for: ${what}`);
     await new Promise((r) => setTimeout(r, 25));
   }
+}
+
+/** One keyed job as the probe reads it: state, concurrency key (`conc_key`) and lease left. */
+export interface ProbedKeyed {
+  readonly id: number;
+  readonly state: JobState;
+  readonly key: string | null;
+  readonly payload: unknown;
+  /** `due_at` minus now, in seconds. */
+  readonly dueIn: number;
+}
+
+/** Every row of `queue` with its concurrency key, by id. */
+export async function probeKeyed(probe: Probe, prefix: string, queue: string): Promise<ProbedKeyed[]> {
+  const rows = await probe.query<{ id: unknown; phase: unknown; conc_key: string | Buffer | null; payload: string | Buffer; due_in: unknown }>(
+    `SELECT id, phase, conc_key, payload, TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), due_at) AS due_in FROM ${jobs(prefix)} WHERE queue = ? ORDER BY id`,
+    [queue],
+  );
+  const text = (v: string | Buffer): string => (Buffer.isBuffer(v) ? v.toString('utf8') : String(v));
+  return rows.map((r) => ({
+    id: Number(r.id),
+    state: PHASES[Number(r.phase)]!,
+    key: r.conc_key === null ? null : text(r.conc_key),
+    payload: JSON.parse(text(r.payload)),
+    dueIn: Number(r.due_in) / 1e6,
+  }));
+}
+
+/** Running jobs (lease not expired) per concurrency key of `queue`, as the database holds them now. */
+export async function probeRunningByKey(probe: Probe, prefix: string, queue: string): Promise<Map<string, number>> {
+  const rows = await probe.query<{ k: string | Buffer; n: unknown }>(
+    `SELECT conc_key AS k, COUNT(*) AS n FROM ${jobs(prefix)} WHERE queue = ? AND phase = 2 AND conc_key IS NOT NULL GROUP BY conc_key`,
+    [queue],
+  );
+  return new Map(rows.map((r) => [Buffer.isBuffer(r.k) ? r.k.toString('utf8') : String(r.k), Number(r.n)]));
 }

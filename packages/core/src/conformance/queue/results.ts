@@ -78,6 +78,12 @@ export function queueResults<Tx>(ctx: () => SuiteContext<Tx>): void {
     expect((await q.getJob(id))?.progress).toEqual({ pct: 50, step: 'copy' });
     await q.progress(again!, { pct: 0 });
     expect((await q.getJob(id))?.progress).toEqual({ pct: 0 });
+    // The same through the job object, fenced alike.
+    await again!.progress({ pct: 5 });
+    expect((await q.getJob(id))?.progress).toEqual({ pct: 5 });
+    await rejection(job!.progress({ pct: 95 }), 'LEASE_LOST');
+    expect((await q.getJob(id))?.progress).toEqual({ pct: 5 });
+    expect(Object.keys(again!)).not.toContain('progress');
   });
 
   it("a worker's handler reports progress through its context", async () => {
