@@ -1,4 +1,5 @@
 import mysql from 'mysql2/promise';
+import { taskrow } from '@taskrow/mysql2';
 import { describe, expect, it } from 'vitest';
 import { clusters } from '../src/cluster-harness.js';
 
@@ -32,6 +33,19 @@ for (const c of clusters()) {
       }
     });
 
+    it("taskrow's dialect reads every node as a multi-writer cluster node, except on single-primary", async () => {
+      const seen: boolean[] = [];
+      for (const url of c.urls) {
+        const pool = mysql.createPool({ uri: url, connectionLimit: 1 });
+        try {
+          seen.push((await taskrow(pool, { prefix: 'nodes_' })).dialect.multiWriter);
+        } finally {
+          await pool.end();
+        }
+      }
+      expect(seen).toEqual(c.urls.map(() => c.kind !== 'group-replication-single-primary'));
+    });
+
     it('reads on every node a row just written on any writable node', async () => {
       const table = `nodes_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
       const writers = c.kind === 'group-replication-single-primary' ? c.urls.slice(0, 1) : c.urls;
@@ -42,6 +56,35 @@ for (const c of clusters()) {
           for (const reader of c.urls) expect((await on(reader, `SELECT node FROM \`${table}\` WHERE id = ?`, [i])).map((r) => r['node'])).toEqual([i]);
         }
       } finally {
+        await on(c.urls[0]!, `DROP TABLE IF EXISTS \`${table}\``);
+      }
+    });
+
+    // What the kit's cases about row locks between sessions cannot assume across nodes (they run on
+    // one node there: HarnessOpenOptions.oneNode), stated as a test so the docs stay true.
+    // Single-primary has one writable node: nothing to compare.
+    if (c.kind !== 'group-replication-single-primary') it('a row lock held on one node is neither waited on nor skipped by SKIP LOCKED on another', async () => {
+      const table = `lk_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+      await on(c.urls[0]!, `CREATE TABLE \`${table}\` (id INT PRIMARY KEY, v INT NOT NULL) ENGINE=InnoDB`);
+      await on(c.urls[0]!, `INSERT INTO \`${table}\` VALUES (1, 0), (2, 0)`);
+      const [holder, other] = await Promise.all([mysql.createConnection(c.urls[0]!), mysql.createConnection(c.urls[1]!)]);
+      try {
+        await other.query(c.kind === 'galera' ? 'SET SESSION wsrep_sync_wait = 1' : "SET SESSION group_replication_consistency = 'BEFORE'");
+        await holder.query('BEGIN');
+        await holder.query(`SELECT id FROM \`${table}\` WHERE id = 1 FOR UPDATE`);
+        await other.query('BEGIN');
+        const t0 = performance.now();
+        const [rows] = await other.query<mysql.RowDataPacket[]>(`SELECT id FROM \`${table}\` ORDER BY id FOR UPDATE SKIP LOCKED`);
+        await other.query(`UPDATE \`${table}\` SET v = v + 1 WHERE id = 1`);
+        await other.query('COMMIT');
+        const waitedMs = performance.now() - t0;
+        // On one server the claim would get [2]; on another node it gets row 1 too, without waiting.
+        expect(rows.map((r) => r['id'])).toEqual([1, 2]);
+        expect(waitedMs).toBeLessThan(5_000);
+        expect((await on(c.urls[2]!, `SELECT v FROM \`${table}\` WHERE id = 1`)).map((r) => r['v'])).toEqual([1]);
+      } finally {
+        await holder.query('ROLLBACK').catch(() => undefined);
+        await Promise.allSettled([holder.end(), other.end()]);
         await on(c.urls[0]!, `DROP TABLE IF EXISTS \`${table}\``);
       }
     });

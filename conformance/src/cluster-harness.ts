@@ -16,9 +16,13 @@ export interface ClusterConformanceTarget extends ConformanceTarget {
   readonly urls: readonly string[];
 }
 
-/** The kit target for a cluster (its `url` is the first node's; `clusterHarness` picks nodes per session). */
+/**
+ * The kit target for a cluster (its `url` is the first node's; `clusterHarness` picks nodes per
+ * session). Galera and multi-primary Group Replication are `multiWriterCluster`s: every node takes
+ * writes and row locks are per node.
+ */
 export function clusterConformanceTarget(c: ClusterTarget): ClusterConformanceTarget {
-  return { engine: c.engine, version: c.version, url: c.url, kind: c.kind, urls: c.urls };
+  return { engine: c.engine, version: c.version, url: c.url, kind: c.kind, urls: c.urls, multiWriterCluster: c.kind !== 'group-replication-single-primary' };
 }
 
 /**
@@ -49,8 +53,10 @@ function split(n: number, k: number): number[] {
  * Wraps an adapter's harness so every session spreads over the cluster's nodes: session `i` puts its
  * taskrow client on node `i`, its probe on node `i + 1` and its extra clients (`openClients`) over
  * every node, starting at node `i + 2`. Writes therefore race across primaries. On single-primary
- * every session (probe included: it plants rows) uses the primary, node 1. The probe reads with the cluster's
- * read-your-writes setting (see `readYourWritesSql`); the taskrow clients run with the server's defaults.
+ * every session (probe included: it plants rows) uses the primary, node 1. A session opened with
+ * `oneNode` (the kit's cases about row locks between sessions) keeps its client, probe and extra
+ * clients on node `i`. The probe reads with the cluster's read-your-writes setting (see
+ * `readYourWritesSql`); the taskrow clients run with the server's defaults.
  */
 export function clusterHarness<Tx>(base: ConformanceHarness<Tx>, kindLabel: string): ConformanceHarness<Tx> {
   let opened = 0;
@@ -62,10 +68,11 @@ export function clusterHarness<Tx>(base: ConformanceHarness<Tx>, kindLabel: stri
       const n = t.urls.length;
       const i = opened++;
       const single = t.kind === 'group-replication-single-primary';
-      const node = (k: number): string => t.urls[single ? 0 : (i + k) % n]!;
+      const one = single || options.oneNode === true;
+      const node = (k: number): string => t.urls[single ? 0 : (i + (one ? 0 : k)) % n]!;
       const session = await base.open({ ...t, url: node(0) }, options);
       // On single-primary the probe writes too (it plants rows), so it stays on the primary.
-      const probe = await clusterProbe(single ? t.urls[0]! : t.urls[(i + 1) % n]!, t.kind).catch(async (err) => {
+      const probe = await clusterProbe(node(1), t.kind).catch(async (err) => {
         await session.close();
         throw err;
       });
@@ -77,7 +84,7 @@ export function clusterHarness<Tx>(base: ConformanceHarness<Tx>, kindLabel: stri
         killClientConnections: () => session.killClientConnections(),
         endClient: () => session.endClient(),
         async openClients(count) {
-          const parts = split(count, single ? 1 : n);
+          const parts = split(count, one ? 1 : n);
           const helpers: HarnessSession<Tx>[] = [];
           const opened: { clients: HarnessSession<Tx>['taskrow'][]; close(): Promise<void> }[] = [];
           const closeAll = async (): Promise<void> => {

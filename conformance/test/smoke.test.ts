@@ -1,6 +1,7 @@
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { classify } from '@taskrow/core';
+import { taskrow as mysql2Taskrow } from '@taskrow/mysql2';
 import { REQUIRED_LOCAL, versionMatches } from '@taskrow/servers';
 import { label, targets } from '../src/targets.js';
 
@@ -37,6 +38,11 @@ for (const target of targets()) {
       const v = String(rows[0]?.['v']);
       expect(v.startsWith(target.version)).toBe(true);
       expect(/mariadb/i.test(v) ? 'mariadb' : 'mysql').toBe(target.engine);
+    });
+
+    it("taskrow's dialect reads a single server as no multi-writer cluster node", async () => {
+      const tr = await mysql2Taskrow(a, { prefix: 'smoke_' });
+      expect([tr.dialect.engine, tr.dialect.multiWriter]).toEqual([target.engine, false]);
     });
 
     it('SELECT ... FOR UPDATE SKIP LOCKED skips a row another open transaction holds', async () => {

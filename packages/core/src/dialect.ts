@@ -15,6 +15,13 @@ export interface Dialect {
   readonly versionString: string;
   /** The server's `max_allowed_packet` in bytes; statements are chunked well under it. */
   readonly maxAllowedPacket: number;
+  /**
+   * True on a node of a cluster where every node takes writes (MariaDB Galera with `wsrep_on`,
+   * Group Replication in multi-primary mode), as seen at connect time. Row locks are per node there
+   * and the second writer of a row loses certification, so every deadlock error may be a lost race
+   * with another node: the engine gives such runs `CERTIFICATION_ATTEMPTS_FACTOR` times the attempts.
+   */
+  readonly multiWriter: boolean;
 }
 
 function atLeast(version: string, major: number, minor: number, patch = 0): boolean {
@@ -22,8 +29,28 @@ function atLeast(version: string, major: number, minor: number, patch = 0): bool
   return a !== major ? a > major : b !== minor ? b > minor : c >= patch;
 }
 
-/** Builds the dialect from a `SELECT VERSION()` string. MUST reject servers without SKIP LOCKED, naming the version. */
-export function dialectFromVersion(versionString: string, maxAllowedPacket: number): Dialect {
+/**
+ * TiDB speaks the MySQL protocol and accepts `SELECT ... FOR UPDATE SKIP LOCKED`, but does not honour
+ * it as InnoDB does (the clause is parsed, and a claimer is not promised to skip rows another
+ * transaction holds), so a Queue or Loop on it would be silently wrong. Recognised by `VERSION()`
+ * (`8.0.11-TiDB-v7.5.1`) or, when its `server-version` setting hides that, by `@@version_comment`
+ * (`TiDB Server (Apache License 2.0) ...`).
+ */
+export function isTiDB(versionString: string, versionComment = ''): boolean {
+  return /tidb/i.test(versionString) || /tidb/i.test(versionComment);
+}
+
+/**
+ * Builds the dialect from a `SELECT VERSION()` string (and `@@version_comment`, when known). MUST
+ * reject servers without SKIP LOCKED, naming the version, and MUST reject TiDB, which accepts the
+ * clause without honouring it: refusing at connect is better than a silently wrong queue.
+ */
+export function dialectFromVersion(versionString: string, maxAllowedPacket: number, versionComment = '', multiWriter = false): Dialect {
+  if (isTiDB(versionString, versionComment)) {
+    throw new UnsupportedServerError(
+      `${versionString} is TiDB, which accepts SELECT ... FOR UPDATE SKIP LOCKED without honouring it as MySQL and MariaDB do; taskrow refuses it rather than run a silently wrong queue (docs/compatibility.md)`,
+    );
+  }
   // MariaDB's handshake (and some proxies) prefix "5.5.5-" to the real version.
   const m = /^(?:5\.5\.5-(?=\d+\.\d+\.\d+.*mariadb))?(\d+\.\d+\.\d+)/i.exec(versionString);
   if (!m?.[1]) throw new UnsupportedServerError(`cannot read the server version from ${JSON.stringify(versionString)}`);
@@ -41,13 +68,36 @@ export function dialectFromVersion(versionString: string, maxAllowedPacket: numb
     version,
     versionString,
     maxAllowedPacket,
+    multiWriter,
   });
 }
 
-/** Asks the server once for its version and packet size and returns the frozen dialect. */
+/**
+ * Whether the server is a node of a multi-writer cluster: Galera's `wsrep_on`, or Group
+ * Replication in multi-primary mode with an ONLINE member. Read from the variable tables, which
+ * need no privilege and do not fail when the variable is absent; any error reads as false.
+ */
+const MULTI_WRITER_SQL: Readonly<Record<Dialect['engine'], string>> = {
+  mariadb: "SELECT VARIABLE_VALUE = 'ON' AS m FROM information_schema.GLOBAL_VARIABLES WHERE VARIABLE_NAME = 'WSREP_ON'",
+  mysql: `SELECT VARIABLE_VALUE = 'OFF' AND (SELECT COUNT(*) FROM performance_schema.replication_group_members WHERE MEMBER_STATE = 'ONLINE') > 0 AS m
+    FROM performance_schema.global_variables WHERE VARIABLE_NAME = 'group_replication_single_primary_mode'`,
+};
+
+async function isMultiWriter(client: SqlConnection, engine: Dialect['engine']): Promise<boolean> {
+  try {
+    const { rows } = await client.query<{ m: unknown }>(MULTI_WRITER_SQL[engine]);
+    return rows.length > 0 && toNumber(rows[0]!.m) === 1;
+  } catch {
+    return false;
+  }
+}
+
+/** Asks the server once for its version, version comment, packet size and cluster mode, and returns the frozen dialect. */
 export async function resolveDialect(client: SqlConnection): Promise<Dialect> {
-  const { rows } = await client.query<{ v: string; p: unknown }>('SELECT VERSION() AS v, @@max_allowed_packet AS p');
+  const { rows } = await client.query<{ v: string; c: unknown; p: unknown }>('SELECT VERSION() AS v, @@version_comment AS c, @@max_allowed_packet AS p');
   const row = rows[0];
   if (!row) throw new UnsupportedServerError('SELECT VERSION() returned no row');
-  return dialectFromVersion(String(row.v), toNumber(row.p));
+  const [v, p, c] = [String(row.v), toNumber(row.p), row.c == null ? '' : String(row.c)];
+  const probe = dialectFromVersion(v, p, c);
+  return dialectFromVersion(v, p, c, await isMultiWriter(client, probe.engine));
 }

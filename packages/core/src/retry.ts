@@ -3,7 +3,10 @@ import type { DriverErrorInfo, SqlClient } from './port.js';
 
 /** How whole operations are retried on retryable server errors. */
 export interface RetryOptions {
-  /** Attempts in all, the first included. Default 10. */
+  /**
+   * Attempts in all, the first included. Default 10. A run that lost certification on a cluster
+   * (`isCertificationFailure`) may go on to `CERTIFICATION_ATTEMPTS_FACTOR` times as many.
+   */
   readonly attempts: number;
   /** First backoff in ms; doubles each attempt up to `maxDelayMs`, with full jitter. Default 5. */
   readonly baseDelayMs: number;
@@ -29,6 +32,35 @@ const RETRYABLE_ERRNO = new Set([1213, 1205, 1020, 3101, 1180]);
  */
 const LOST_ERRNO = new Set([2006, 2013, 2055, 1053, 1927, 4031, 1158, 1159, 1160, 1161, 1047, 1290]);
 const MISSING_TABLE_ERRNO = new Set([1146]);
+
+/**
+ * A cluster's certification failure is its way of making the second writer of a row wait: the run
+ * lost a race to another node and runs again, as on one server it would have waited for the row
+ * lock (up to `innodb_lock_wait_timeout`, 50 s by default). Under contention across nodes (claimers
+ * on three nodes picking the same queue head) ten quick attempts are not always enough, so such a
+ * run gets this many times the attempts; the backoff stays capped at `maxDelayMs`.
+ */
+export const CERTIFICATION_ATTEMPTS_FACTOR = 3;
+
+/** Errors raised by COMMIT itself, noted by the engine's transaction runner (`noteRaisedAtCommit`). */
+const raisedAtCommit = new WeakSet<object>();
+
+/** Notes that `err` was raised by the COMMIT statement of a transaction (the engine's runner calls this). */
+export function noteRaisedAtCommit(err: unknown): void {
+  if (typeof err === 'object' && err !== null) raisedAtCommit.add(err);
+}
+
+/**
+ * True for a cluster's certification failure: Group Replication's 3101 wherever it arrives, and a
+ * retryable error (1213, 1180) raised by COMMIT itself, which only a cluster gives: InnoDB reports
+ * a deadlock when a lock is requested, never at COMMIT; Galera reports a failed certification as
+ * 1213 at COMMIT. Galera's abort of a local transaction by a replicated one before its COMMIT looks
+ * like a plain deadlock and gets the plain budget. MUST NOT read message text.
+ */
+export function isCertificationFailure(info: DriverErrorInfo, err: unknown): boolean {
+  if (info.errno === 3101) return true;
+  return classify(info) === 'retryable' && typeof err === 'object' && err !== null && raisedAtCommit.has(err);
+}
 
 /**
  * A unit of work that got no answer within its bound: taskrow abandoned it (and, where the adapter
@@ -101,12 +133,15 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 
 /**
  * Runs `op` and, when it fails with a deadlock, a lock wait timeout or a lost connection
- * (`NoAnswer` included), runs it again from the start: at most `attempts` times, sleeping a random 0..min(max, base * 2^n) ms
- * between tries. MUST NOT retry on a joined client (the application's transaction is already
+ * (`NoAnswer` included), runs it again from the start: at most `attempts` times (after a
+ * certification failure, or any retryable error on a `multiWriter` cluster node, where a replicated
+ * write aborts a local transaction with a plain 1213, `CERTIFICATION_ATTEMPTS_FACTOR` times as
+ * many), sleeping a random
+ * 0..min(max, base * 2^n) ms between tries. MUST NOT retry on a joined client (the application's transaction is already
  * rolled back by the server) nor any other error. Rejects with a `TaskrowError` keeping the driver
  * error as `cause`. `op` learns from its `Attempt` whether an earlier run may have committed.
  */
-export async function withRetry<T>(client: SqlClient, retry: RetryOptions, op: (attempt: Attempt) => Promise<T>): Promise<T> {
+export async function withRetry<T>(client: SqlClient, retry: RetryOptions, op: (attempt: Attempt) => Promise<T>, multiWriter = false): Promise<T> {
   let afterLost = false;
   for (let attempt = 1; ; attempt++) {
     try {
@@ -114,7 +149,9 @@ export async function withRetry<T>(client: SqlClient, retry: RetryOptions, op: (
     } catch (err) {
       if (err instanceof TaskrowError || err instanceof RollBack) throw err;
       const kind = classifyError(client, err);
-      const again = !client.joined && (kind === 'retryable' || kind === 'lost') && attempt < retry.attempts;
+      const certification = kind === 'retryable' && (multiWriter || isCertificationFailure(client.describeError(err), err));
+      const budget = certification ? retry.attempts * CERTIFICATION_ATTEMPTS_FACTOR : retry.attempts;
+      const again = !client.joined && (kind === 'retryable' || kind === 'lost') && attempt < budget;
       if (!again) throw toTaskrowError(err, client, attempt);
       afterLost ||= kind === 'lost';
       await sleep(Math.random() * Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** (attempt - 1)));

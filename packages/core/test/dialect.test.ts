@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { dialectFromVersion } from '../src/dialect.js';
+import { dialectFromVersion, isTiDB } from '../src/dialect.js';
 import { TaskrowError } from '../src/errors.js';
 
 describe('dialect', () => {
   it('reads engine and version from VERSION() strings', () => {
     const my = dialectFromVersion('9.7.4-2', 67108864);
-    expect(my).toEqual({ engine: 'mysql', version: '9.7.4', versionString: '9.7.4-2', maxAllowedPacket: 67108864 });
+    expect(my).toEqual({ engine: 'mysql', version: '9.7.4', versionString: '9.7.4-2', maxAllowedPacket: 67108864, multiWriter: false });
     const ma = dialectFromVersion('10.11.19-MariaDB-0+deb12u1', 16777216);
     expect([ma.engine, ma.version, ma.maxAllowedPacket]).toEqual(['mariadb', '10.11.19', 16777216]);
     expect(Object.isFrozen(ma)).toBe(true);
@@ -32,5 +32,29 @@ describe('dialect', () => {
     expect(dialectFromVersion('8.0.1', 1 << 24).engine).toBe('mysql');
     expect(dialectFromVersion('10.6.0-MariaDB', 1 << 24).engine).toBe('mariadb');
     expect(dialectFromVersion('5.5.5-11.8.6-MariaDB', 1 << 24).version).toBe('11.8.6');
+  });
+
+  it('refuses TiDB, which accepts SKIP LOCKED without honouring it, by VERSION() or by @@version_comment', () => {
+    for (const [v, comment] of [
+      ['8.0.11-TiDB-v7.5.1', 'TiDB Server (Apache License 2.0) Community Edition, MySQL 8.0 compatible'],
+      ['5.7.25-TiDB-v6.5.0', ''],
+      ['8.0.11-TiDB-v7.1.0-serverless', ''],
+      // TiDB's `server-version` setting can make VERSION() look like MySQL; the comment still names it.
+      ['8.0.36', 'TiDB Server (Apache License 2.0) Enterprise Edition, MySQL 8.0 compatible'],
+    ] as const) {
+      let err: unknown;
+      try {
+        dialectFromVersion(v, 1 << 24, comment);
+      } catch (e) {
+        err = e;
+      }
+      expect(err, v).toBeInstanceOf(TaskrowError);
+      expect((err as TaskrowError).code, v).toBe('UNSUPPORTED_SERVER');
+      expect((err as TaskrowError).message).toContain('TiDB');
+      expect((err as TaskrowError).message).toContain(v);
+    }
+    expect(isTiDB('9.7.4', 'MySQL Community Server - GPL')).toBe(false);
+    expect(isTiDB('10.11.19-MariaDB-0+deb12u1', 'Debian 12')).toBe(false);
+    expect(dialectFromVersion('8.4.3', 1 << 24, 'MySQL Community Server - GPL').engine).toBe('mysql');
   });
 });

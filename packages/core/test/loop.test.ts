@@ -5,7 +5,7 @@ import { loopSql } from '../src/loop/sql.js';
 import { loopTable } from '../src/loop/tables.js';
 
 /**
- * A client that answers only the connect-time version query and records every other statement,
+ * A client that answers only the connect-time queries and records every other statement,
  * failing it: these tests prove that some calls issue no statement at all. Nothing here stands in
  * for the database's behaviour; the conformance kit runs everything else on real servers.
  */
@@ -17,6 +17,8 @@ function countingClient(): { client: SqlClient; statements: string[] } {
     describeError: () => ({}),
     async query<Row>(sql: string) {
       if (sql.startsWith('SELECT VERSION()')) return { rows: [{ v: '8.4.0', p: 67108864 }] as Row[], affectedRows: 0, insertId: 0 };
+      // The connect-time cluster probe (dialect.ts): no group member, no Galera.
+      if (sql.startsWith('SELECT VARIABLE_VALUE')) return { rows: [] as Row[], affectedRows: 0, insertId: 0 };
       statements.push(sql);
       throw new Error(`unexpected statement: ${sql}`);
     },

@@ -137,6 +137,8 @@ export interface ResourcesTable {
   produced_at: UtcDateTime | null;
   expires_at: UtcDateTime | null;
   produced_by: Buffer | null;
+  /** Bumped by every transaction that locks the row (schema version 13), so clusters certify the lock. */
+  lock_seq: Generated<number>;
 }
 
 /** Resources: the locks jobs hold on keys. */
@@ -222,7 +224,7 @@ export const TASKROW_COLUMNS = {
     'id', 'queue', 'grp', 'phase', 'priority', 'ready_priority', 'due_at', 'run_at', 'attempt', 'max_attempts', 'token', 'dedup_k', 'payload',
     'last_error', 'created_at', 'finished_at', 'result', 'progress', 'conc_key', 'key_phase',
   ],
-  resources: ['h', 'k', 'produced_at', 'expires_at', 'produced_by'],
+  resources: ['h', 'k', 'produced_at', 'expires_at', 'produced_by', 'lock_seq'],
   resource_locks: ['h', 'holder', 'mode', 'lease_until'],
   resource_jobs: ['holder', 'job', 'owner', 'acquired_at', 'lease_until'],
   resource_edges: ['src_h', 'dst_h', 'kind', 'src', 'dst', 'last_seen'],

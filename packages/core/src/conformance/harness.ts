@@ -6,6 +6,26 @@ export interface ConformanceTarget {
   /** `major.minor.patch`. */
   readonly version: string;
   readonly url: string;
+  /**
+   * Set by a harness whose sessions are spread over the writable nodes of a cluster (Galera,
+   * multi-primary Group Replication). Row locks are local to a node there: a lock one session holds
+   * neither makes a session on another node wait nor is skipped by it (the second writer of a row
+   * fails at COMMIT instead, and taskrow runs it again). The cases about how one session's row locks
+   * affect another's (lock waits, SKIP LOCKED) then run with every session on one node
+   * (`HarnessOpenOptions.oneNode`), and the kit prints which cases did.
+   */
+  readonly multiWriterCluster?: boolean;
+}
+
+/** How the kit asks for a session. */
+export interface HarnessOpenOptions {
+  readonly prefix: string;
+  /**
+   * Put the session's taskrow client, its probe and every client of `openClients` on one node. Only
+   * a cluster harness reads it (a single server is one node); the kit sets it only for a target with
+   * `multiWriterCluster`.
+   */
+  readonly oneNode?: boolean;
 }
 
 /** Plain SQL on its own connection: the side channel every write is verified through. */
@@ -38,7 +58,7 @@ export interface ConformanceHarness<Tx> {
   readonly adapter: string;
   readonly targets: readonly ConformanceTarget[];
   /** Opens a session on `target` whose taskrow uses table prefix `prefix`. */
-  open(target: ConformanceTarget, options: { prefix: string }): Promise<HarnessSession<Tx>>;
+  open(target: ConformanceTarget, options: HarnessOpenOptions): Promise<HarnessSession<Tx>>;
 }
 
 /** `mariadb 10.11`: how every suite name starts, so reports group by server. */

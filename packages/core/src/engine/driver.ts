@@ -1,6 +1,7 @@
 import { invalid } from '../errors.js';
 import type { DriverErrorInfo, IsolationLevel, SqlClient, SqlConnection, SqlResult } from '../port.js';
 import { serialClient } from '../serial.js';
+import { noteRaisedAtCommit } from '../retry.js';
 
 /**
  * The transaction calls of a raw driver connection (a mysql2 or `mariadb` promise Connection or
@@ -78,7 +79,11 @@ async function inTransaction<T>(
   await conn.beginTransaction();
   try {
     const result = await fn(sql);
-    await conn.commit();
+    // A retryable error here is a cluster's certification failure (InnoDB never deadlocks at COMMIT).
+    await conn.commit().catch((err: unknown) => {
+      noteRaisedAtCommit(err);
+      throw err;
+    });
     return result;
   } catch (err) {
     await conn.rollback().catch(() => undefined);

@@ -81,7 +81,7 @@ export class Executor {
 
   /** One statement in autocommit (or in the joined transaction), retried as a whole. */
   query<Row = Record<string, unknown>>(sql: string, params: readonly SqlValue[] = []): Promise<SqlResult<Row>> {
-    return withRetry(this.client, this.retry, () => bounded(this.timeoutMs, () => this.client.query<Row>(sql, params)));
+    return withRetry(this.client, this.retry, () => bounded(this.timeoutMs, () => this.client.query<Row>(sql, params)), this.multiWriter);
   }
 
   /**
@@ -115,7 +115,12 @@ export class Executor {
         }
         throw new Error('unreachable: a dry run always rolls back');
       });
-    return withRetry(client, this.retry, attempt);
+    return withRetry(client, this.retry, attempt, this.multiWriter);
+  }
+
+  /** The server is a node of a multi-writer cluster (unknown while connecting: the dialect is being read). */
+  private get multiWriter(): boolean {
+    return (this.dialect as Dialect | undefined)?.multiWriter === true;
   }
 
   private async savepointDryRun<T>(work: (conn: SqlConnection) => Promise<T>): Promise<T> {

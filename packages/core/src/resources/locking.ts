@@ -2,7 +2,7 @@ import type { Executor } from '../engine/executor.js';
 import { byDigest, type ResKey } from './names.js';
 import { recordEdges, type Edge } from './history.js';
 import { blockedKeys, type LockRow } from './rules.js';
-import { bin, createKeyRows, deleteLockRows, holderLocks, lockKeyRows, NOW, PRESENT, readLocks, runs } from './sql.js';
+import { bin, createKeyRows, deleteLockRows, holderLocks, lockKeyRows, NOW, PRESENT, readLocks, runs, writeKeyRows } from './sql.js';
 import type { ResourcesTables } from './tables.js';
 import type { KeyReason, LostReason } from './types.js';
 import { placeholderList } from '../chunk.js';
@@ -29,9 +29,13 @@ const LOCKING = { isolation: 'READ COMMITTED' } as const;
 /**
  * One attempt to take every lock of `claim`, in one READ COMMITTED transaction: lock the key rows
  * in digest order, read their lock rows (every change to a key's lock rows happens while its key
- * row is locked, so this read is current), apply the rules, then write reader and writer rows, the
- * job row and the history edges. All or nothing: a blocked attempt writes nothing. Retried whole
- * on deadlock; a retry after a commit whose reply was lost finds its own rows and rewrites them.
+ * row is locked, so this read is current), apply the rules, then write the key rows (so a cluster
+ * with several writable nodes certifies the lock: `writeKeyRows`), reader and writer rows, the job
+ * row and the history edges. All or nothing: a blocked attempt writes nothing (so a job polling for
+ * busy keys never makes their holder's acquisition fail certification). Retried whole on deadlock
+ * and on a certification failure; a retry after a commit whose reply was lost finds its own rows
+ * and rewrites them. Refresh and release need no key row write: every lock row they change is one
+ * a competing acquirer would also write (a stale lock it deletes), so a cluster certifies that race.
  */
 export async function tryAcquire(
   exec: Executor,
@@ -51,6 +55,7 @@ export async function tryAcquire(
       if (blocked.length > 0) return { blocked };
       const missing = claim.outputs.filter((k) => !rows.found.has(k.id));
       if (missing.length > 0) return { missing };
+      await writeKeyRows(conn, t, keys, rows.found);
       const stale = locks.filter((l) => !l.live && l.holder !== claim.holder.toString('binary'));
       if (stale.length > 0) await deleteLockRows(conn, t, stale.map((l) => ({ h: bin(l.id), holder: bin(l.holder) })));
       const writers = new Set(claim.outputs.map((k) => k.id));

@@ -3,6 +3,26 @@ import type { Migration } from '../schema/migration.js';
 import { TABLE_OPTIONS } from '../schema/tables.js';
 import { resourcesTables } from './tables.js';
 
+/** `information_schema` says whether `column` of `prefix` + `name` exists (a migration's `appliedIf`). */
+const columnExists = (prefix: string, name: string, column: string): string =>
+  `SELECT 1 FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = '${prefix}${name}' AND column_name = '${column}'`;
+
+/**
+ * Schema version 13: `lock_seq` on the key rows. Every transaction that locks key rows also adds 1
+ * to their `lock_seq`, so it *writes* them: on a cluster with several writable nodes (Galera,
+ * multi-primary Group Replication) a `FOR UPDATE` lock exists only on its own node, and only written
+ * rows are compared across nodes; written, two acquirers of one key on different nodes conflict at
+ * COMMIT and the loser runs again, as it would wait on one server.
+ */
+export const RESOURCES_LOCK_SEQ_MIGRATION: Migration = {
+  version: 13,
+  name: 'resources-lock-seq',
+  statements: (prefix) => [
+    `ALTER TABLE ${resourcesTables(prefix).keys} ADD COLUMN \`lock_seq\` BIGINT UNSIGNED NOT NULL DEFAULT 0 COMMENT 'bumped by every transaction that locks the row, so clusters certify the lock'`,
+  ],
+  appliedIf: (prefix) => columnExists(prefix, 'resources', 'lock_seq'),
+};
+
 /**
  * Schema version 4: the Resources tables. Every key is addressed by the 16-byte digest of its
  * UTF-8 bytes; a job locks the digest rows of all its keys in ascending digest order.

@@ -30,7 +30,9 @@ export interface LockedRows {
 /**
  * Locks the key rows of `sorted` (ascending digest order, the one order every taskrow transaction
  * uses, so overlapping jobs wait for each other instead of deadlocking) with SELECT ... FOR UPDATE.
- * Missing rows are reported, not created: creating them here would take locks out of order.
+ * Missing rows are reported, not created: creating them here would take locks out of order. On a
+ * cluster with several writable nodes this lock is local to its node: a transaction that goes on
+ * to change lock rows MUST also `writeKeyRows`.
  */
 export async function lockKeyRows(conn: SqlConnection, t: ResourcesTables, sorted: readonly ResKey[]): Promise<LockedRows> {
   const found = new Set<string>();
@@ -47,6 +49,25 @@ export async function lockKeyRows(conn: SqlConnection, t: ResourcesTables, sorte
     }
   }
   return { found, present };
+}
+
+/**
+ * Writes the key rows `lockKeyRows` locked (`lock_seq + 1`), in digest order. MUST be called by
+ * every transaction that takes locks under those key rows, before it commits: on
+ * a cluster with several writable nodes (Galera, multi-primary Group Replication) a `FOR UPDATE`
+ * lock is local to its node and only written rows are compared across nodes, so this write is what
+ * makes a second such transaction on the same key on another node fail at COMMIT (1213 on Galera,
+ * 3101 on Group Replication) and run again, when it sees the first one's lock rows. A transaction
+ * that only looks (and finds the keys blocked) MUST NOT call it: its polling would make every
+ * holder's acquisition lose certification to it.
+ */
+export async function writeKeyRows(conn: SqlConnection, t: ResourcesTables, sorted: readonly ResKey[], found: ReadonlySet<string>): Promise<void> {
+  for (const part of runs(sorted.filter((k) => found.has(k.id)))) {
+    await conn.query(
+      `UPDATE ${t.keys} SET \`lock_seq\` = \`lock_seq\` + 1 WHERE \`h\` IN (${placeholderList(part.length)})`,
+      part.map((k) => k.h),
+    );
+  }
 }
 
 /** Creates the missing key rows (not existing, no lock), in autocommit, in digest order. */

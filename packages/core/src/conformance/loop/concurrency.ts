@@ -3,7 +3,7 @@ import { idCodec } from '../../loop/ids.js';
 import { loopSql } from '../../loop/sql.js';
 import { loopTable } from '../../loop/tables.js';
 import type { Loop } from '../../loop/types.js';
-import type { SuiteContext } from '../session.js';
+import { lockingSession, type SuiteContext } from '../session.js';
 import { freshLoop, probeRows, range } from './probe.js';
 
 /** Parallel getters: TASKROW_CONFORMANCE_LOOP_GETTERS, default 32, at least 16. */
@@ -78,13 +78,15 @@ export function loopConcurrency<Tx>(ctx: () => SuiteContext<Tx>): void {
     }
   });
 
-  it(`${n} getters never wait on rows a getter's open transaction holds: they skip them`, async () => {
+  const skip = `${n} getters never wait on rows a getter's open transaction holds: they skip them`;
+  it(skip, async () => {
     const c = ctx();
+    const session = await lockingSession(c, `loop › concurrency › ${skip}`);
     const loop = await freshLoop(c);
     await loop.add(range(1, 1000));
-    const { probe } = c.session;
+    const { probe } = session;
     const sql = loopSql(loopTable(c.prefix, loop.name), idCodec('int'));
-    const { clients, close } = await c.session.openClients(n);
+    const { clients, close } = await session.openClients(n);
     let finishedWhileHeld = false;
     let batches: number[][] = [];
     // The probe's connection runs get()'s own statements and keeps its transaction open, as a

@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { freshName } from '../harness.js';
-import type { SuiteContext } from '../session.js';
+import { lockingSession, type SuiteContext } from '../session.js';
 import { makeDue, probeJobs, probeNowMs, setDueOffset } from './probe.js';
 
 /** claim(): what is runnable, in which order, with which lease. */
@@ -97,8 +97,11 @@ export function queueClaim<Tx>(ctx: () => SuiteContext<Tx>): void {
     expect(await probeJobs(session.probe, prefix, b)).toEqual([]);
   });
 
-  it('skips rows another transaction holds instead of waiting for them', async () => {
-    const { session, prefix } = ctx();
+  const skips = 'skips rows another transaction holds instead of waiting for them';
+  it(skips, async () => {
+    const c = ctx();
+    const { prefix } = c;
+    const session = await lockingSession(c, `queue › claim › ${skips}`);
     const name = freshName('q');
     const q = session.taskrow.queue<number>(name);
     const ids = (await q.enqueueMany([1, 2, 3].map((payload) => ({ payload })))).map((r) => r.id);

@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import type { Enqueued } from '../../queue/types.js';
 import { freshName } from '../harness.js';
-import type { SuiteContext } from '../session.js';
+import { lockingSession, type SuiteContext } from '../session.js';
 import { makeDue, probeDirtyPayloads, probeJobs, until } from './probe.js';
 
 /** A dedup key admits one live (ready, delayed or running) job per queue. */
@@ -125,11 +125,14 @@ export function queueDedup<Tx>(ctx: () => SuiteContext<Tx>): void {
     }
   });
 
-  it('keeps every new row of a batch that waited on a key while another client took its next key', async () => {
+  const waited = 'keeps every new row of a batch that waited on a key while another client took its next key';
+  it(waited, async () => {
     // B's batch reserves its ids, then waits on a key an open transaction holds; meanwhile A takes
     // B's second key (with ids above B's) and commits. B's second row must dedup to A's job and its
     // third row must still be inserted as B's own job, not merged into one of A's rows.
-    const { session, prefix } = ctx();
+    const c = ctx();
+    const { prefix } = c;
+    const session = await lockingSession(c, `queue › dedup › ${waited}`);
     const name = freshName('q');
     const { clients, close } = await session.openClients(2);
     const [a, b] = [clients[0]!.queue<string>(name), clients[1]!.queue<string>(name)];
