@@ -10,13 +10,14 @@ import { taskrowDrain } from './queue-taskrow.js';
 // with every job under one of KEYS concurrency keys limited to LIMIT running (admissions counted by
 // the database), once without keys. The baseline is taskrow's own unlimited drain.
 // Scale: TASKROW_BENCH_LIMIT_JOBS (default 20,000), TASKROW_BENCH_RUNS (default 3),
-// TASKROW_BENCH_LIMIT_CONSUMERS (default 10), TASKROW_BENCH_TARGETS (labels; default every server).
+// TASKROW_BENCH_LIMIT_CONSUMERS (default 10), TASKROW_BENCH_LIMIT_KEYS (default 20), TASKROW_BENCH_LIMIT
+// (default 2), TASKROW_BENCH_TARGETS (labels; default every server).
 const JOBS = Number(process.env['TASKROW_BENCH_LIMIT_JOBS'] ?? 20_000);
 const RUNS = Number(process.env['TASKROW_BENCH_RUNS'] ?? 3);
 const CONSUMERS = Number(process.env['TASKROW_BENCH_LIMIT_CONSUMERS'] ?? 10);
 const ONLY = process.env['TASKROW_BENCH_TARGETS']?.split(',').map((s) => s.trim());
-const KEYS = 20;
-const LIMIT = 2;
+const KEYS = Number(process.env['TASKROW_BENCH_LIMIT_KEYS'] ?? 20);
+const LIMIT = Number(process.env['TASKROW_BENCH_LIMIT'] ?? 2);
 const CAP_SECONDS = 120;
 
 const payload = (): { d: string; e: string } => ({ d: letters(), e: letters() });
