@@ -158,7 +158,7 @@ describe(`examples against ${label(target)}`, () => {
       expect([completed, failed, lost, released]).toEqual([enqueued! - 1, 5, 0, 0]);
 
       const db = await phases('demo');
-      expect(db).toEqual({ ready: 0, delayed: 0, running: 0, done: completed, dead: 1 });
+      expect(db).toEqual({ ready: 0, delayed: 0, running: 0, done: completed, dead: 1, blocked: 0 });
       expect(printedStats(r.stdout, 'demo')).toEqual(db);
       const [dead] = await rows(`SELECT id, attempt, max_attempts, last_error FROM \`${prefix}queue_jobs\` WHERE queue = ? AND phase = 4`, ['demo']);
       expect([Number(dead!['attempt']), Number(dead!['max_attempts'])]).toEqual([3, 3]);
