@@ -1,5 +1,6 @@
 import { Executor } from '../engine/executor.js';
 import type { SqlClient, SqlConnection } from '../port.js';
+import { DatabaseError } from '../errors.js';
 import { insertJobs } from '../queue/enqueue.js';
 import { toMicros } from '../queue/options.js';
 import type { QueueTables } from '../queue/tables.js';
@@ -64,7 +65,11 @@ export async function tickSchedule(c: ScheduleContext, name: string): Promise<nu
         [...(plan.nextUs === null ? [] : [plan.nextUs]), ...(last === undefined ? [] : [last]), name, s.rev],
       );
       if (set.affectedRows !== 1) return undefined;
-      const out = await insertJobs(joinedOn(c.exec, conn), c.queues, s.queue, jobsOf(s, plan.runs));
+      const out = await insertJobs(joinedOn(c.exec, conn), c.queues, s.queue, jobsOf(s, plan.runs)).catch((err: unknown) => {
+        // The joined enqueue does not retry: hand a retryable failure (a deadlock, a cluster's
+        // certification conflict) back as it came, so the whole tick's transaction runs again.
+        throw err instanceof DatabaseError && err.code === 'RETRIES_EXHAUSTED' && err.cause !== undefined ? err.cause : err;
+      });
       return { queue: s.queue, jobs: out.filter((e) => !e.deduplicated).length };
     },
     { isolation: 'READ COMMITTED' },
