@@ -97,6 +97,10 @@ export function queueLimits<Tx>(ctx: () => SuiteContext<Tx>): void {
     await makeDue(session.probe, prefix, [j1!.id]);
     expect(byPayload(await q.claim({ limit: 5, lease: 60 }))).toEqual(['j2']);
     expect((await probeKeyed(session.probe, prefix, name)).map((j) => [j.payload, j.state])).toEqual([['j1', 'dead'], ['j2', 'running']]);
+    // Re-driven, a dead job goes through admission like any other: blocked while j2 holds the slot.
+    expect(await q.retryDead()).toBe(1);
+    expect(await q.claim({ limit: 5, lease: 60 })).toEqual([]);
+    expect((await probeKeyed(session.probe, prefix, name)).map((j) => [j.payload, j.state])).toEqual([['j1', 'blocked'], ['j2', 'running']]);
   });
 
   it('an ack inside the application transaction frees its slot at the commit, never after a rollback', async () => {
