@@ -87,10 +87,14 @@ for (const target of targets()) {
         try {
           await new Promise((r) => setTimeout(r, 300)); // an observation window, not a wait for the database
           const before = statements();
+          const t0 = performance.now();
           await new Promise((r) => setTimeout(r, 1000));
-          const perSecond = statements() - before;
-          expect(perSecond).toBeGreaterThanOrEqual(8);
-          expect(perSecond).toBeLessThanOrEqual(11);
+          const looks = statements() - before;
+          // At most one look per pollInterval of the window, however long the window really was (a
+          // loaded machine stretches timers); and it keeps looking: at least a third of that.
+          const intervals = (performance.now() - t0) / 100;
+          expect(looks).toBeLessThanOrEqual(Math.floor(intervals) + 1);
+          expect(looks).toBeGreaterThanOrEqual(Math.floor(intervals / 3));
         } finally {
           await scheduler.stop();
         }
