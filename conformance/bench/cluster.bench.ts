@@ -3,13 +3,15 @@ import { describe, it } from 'vitest';
 import { taskrow } from '@taskrow/mysql2';
 import { startCluster, type ClusterHandle, type ClusterKind, type ServerTarget } from '@taskrow/servers';
 import { label, targets } from '../src/targets.js';
-import { describeServer, median } from './lib.js';
+import { primitiveRates, type PrimitiveRates } from './cluster-primitives.js';
+import { describeServer, dropPrefixed, median } from './lib.js';
 import { letters } from './queue-baseline.js';
 import { fillQueue, taskrowDrain, type DrainResult } from './queue-taskrow.js';
 
 // Queue on clusters beside the single server of the same build, same machine, same run: drain a full
 // queue with 10 consumers, and Köhntopp's 2 producers + 10 consumers, with the clients spread over
-// the three nodes (every node a primary on Galera and multi-primary Group Replication). Counts the
+// the three nodes (every node a primary on Galera and multi-primary Group Replication); then Dones
+// mark / pending and Loop get -> did likewise (cluster-primitives.ts). Counts the
 // certification conflicts the nodes report (taskrow retries them as deadlocks) and the errors the
 // workers saw. `pnpm bench cluster`. Scale: TASKROW_BENCH_CLUSTER_JOBS (default 20,000),
 // TASKROW_BENCH_RUNS (default 3), TASKROW_BENCH_MAX_SECONDS (cap of one run, default 60),
@@ -47,6 +49,7 @@ async function conflicts(urls: readonly string[], kind: ClusterKind): Promise<nu
 interface Measured {
   drain: DrainResult[];
   mixed: DrainResult[];
+  primitives: PrimitiveRates | undefined;
   conflicts: number;
 }
 
@@ -54,7 +57,7 @@ interface Measured {
 async function measure(urls: readonly string[], kind: ClusterKind | undefined): Promise<Measured> {
   const prefix = `cbench${process.pid}_`;
   const pool = mysql.createPool({ uri: urls[0]!, connectionLimit: 4 });
-  const out: Measured = { drain: [], mixed: [], conflicts: 0 };
+  const out: Measured = { drain: [], mixed: [], primitives: undefined, conflicts: 0 };
   try {
     const tr = await taskrow(pool, { prefix });
     await tr.migrate();
@@ -64,10 +67,11 @@ async function measure(urls: readonly string[], kind: ClusterKind | undefined): 
       out.drain.push(await taskrowDrain(urls, prefix, `drain${run}`, CONSUMERS, JOBS, CAP));
       out.mixed.push(await taskrowDrain(urls, prefix, `mixed${run}`, CONSUMERS, JOBS, CAP, { producers: PRODUCERS, perCommit: 10, payload }));
     }
+    out.primitives = await primitiveRates(urls, prefix, RUNS);
     out.conflicts = kind ? (await conflicts(urls, kind)) - c0 : 0;
-    await pool.query(`DROP TABLE IF EXISTS \`${prefix}queue_jobs\`, \`${prefix}queue_dead\``).catch(() => undefined);
     return out;
   } finally {
+    await dropPrefixed(pool, prefix).catch(() => undefined);
     await pool.end();
   }
 }
@@ -81,6 +85,17 @@ const errors = (rs: readonly DrainResult[]): string => {
   }
   return [...codes].map(([k, n]) => `${k} ×${n}`).join(', ') || 'none';
 };
+
+/** Table rows of the Dones and Loop figures, cluster beside single server. */
+function primitiveRows(c: PrimitiveRates, s: PrimitiveRates, fmt: (v: number) => string): string[] {
+  const line = (what: string, k: keyof PrimitiveRates): string => `| ${what} | ${fmt(c[k])} | ${fmt(s[k])} | ${(c[k] / s[k]).toFixed(2)}x | |`;
+  return [
+    line('Dones mark, keys/s (3 clients, disjoint keys)', 'mark'),
+    line('Dones mark, marks/s (30 clients, every key marked by two)', 'overlapping'),
+    line('Dones pending, candidates/s (3 clients, half done)', 'pending'),
+    line('Loop get(100) -> did, ids/s (12 workers)', 'loop'),
+  ];
+}
 
 function single(kind: ClusterKind): ServerTarget {
   const want = kind === 'galera' ? 'mariadb 10.11' : 'mysql 9.7';
@@ -111,6 +126,7 @@ for (const kind of KINDS) {
             '| --- | --- | --- | --- | --- |',
             row(`drain ${JOBS.toLocaleString('en-US')} queued jobs, ${CONSUMERS} consumers`, nodes.drain, alone.drain),
             row(`${PRODUCERS} producers + ${CONSUMERS} consumers, ${JOBS.toLocaleString('en-US')} jobs`, nodes.mixed, alone.mixed),
+            ...primitiveRows(nodes.primitives!, alone.primitives!, fmt),
             `certification conflicts reported by the nodes: ${nodes.conflicts}; worker/producer errors on the cluster: ${errors([...nodes.drain, ...nodes.mixed])}; on the single server: ${errors([...alone.drain, ...alone.mixed])}`,
           ].join('\n') + '\n',
         );

@@ -5,6 +5,7 @@ import type { Loop } from '@taskrow/core';
 import { targets, label } from '../src/targets.js';
 import { delayProxy, roundTripMs } from './latency.js';
 import { describeServer, median, report, type BenchRow } from './lib.js';
+import { loopCycles } from './loop-cycle.js';
 
 // Loop: a steady-state cycle of get(100) -> did by W workers, each on its own connection, against
 // doloop's own statements (LOCK TABLES ... WRITE around every call) through bare mysql2 on the same
@@ -74,37 +75,6 @@ function doloopDid(conn: mysql.Connection, t: string, ids: readonly number[]): P
   });
 }
 
-/** One worker's cycle: get up to LIMIT ids, then report them done. */
-type Cycle = (worker: number) => Promise<number[]>;
-
-/**
- * Runs `workers` cycles in parallel for SECONDS and returns ids per second. Checks as it goes that
- * no id is held by two workers at once (a claim given twice would throw here).
- */
-async function measure(workers: number, get: Cycle, did: (worker: number, ids: number[]) => Promise<void>): Promise<number> {
-  const held = new Set<number>();
-  let done = 0;
-  let stop = false;
-  const t0 = process.hrtime.bigint();
-  const timer = setTimeout(() => (stop = true), SECONDS * 1000);
-  await Promise.all(
-    Array.from({ length: workers }, async (_, w) => {
-      while (!stop) {
-        const ids = await get(w);
-        for (const id of ids) {
-          if (held.has(id)) throw new Error(`id ${id} was handed to two workers at once`);
-          held.add(id);
-        }
-        if (ids.length > 0) await did(w, ids);
-        for (const id of ids) held.delete(id);
-        done += ids.length;
-      }
-    }),
-  );
-  clearTimeout(timer);
-  return done / (Number(process.hrtime.bigint() - t0) / 1e9);
-}
-
 /** For each worker count: taskrow and doloop's statements, alternating, RUNS times; medians of ids/s. */
 async function compare(url: string, prefix: string, base: string, counts: readonly number[]): Promise<BenchRow[]> {
   const max = Math.max(...counts);
@@ -117,8 +87,8 @@ async function compare(url: string, prefix: string, base: string, counts: readon
       const t: number[] = [];
       const b: number[] = [];
       for (let run = 0; run < RUNS; run++) {
-        b.push(await measure(workers, (w) => doloopGet(baseConns[w]!, base, LIMIT), (w, got) => doloopDid(baseConns[w]!, base, got)));
-        t.push(await measure(workers, (w) => loops[w]!.get(LIMIT, { minLoopTime: 0 }), async (w, got) => void (await loops[w]!.did(got))));
+        b.push(await loopCycles(workers, SECONDS, (w) => doloopGet(baseConns[w]!, base, LIMIT), (w, got) => doloopDid(baseConns[w]!, base, got)));
+        t.push(await loopCycles(workers, SECONDS, (w) => loops[w]!.get(LIMIT, { minLoopTime: 0 }), async (w, got) => void (await loops[w]!.did(got))));
       }
       rows.push({ scenario: `${workers} worker(s): get(${LIMIT}) -> did, ids/s`, taskrow: median(t), baseline: median(b), unit: 'ops/s' });
     }

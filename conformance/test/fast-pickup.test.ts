@@ -55,10 +55,14 @@ for (const target of targets()) {
       try {
         await pause(500); // the waits between polls have grown to pollInterval
         const before = statements();
+        const w0 = performance.now();
         await pause(1000);
-        const perSecond = statements() - before;
-        expect(perSecond).toBeGreaterThanOrEqual(10);
-        expect(perSecond).toBeLessThanOrEqual(25);
+        const polls = statements() - before;
+        // One poll per pollInterval (jittered) of the window as it really ran: a loaded machine
+        // stretches timers, so the window is measured, not assumed.
+        const intervals = (performance.now() - w0) / 50;
+        expect(polls).toBeGreaterThanOrEqual(Math.floor(intervals / 3));
+        expect(polls).toBeLessThanOrEqual(Math.floor(intervals * 1.25) + 1);
         // Enqueued inside an application transaction: nothing rings in this process, as for another process.
         const conn = await pool.getConnection();
         try {
