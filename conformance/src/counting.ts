@@ -1,17 +1,25 @@
 import type { SqlClient } from '@taskrow/core';
 
-/** A client that counts the statements it sends (BEGIN, the isolation level and COMMIT included). */
-export function counting(inner: SqlClient): { client: SqlClient; statements: () => number } {
+/**
+ * A client that counts the statements it sends (BEGIN, the isolation level and COMMIT included);
+ * `matching(re)` counts those whose text matches `re`, since the client was made.
+ */
+export function counting(inner: SqlClient): { client: SqlClient; statements: () => number; matching: (re: RegExp) => number } {
   let n = 0;
+  const sent: string[] = [];
+  const note = (sql: string): void => {
+    n += 1;
+    sent.push(sql);
+  };
   const client: SqlClient = {
     adapter: inner.adapter,
     joined: false,
     describeError: (err) => inner.describeError(err),
-    query: (sql, params) => ((n += 1), inner.query(sql, params)),
+    query: (sql, params) => (note(sql), inner.query(sql, params)),
     transaction: (fn, options) => {
       n += options?.isolation ? 3 : 2;
-      return inner.transaction((conn) => fn({ query: (sql, params) => ((n += 1), conn.query(sql, params)) }), options);
+      return inner.transaction((conn) => fn({ query: (sql, params) => (note(sql), conn.query(sql, params)) }), options);
     },
   };
-  return { client, statements: () => n };
+  return { client, statements: () => n, matching: (re) => sent.filter((sql) => re.test(sql)).length };
 }

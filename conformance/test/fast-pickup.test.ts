@@ -46,6 +46,28 @@ for (const target of targets()) {
       }
     }, 30_000);
 
+    it('an enqueue of one job wakes one of 4 idle workers of the process: one claim, not four', async () => {
+      const { client, matching } = counting(mysql2Client(pool));
+      const counted = await createTaskrow<Mysql2Connection>({ client, joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } });
+      const q = counted.queue<number>(`o${Date.now()}`);
+      const started: number[] = [];
+      // Two slots each: a claim that finds one job is short, so the worker does not claim again after it.
+      const workers = Array.from({ length: 4 }, () => q.work(async (job) => void started.push(job.payload), { pollInterval: 30, concurrency: 2 }));
+      const claims = (): number => matching(/ORDER BY `ready_priority`.*SKIP LOCKED/s);
+      try {
+        await pause(3000); // every worker is inside its 2.55 s to 5.1 s wait (see above)
+        const before = claims();
+        const t0 = performance.now();
+        await tr.queue<number>(q.name).enqueue(1);
+        while (started.length === 0 && performance.now() - t0 < 10_000) await pause(5);
+        expect(started).toEqual([1]);
+        await pause(200); // an observation window for claims of the workers not rung
+        expect(claims() - before).toBe(1);
+      } finally {
+        await Promise.all(workers.map((w) => w.stop()));
+      }
+    }, 30_000);
+
     it('an idle worker polls with one statement per poll, and still picks up a job another process enqueued', async () => {
       const { client, statements } = counting(mysql2Client(pool));
       const counted = await createTaskrow<Mysql2Connection>({ client, joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } });

@@ -35,7 +35,8 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
   // Idle workers of this process claim at once after a committed enqueue (not inside the
   // application's transaction: its commit is the application's, and pollers see it).
   const wake = (res: Enqueued[]): Enqueued[] => {
-    if (!exec.client.joined && res.some((r) => !r.deduplicated)) enqueued(t.jobs, queue);
+    const fresh = res.filter((r) => !r.deduplicated).length;
+    if (!exec.client.joined && fresh > 0) enqueued(t.jobs, queue, fresh);
     return res;
   };
   const self: Queue<P> = {
@@ -110,7 +111,7 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
           // The worker's own jobs, bounded by the time left on their leases.
           extend: (refs, seconds, boundMs) => extendJobs({ ...c, exec: exec.within(boundMs) }, refs, seconds),
           keepsFinished: settings.keepFinishedFor > 0,
-          onEnqueue: (ring) => onEnqueue(t.jobs, queue, ring),
+          onEnqueue: (ring, room) => onEnqueue(t.jobs, queue, ring, room),
           name: queue,
           claimable: (group) => claimable(exec, t, queue, group),
         },

@@ -29,7 +29,7 @@ function slotFreer(c: AckContext): { free: (conn: SqlConnection, keys: readonly 
   return {
     free: async (conn, keys) => void (admitted = await freeSlots(conn, c.t, c.queue, keys, c.exec.client.joined)),
     ring: () => {
-      if (admitted > 0 && !c.exec.client.joined) enqueued(c.t.jobs, c.queue);
+      if (admitted > 0 && !c.exec.client.joined) enqueued(c.t.jobs, c.queue, admitted);
     },
   };
 }

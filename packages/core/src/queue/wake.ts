@@ -1,26 +1,55 @@
 /**
- * In-process wake-ups: an enqueue that committed rings every idle worker of that queue in this
- * process, so it claims at once instead of at its next poll. Keyed by jobs table and queue name;
- * two databases with the same prefix and queue name share a key, which costs a spare claim, never
- * a missed job (workers still poll).
+ * In-process wake-ups: an enqueue that committed rings idle workers of that queue in this process,
+ * so they claim at once instead of at their next poll. Keyed by jobs table and queue name; two
+ * databases with the same prefix and queue name share a key, which costs a spare claim, never a
+ * missed job (workers still poll).
  */
-const bells = new Map<string, Set<() => void>>();
+interface Bell {
+  readonly ring: () => void;
+  /** Jobs this worker's next claim would take now (0 while all its handler slots are taken). */
+  readonly room: () => number;
+}
+
+const bells = new Map<string, Set<Bell>>();
 
 const keyOf = (jobsTable: string, queue: string): string => `${jobsTable}\u0000${queue}`;
 
-/** Calls `ring` after every committed enqueue into `queue` of `jobsTable` in this process; returns the unsubscribe. */
-export function onEnqueue(jobsTable: string, queue: string, ring: () => void): () => void {
+/** Where the next partial ring starts. */
+let turn = 0;
+
+/**
+ * Calls `ring` after committed enqueues into `queue` of `jobsTable` in this process (see
+ * `enqueued`); `room` tells how many jobs the ringing worker's next claim would take now.
+ * Returns the unsubscribe.
+ */
+export function onEnqueue(jobsTable: string, queue: string, ring: () => void, room: () => number = () => Infinity): () => void {
   const key = keyOf(jobsTable, queue);
   const set = bells.get(key) ?? new Set();
   bells.set(key, set);
-  set.add(ring);
+  const bell = { ring, room };
+  set.add(bell);
   return () => {
-    set.delete(ring);
+    set.delete(bell);
     if (set.size === 0) bells.delete(key);
   };
 }
 
-/** Rings every worker of `queue` of `jobsTable` in this process (an enqueue into it committed). */
-export function enqueued(jobsTable: string, queue: string): void {
-  for (const ring of bells.get(keyOf(jobsTable, queue)) ?? []) ring();
+/**
+ * Rings workers of `queue` of `jobsTable` in this process: `jobs` jobs of it became ready. Every
+ * worker when `jobs` is not given; otherwise workers taken in turn until the claims of those with
+ * room together take `jobs` (a busy worker rung on the way claims when a slot frees), so a few
+ * new jobs wake one worker that claims them all, not every worker of the queue (the others'
+ * claims would find nothing).
+ */
+export function enqueued(jobsTable: string, queue: string, jobs = Infinity): void {
+  const set = bells.get(keyOf(jobsTable, queue));
+  if (!set || set.size === 0) return;
+  const all = [...set];
+  if (jobs === Infinity) return all.forEach((b) => b.ring());
+  const from = turn++ % all.length;
+  for (let i = 0, covered = 0; i < all.length && covered < jobs; i++) {
+    const b = all[(from + i) % all.length]!;
+    b.ring();
+    covered += b.room();
+  }
 }

@@ -25,7 +25,7 @@ export interface WorkerQueue<P> extends AckPort {
   readonly keepsFinished: boolean;
   progress(ref: JobRef, value: unknown): Promise<void>;
   /** Calls `ring` when an enqueue into this queue committed in this process; returns the unsubscribe. */
-  onEnqueue(ring: () => void): () => void;
+  onEnqueue(ring: () => void, room: () => number): () => void;
   readonly name: string;
   /** Whether a claim could take anything now (one cheap statement; see `claimable`). */
   claimable(group: string | undefined): Promise<boolean>;
@@ -78,6 +78,8 @@ class Worker<P> {
   private running = 0;
   /** The last claim found nothing while no handler ran (`idle` was emitted). */
   private idleNow = false;
+  /** An enqueue into the queue (or an ack that admitted blocked jobs) committed in this process since the last claim. */
+  private enqueuedSince = false;
   private stopping = false;
   private drained: (() => void) | undefined;
   private stopped: Promise<StopResult> | undefined;
@@ -93,7 +95,10 @@ class Worker<P> {
     this.acks = new AckBatcher(queue, this.counts, (h) => this.drop(h), this.signals);
     this.heartbeat = new Heartbeat(this.held, s.lease, queue.extend, (id, reason) => this.lose(id, reason), report);
     this.purger = queue.keepsFinished ? setInterval(() => void queue.purge().catch(report), PURGE_EVERY_MS) : undefined;
-    this.unsubscribe = queue.onEnqueue(() => this.alarm.ring());
+    this.unsubscribe = queue.onEnqueue(() => {
+      this.enqueuedSince = true;
+      this.alarm.ring();
+    }, () => (this.stopping || this.pending.length > 0 || this.running >= this.s.concurrency ? 0 : this.s.batchSize));
     this.looping = this.loop();
   }
 
@@ -159,24 +164,26 @@ class Worker<P> {
   }
 
   /**
-   * Claims while it has room. Idle (the last claim found nothing), it polls with `claimable` (one
-   * statement) and claims only when that finds something, or at once after a ring (an enqueue in
-   * this process, a handler that finished).
+   * Claims while it has room. After a claim that found fewer jobs than it asked for, the queue had
+   * no more ready: the next claim waits for an enqueue in this process (or an ack that admitted
+   * blocked jobs), or for `claimable` (one statement) to find something, polled when a handler
+   * finishes and, while idle, after 10 ms, 20 ms, ... up to `pollInterval`.
    */
   private async loop(): Promise<void> {
     let idle = 0;
-    let rang = false;
-    const nap = async (): Promise<void> => void (rang = await this.alarm.nap(Math.min(this.s.pollMs, 10 * 2 ** Math.min(idle++, 20))));
+    const nap = async (): Promise<void> => void (await this.alarm.nap(Math.min(this.s.pollMs, 10 * 2 ** Math.min(idle++, 20))));
     while (!this.stopping) {
       while (this.running < this.s.concurrency && this.pending.length > 0) this.start(this.pending.shift()!);
       if (this.pending.length > 0 || this.running >= this.s.concurrency) {
-        rang = await this.alarm.nap(Infinity);
+        await this.alarm.nap(Infinity);
         continue;
       }
       const sentAt = performance.now();
+      const enqueued = this.enqueuedSince;
+      this.enqueuedSince = false;
       let jobs: Job<P>[];
       try {
-        if (idle > 0 && !rang && !(await this.queue.claimable(this.s.group))) {
+        if (idle > 0 && !enqueued && !(await this.queue.claimable(this.s.group))) {
           await nap();
           continue;
         }
@@ -188,7 +195,8 @@ class Worker<P> {
       }
       for (const job of jobs) this.hold(job, sentAt);
       this.told(jobs, sentAt);
-      if (jobs.length > 0) idle = 0;
+      if (jobs.length >= this.s.batchSize) idle = 0;
+      else if (jobs.length > 0) idle = 1; // short: the next claim needs a reason
       else if (!this.stopping) await nap();
     }
   }

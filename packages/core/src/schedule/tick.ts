@@ -75,6 +75,6 @@ export async function tickSchedule(c: ScheduleContext, name: string): Promise<nu
     { isolation: 'READ COMMITTED' },
   );
   if (!done) return 0;
-  if (done.jobs > 0) enqueued(c.queues.jobs, done.queue);
+  if (done.jobs > 0) enqueued(c.queues.jobs, done.queue, done.jobs);
   return done.jobs;
 }
