@@ -1,19 +1,20 @@
 #!/usr/bin/env node
 // Regenerates the adapter x server table in the top README from the last test run's JSON report
 // (.taskrow/test-results.json, written by `bash scripts/test.sh`) and, when present, the last cluster
-// runs' (.taskrow/cluster-results.json from `pnpm test:clusters`, .taskrow/cluster-sp-results.json
-// from `.ci/run`'s single-primary run). Each per-server describe
+// runs' (every .taskrow/cluster*results.json: cluster-results.json from `pnpm test:clusters`,
+// cluster-sp-results.json from `.ci/run`'s single-primary run, others named by TASKROW_CLUSTER_RESULTS). Each per-server describe
 // block is named "<engine> <major.minor> · <adapter> · <suite>" (on a cluster the adapter reads
 // "<adapter> on <cluster kind>"); a cell counts its passed / total tests.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 
 const root = new URL('../../', import.meta.url);
 const report = JSON.parse(readFileSync(new URL('.taskrow/test-results.json', root), 'utf8'));
 /** The cluster runs' reports: `pnpm test:clusters` (Galera, multi-primary) and CI's single-primary run. */
+const taskrowDir = new URL('.taskrow/', root);
 const clusterReport = {
-  testResults: ['.taskrow/cluster-results.json', '.taskrow/cluster-sp-results.json']
-    .map((f) => new URL(f, root))
-    .filter((u) => existsSync(u))
+  testResults: (existsSync(taskrowDir) ? readdirSync(taskrowDir) : [])
+    .filter((f) => /^cluster.*results\.json$/.test(f))
+    .map((f) => new URL(f, taskrowDir))
     .flatMap((u) => JSON.parse(readFileSync(u, 'utf8')).testResults),
 };
 /** Column names of the clusters, after the single servers. */
