@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { TaskrowError } from '../../errors.js';
-import { freshName } from '../harness.js';
+import { freshName, type ConformanceTarget } from '../harness.js';
 import type { SuiteContext } from '../session.js';
 import { probeJob, probeJobs, probeNowMs, until } from './probe.js';
 
@@ -8,16 +8,22 @@ import { probeJob, probeJobs, probeNowMs, until } from './probe.js';
 export const aborted = (signal: AbortSignal): Promise<unknown> =>
   new Promise((r) => (signal.aborted ? r(signal.reason) : signal.addEventListener('abort', () => r(signal.reason), { once: true })));
 
+/**
+ * The lease (seconds) of a kit case that needs a worker to keep extending it: 1 s, or 3 s on a
+ * multi-writer cluster, where every extend is certified by the group and may lose a certification
+ * race and run again, which a 1 s lease does not leave a loaded machine time for (the worker then
+ * gives the lease up, as it must, and the case would see no extension).
+ */
+export const extendedLease = (target: ConformanceTarget): number => (target.multiWriterCluster ? 3 : 1);
+
 /** How the worker holds leases: exactly the jobs it still holds are extended; no lease is trusted past its end. */
 export function queueHolding<Tx>(ctx: () => SuiteContext<Tx>): void {
   it('keeps extending its other jobs when a handler completes its own job in its own transaction', async () => {
     const { session, prefix, target } = ctx();
     const name = freshName('q');
     const q = session.taskrow.queue<string>(name);
-    // On a multi-writer cluster every extend is certified by the group before it is confirmed, and
-    // the handler's own ack (on another node) can make a heartbeat lose that race and run again:
-    // a 1 s lease leaves a loaded machine too little time for that, 3 s does.
-    const lease = target.multiWriterCluster ? 3 : 1;
+    // The handler's own ack (on another node of a cluster) can make a heartbeat lose a certification race.
+    const lease = extendedLease(target);
     await q.enqueueMany(['self', 'a', 'b'].map((payload) => ({ payload })));
     const errors: unknown[] = [];
     const outcome = new Map<string, string>();

@@ -3,7 +3,7 @@ import { LeaseLostError } from '../../queue/errors.js';
 import type { Job } from '../../queue/types.js';
 import { freshName } from '../harness.js';
 import type { SuiteContext } from '../session.js';
-import { aborted } from './holding.js';
+import { aborted, extendedLease } from './holding.js';
 import { probeJob, probeJobs, until } from './probe.js';
 
 /** A promise with its resolver, for handlers the test lets finish. */
@@ -61,7 +61,8 @@ export function queueWorker<Tx>(ctx: () => SuiteContext<Tx>): void {
   });
 
   it('extends the lease of a long job while it runs, so no one else takes it', async () => {
-    const { session, prefix } = ctx();
+    const { session, prefix, target } = ctx();
+    const lease = extendedLease(target);
     const name = freshName('q');
     const q = session.taskrow.queue(name);
     const { id } = await q.enqueue('long');
@@ -70,10 +71,10 @@ export function queueWorker<Tx>(ctx: () => SuiteContext<Tx>): void {
     const w = q.work(async (job) => {
       attempts.push(job.attempt);
       await g.wait;
-    }, { lease: 1, pollInterval: 0.05 });
+    }, { lease, pollInterval: 0.05 });
     await until('job claimed', () => attempts.length === 1);
     const first = (await probeJob(session.probe, prefix, id))!.dueAtMs;
-    await until('lease extended twice', async () => (await probeJob(session.probe, prefix, id))!.dueAtMs > first + 1000);
+    await until('lease extended twice', async () => (await probeJob(session.probe, prefix, id))!.dueAtMs > first + 1000 * lease);
     expect(await q.claim({ limit: 1, lease: 60 })).toEqual([]);
     g.open();
     await until('job completed', async () => (await probeJob(session.probe, prefix, id)) === undefined);
