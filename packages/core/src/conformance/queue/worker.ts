@@ -74,7 +74,7 @@ export function queueWorker<Tx>(ctx: () => SuiteContext<Tx>): void {
     }, { lease, pollInterval: 0.05 });
     await until('job claimed', () => attempts.length === 1);
     const first = (await probeJob(session.probe, prefix, id))!.dueAtMs;
-    await until('lease extended twice', async () => (await probeJob(session.probe, prefix, id))!.dueAtMs > first + 1000 * lease);
+    await until('lease extended twice', async () => (await probeJob(session.probe, prefix, id))!.dueAtMs > first + 1000 * lease, 10 + 5 * lease);
     expect(await q.claim({ limit: 1, lease: 60 })).toEqual([]);
     g.open();
     await until('job completed', async () => (await probeJob(session.probe, prefix, id)) === undefined);
