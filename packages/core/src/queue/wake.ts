@@ -22,7 +22,7 @@ let turn = 0;
  * `enqueued`); `room` tells how many jobs the ringing worker's next claim would take now.
  * Returns the unsubscribe.
  */
-export function onEnqueue(jobsTable: string, queue: string, ring: () => void, room: () => number = () => Infinity): () => void {
+export function onEnqueue(jobsTable: string, queue: string, ring: () => void, room: () => number): () => void {
   const key = keyOf(jobsTable, queue);
   const set = bells.get(key) ?? new Set();
   bells.set(key, set);
@@ -35,21 +35,17 @@ export function onEnqueue(jobsTable: string, queue: string, ring: () => void, ro
 }
 
 /**
- * Rings workers of `queue` of `jobsTable` in this process: `jobs` jobs of it became ready. Every
- * worker when `jobs` is not given; otherwise workers taken in turn until the claims of those with
- * room together take `jobs` (a busy worker rung on the way claims when a slot frees), so a few
- * new jobs wake one worker that claims them all, not every worker of the queue (the others'
- * claims would find nothing).
+ * Rings workers of `queue` of `jobsTable` in this process: `jobs` jobs of it became ready. Workers
+ * are taken in turn until the claims of those with room together take `jobs` (a busy worker rung
+ * on the way claims when a slot frees), so a few new jobs wake one worker that claims them all,
+ * not every worker of the queue (the others' claims would find nothing; they still poll).
  */
-export function enqueued(jobsTable: string, queue: string, jobs = Infinity): void {
-  const set = bells.get(keyOf(jobsTable, queue));
-  if (!set || set.size === 0) return;
-  const all = [...set];
-  if (jobs === Infinity) return all.forEach((b) => b.ring());
-  const from = turn++ % all.length;
+export function enqueued(jobsTable: string, queue: string, jobs: number): void {
+  const all = [...(bells.get(keyOf(jobsTable, queue)) ?? [])];
+  const from = all.length > 0 ? turn++ % all.length : 0;
   for (let i = 0, covered = 0; i < all.length && covered < jobs; i++) {
     const b = all[(from + i) % all.length]!;
-    b.ring();
     covered += b.room();
+    b.ring();
   }
 }

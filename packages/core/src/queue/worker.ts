@@ -98,7 +98,7 @@ class Worker<P> {
     this.unsubscribe = queue.onEnqueue(() => {
       this.enqueuedSince = true;
       this.alarm.ring();
-    }, () => (this.stopping || this.pending.length > 0 || this.running >= this.s.concurrency ? 0 : this.s.batchSize));
+    }, () => (this.stopping || this.full() ? 0 : this.s.batchSize));
     this.looping = this.loop();
   }
 
@@ -163,6 +163,11 @@ class Worker<P> {
     this.pending.push(h);
   }
 
+  /** No claim now: claimed jobs wait for a slot, or every handler slot is taken. */
+  private full(): boolean {
+    return this.pending.length > 0 || this.running >= this.s.concurrency;
+  }
+
   /**
    * Claims while it has room. After a claim that found fewer jobs than it asked for, the queue had
    * no more ready: the next claim waits for an enqueue in this process (or an ack that admitted
@@ -174,7 +179,7 @@ class Worker<P> {
     const nap = async (): Promise<void> => void (await this.alarm.nap(Math.min(this.s.pollMs, 10 * 2 ** Math.min(idle++, 20))));
     while (!this.stopping) {
       while (this.running < this.s.concurrency && this.pending.length > 0) this.start(this.pending.shift()!);
-      if (this.pending.length > 0 || this.running >= this.s.concurrency) {
+      if (this.full()) {
         await this.alarm.nap(Infinity);
         continue;
       }
