@@ -2,7 +2,7 @@
 // wall-clock time (ms, sub-millisecond) each handler started at, by job payload `i`, over IPC.
 import { performance } from 'node:perf_hooks';
 
-const { PICKUP_KIND: kind, PICKUP_URL: url, PICKUP_PREFIX: prefix, PICKUP_QUEUE: queue, PICKUP_REDIS_PORT: redisPort, PICKUP_POLL: poll } = process.env;
+const { PICKUP_KIND: kind, PICKUP_URL: url, PICKUP_PREFIX: prefix, PICKUP_QUEUE: queue, PICKUP_REDIS_PORT: redisPort, PICKUP_POLL: poll, PICKUP_DOORBELL: doorbell } = process.env;
 const now = () => performance.timeOrigin + performance.now();
 const started = (i) => process.send?.({ i, at: now() });
 
@@ -11,7 +11,7 @@ if (kind === 'taskrow') {
   const { taskrow } = await import('@taskrow/mysql2');
   const pool = mysql.createPool({ uri: url, connectionLimit: 4 });
   const tr = await taskrow(pool, { prefix });
-  const w = tr.queue(queue).work(async (job) => started(job.payload.i), { concurrency: 4, pollInterval: Number(poll) });
+  const w = tr.queue(queue).work(async (job) => started(job.payload.i), { concurrency: 4, pollInterval: Number(poll), doorbell: doorbell === '1' });
   process.on('message', async () => {
     await w.stop();
     await pool.end();

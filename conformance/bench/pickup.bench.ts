@@ -11,7 +11,8 @@ import { startRedis } from './queue-bullmq.js';
 // Pickup latency: enqueue to handler start, jobs arriving at RATE per second into an idle queue,
 // in the producer's process and in another process; taskrow beside BullMQ on a local Redis, same
 // run. Cross-process taskrow workers poll every PICKUP_POLL seconds (default 0.05: at most one
-// statement each time, 20 per second while idle). Scale: TASKROW_BENCH_PICKUP_JOBS (default 300),
+// statement each time, 20 per second while idle), or sleep on the doorbell (`doorbell: true`,
+// pollInterval 1 s). Scale: TASKROW_BENCH_PICKUP_JOBS (default 300),
 // TASKROW_BENCH_PICKUP_RATE (default 100), TASKROW_BENCH_TARGETS.
 const JOBS = Number(process.env['TASKROW_BENCH_PICKUP_JOBS'] ?? 300);
 const RATE = Number(process.env['TASKROW_BENCH_PICKUP_RATE'] ?? 100);
@@ -77,6 +78,11 @@ for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) 
         const cross = tr.queue<{ i: number }>('cross');
         lines.push(`taskrow, other process (pollInterval ${POLL} s): ${percentiles(await measure((i) => cross.enqueue({ i }), tc.starts))}`);
         await tc.stop();
+        // taskrow, worker in another process sleeping on the doorbell (default pollInterval 1 s).
+        const dc = await child({ PICKUP_KIND: 'taskrow', PICKUP_URL: target.url, PICKUP_PREFIX: prefix, PICKUP_QUEUE: 'bell', PICKUP_POLL: '1', PICKUP_DOORBELL: '1' });
+        const bell = tr.queue<{ i: number }>('bell');
+        lines.push(`taskrow, other process (doorbell: true, pollInterval 1 s): ${percentiles(await measure((i) => bell.enqueue({ i }), dc.starts))}`);
+        await dc.stop();
         if (redis) {
           const connection = { host: '127.0.0.1', port: redis.port, maxRetriesPerRequest: null };
           const bq = new Queue(`pin${process.pid}`, { connection });

@@ -1,3 +1,5 @@
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTaskrow, type Taskrow } from '@taskrow/core';
@@ -8,6 +10,24 @@ import { label, targets } from '../src/targets.js';
 
 /** Resolves after `ms` on the local clock: an observation window, not a wait for the database. */
 const pause = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+const wallNow = (): number => performance.timeOrigin + performance.now();
+
+/**
+ * Runs enqueue-process.mjs: another process enqueues `count` jobs (payload 0, 1, ...) into `queue`,
+ * `gapMs` apart; resolves to the wall-clock time each enqueue returned, by payload.
+ */
+function enqueueFromAnotherProcess(url: string, prefix: string, queue: string, count: number, gapMs: number): Promise<Map<number, number>> {
+  const script = fileURLToPath(new URL('./enqueue-process.mjs', import.meta.url));
+  const env = { ENQ_URL: url, ENQ_PREFIX: prefix, ENQ_QUEUE: queue, ENQ_COUNT: String(count), ENQ_GAP_MS: String(gapMs) };
+  const c = fork(script, [], { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const at = new Map<number, number>();
+  return new Promise((resolve, reject) => {
+    c.on('message', (m: unknown) => (m === 'done' ? resolve(at) : void at.set((m as { i: number }).i, (m as { at: number }).at)));
+    c.on('error', reject);
+    c.on('exit', (code) => (code === 0 ? resolve(at) : reject(new Error(`the enqueue process exited with ${code}`))));
+  });
+}
 
 // An idle worker waits 10 ms, 20 ms, 40 ms, ... (doubling up to pollInterval) between claims, so
 // 3 s after it found the queue empty it is inside the wait that runs from about 2.55 s to 5.1 s.
@@ -101,5 +121,108 @@ for (const target of targets()) {
         await w.stop();
       }
     }, 30_000);
+
+    it('with doorbell: true, an enqueue in another process wakes an idle worker within milliseconds, not at its next poll; idle, it costs at most 7 statements a second', async () => {
+      const { client, statements } = counting(mysql2Client(pool));
+      const counted = await createTaskrow<Mysql2Connection>({ client, joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } });
+      const name = `d${Date.now()}`;
+      const started = new Map<number, number>();
+      const w = counted.queue<number>(name).work(async (job) => void started.set(job.payload, wallNow()), { pollInterval: 30, doorbell: true });
+      try {
+        await pause(2500);
+        // Idle: one sleep a second (isolation, BEGIN, register, SLEEP(1), guard, ROLLBACK) and
+        // the worker's own polls, fewer than one a second here; counted against the window as it
+        // really ran.
+        const before = statements();
+        const w0 = performance.now();
+        await pause(3000);
+        expect(statements() - before).toBeLessThanOrEqual(Math.ceil(((performance.now() - w0) / 1000) * 7) + 6);
+        // Past 5.1 s the worker is inside its wait that runs to about 10.2 s (see above): polling
+        // alone would pick the job up seconds after the enqueue.
+        const enqueuedAt = await enqueueFromAnotherProcess(target.url, prefix, name, 1, 0);
+        const t0 = performance.now();
+        while (!started.has(0) && performance.now() - t0 < 10_000) await pause(5);
+        expect(started.get(0)! - enqueuedAt.get(0)!).toBeLessThan(500);
+      } finally {
+        await w.stop();
+      }
+    }, 40_000);
+
+    it('doorbell rings never interrupt another statement on the pool: 300 jobs from another process, each run once, the pool\'s own queries untouched', async () => {
+      const name = `r${Date.now()}`;
+      const runs = new Map<number, number>();
+      // Two workers of one slot each take turns sleeping on the doorbell and being rung, so the
+      // sleeping connection goes back to the pool again and again while the application's
+      // statements run on the same pool; a ring that reached a connection after its sleeper gave
+      // it back would interrupt one of them (error 1317).
+      const workers = [0, 1].map(() => tr.queue<number>(name).work(async (job) => void runs.set(job.payload, (runs.get(job.payload) ?? 0) + 1), { pollInterval: 30, doorbell: true }));
+      const appErrors: unknown[] = [];
+      let appStatements = 0;
+      let producing = true;
+      const app = (async () => {
+        while (producing) {
+          await pool.query('SELECT SLEEP(0.002)').then(() => void (appStatements += 1), (err: unknown) => void appErrors.push(err));
+        }
+      })();
+      try {
+        await pause(300);
+        await enqueueFromAnotherProcess(target.url, prefix, name, 300, 5);
+        const t0 = performance.now();
+        while (runs.size < 300 && performance.now() - t0 < 20_000) await pause(10);
+      } finally {
+        producing = false;
+        await app;
+        await Promise.all(workers.map((w) => w.stop()));
+      }
+      expect(appErrors).toEqual([]);
+      expect(appStatements).toBeGreaterThan(100);
+      expect([...runs.keys()].sort((a, b) => a - b)).toEqual(Array.from({ length: 300 }, (_, i) => i));
+      expect([...runs.values()].every((n) => n === 1)).toBe(true);
+    }, 60_000);
+
+    it('a sleeper whose registration a ring has read stays in its transaction until that ring\'s KILL is done, and gives its connection back after', async () => {
+      const name = `g${Date.now()}`;
+      const w = tr.queue<number>(name).work(async () => undefined, { pollInterval: 30, doorbell: true });
+      const ringer = await mysql.createConnection({ uri: target.url });
+      const sleepers = `\`${prefix}queue_sleepers\``;
+      const statementOf = async (id: number): Promise<string | null> => {
+        const [rows] = await ringer.query('SELECT INFO AS info FROM information_schema.PROCESSLIST WHERE ID = ?', [id]);
+        return (rows as { info: string | null }[])[0]?.info ?? null;
+      };
+      try {
+        // A ring, taken apart: the guard row, then the registration (READ UNCOMMITTED), and no KILL yet.
+        await ringer.query('SET SESSION TRANSACTION ISOLATION LEVEL READ UNCOMMITTED');
+        let id = 0;
+        const t0 = performance.now();
+        while (id === 0 && performance.now() - t0 < 10_000) {
+          await ringer.query('BEGIN');
+          await ringer.query(`SELECT conn FROM ${sleepers} WHERE queue = ? AND conn = 0 FOR UPDATE`, [name]);
+          const [rows] = await ringer.query(`SELECT conn FROM ${sleepers} WHERE queue = ? AND conn > 0`, [name]);
+          id = Number((rows as { conn: unknown }[])[0]?.conn ?? 0);
+          if (id === 0) {
+            await ringer.query('COMMIT');
+            await pause(20);
+          }
+        }
+        expect(id).toBeGreaterThan(0);
+        // Its SLEEP(1) ends; the sleeper then waits for the guard row this ring holds, inside its transaction.
+        let info: string | null = null;
+        while (!/LOCK IN SHARE MODE/.test(info ?? '') && performance.now() - t0 < 15_000) {
+          info = await statementOf(id);
+          await pause(20);
+        }
+        expect(info).toMatch(/LOCK IN SHARE MODE/);
+        await ringer.query(`KILL QUERY ${id}`); // interrupts that wait: the sleeper waits again
+        await pause(100); // an observation window: still waiting while the ring holds the guard
+        expect(await statementOf(id)).toMatch(/LOCK IN SHARE MODE/);
+        await ringer.query('COMMIT');
+        const t1 = performance.now();
+        while (/LOCK IN SHARE MODE/.test((await statementOf(id)) ?? '') && performance.now() - t1 < 5000) await pause(10);
+        expect((await statementOf(id)) ?? 'idle').not.toMatch(/LOCK IN SHARE MODE/);
+      } finally {
+        await ringer.end();
+        await w.stop();
+      }
+    }, 40_000);
   });
 }

@@ -43,8 +43,11 @@ export interface TransactionOptions {
   readonly signal?: AbortSignal;
 }
 
-/** Isolation levels the engine may ask a transaction for. */
-export type IsolationLevel = 'READ COMMITTED' | 'REPEATABLE READ';
+/**
+ * Isolation levels the engine may ask a transaction for. READ UNCOMMITTED is asked only by the
+ * doorbell's ring (see `queue/doorbell.ts`), which must see sleepers' uncommitted registrations.
+ */
+export type IsolationLevel = 'READ UNCOMMITTED' | 'READ COMMITTED' | 'REPEATABLE READ';
 
 /** What the adapter knows about a driver error, read from errno / code fields, never from message text. */
 export interface DriverErrorInfo {

@@ -32,6 +32,7 @@ type Transact = <T>(fn: (tx: DrizzleExecutor) => Promise<T>, config?: MySqlTrans
 
 /** Drizzle's names for the isolation levels the engine asks for. */
 const ISOLATION: Record<IsolationLevel, MySqlTransactionConfig['isolationLevel']> = {
+  'READ UNCOMMITTED': 'read uncommitted',
   'READ COMMITTED': 'read committed',
   'REPEATABLE READ': 'repeatable read',
 };

@@ -4,6 +4,7 @@ import { describeKnexError } from './errors.js';
 
 /** Knex's names for the isolation levels the engine asks for. */
 const ISOLATION: Record<IsolationLevel, Knex.IsolationLevels> = {
+  'READ UNCOMMITTED': 'read uncommitted',
   'READ COMMITTED': 'read committed',
   'REPEATABLE READ': 'repeatable read',
 };

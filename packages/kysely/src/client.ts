@@ -3,7 +3,7 @@ import { TaskrowError, type IsolationLevel, type SqlClient, type SqlConnection, 
 import { describeKyselyError, isDriverError } from './errors.js';
 
 /** Kysely's names for the isolation levels the engine asks for. */
-const ISOLATION = { 'READ COMMITTED': 'read committed', 'REPEATABLE READ': 'repeatable read' } as const satisfies Record<IsolationLevel, string>;
+const ISOLATION = { 'READ UNCOMMITTED': 'read uncommitted', 'READ COMMITTED': 'read committed', 'REPEATABLE READ': 'repeatable read' } as const satisfies Record<IsolationLevel, string>;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyKysely = Kysely<any>;

@@ -108,6 +108,12 @@ export interface QueueRateSlotsTable {
   free_at: UtcDateTime;
 }
 
+/** Queue: the doorbell's guard rows (`conn` 0); sleepers' registrations are never committed, so never read here. */
+export interface QueueSleepersTable {
+  queue: string;
+  conn: number;
+}
+
 /** Queue: recurring schedules (`taskrow.schedules()`), one row each. */
 export interface QueueSchedulesTable {
   name: string;
@@ -199,6 +205,7 @@ export interface TaskrowTables {
   queue_keys: QueueKeysTable;
   queue_rate_slots: QueueRateSlotsTable;
   queue_schedules: QueueSchedulesTable;
+  queue_sleepers: QueueSleepersTable;
 }
 
 /** taskrow's tables under prefix `P`: `Kysely<TaskrowDatabase>` (default prefix) or `Kysely<MyDb & TaskrowDatabase<'jobs_'>>`. */
@@ -236,6 +243,7 @@ export const TASKROW_COLUMNS = {
   queue_schedules: [
     'name', 'queue', 'cron', 'tz', 'every_s', 'anchor_at', 'payload', 'options', 'missed', 'missed_max', 'next_at', 'last_at', 'rev', 'created_at', 'updated_at',
   ],
+  queue_sleepers: ['queue', 'conn'],
 } as const satisfies { readonly [T in keyof TaskrowTables]: readonly (keyof TaskrowTables[T])[] };
 
 /** The columns of one loop table, in DDL order. */

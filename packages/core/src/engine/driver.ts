@@ -56,6 +56,7 @@ export interface DriverClientSpec<C extends DriverConnection, P extends C = C> {
 
 /** The only isolation statements taskrow sends: one per `IsolationLevel`, nothing spliced. */
 const SET_ISOLATION: Readonly<Record<IsolationLevel, string>> = Object.freeze({
+  'READ UNCOMMITTED': 'SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED',
   'READ COMMITTED': 'SET TRANSACTION ISOLATION LEVEL READ COMMITTED',
   'REPEATABLE READ': 'SET TRANSACTION ISOLATION LEVEL REPEATABLE READ',
 });
@@ -63,7 +64,7 @@ const SET_ISOLATION: Readonly<Record<IsolationLevel, string>> = Object.freeze({
 /** The statement that sets the next transaction's isolation level; rejects any other value. */
 function isolationStatement(level: IsolationLevel): string {
   if (!Object.hasOwn(SET_ISOLATION, level)) {
-    throw invalid(`unknown isolation level ${JSON.stringify(level)}: expected READ COMMITTED or REPEATABLE READ`);
+    throw invalid(`unknown isolation level ${JSON.stringify(level)}: expected READ UNCOMMITTED, READ COMMITTED or REPEATABLE READ`);
   }
   return SET_ISOLATION[level];
 }

@@ -18,7 +18,8 @@ import { encodePayload } from './payload.js';
 import { queueStats } from './stats.js';
 import type { QueueTables } from './tables.js';
 import type { Enqueued, Queue, QueueOptions } from './types.js';
-import { enqueued, onEnqueue } from './wake.js';
+import { onEnqueue } from './wake.js';
+import { announce, watchDoorbell } from './doorbell.js';
 import { startWorker } from './worker.js';
 import { boolArg, intArg, optionsOf, secondsArg, show } from '../validate.js';
 
@@ -32,11 +33,10 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
   const settings = queueSettings(options);
   const c: AckContext = { exec, t, queue, settings };
   const claimState = { lastPromote: -Infinity };
-  // Idle workers of this process claim at once after a committed enqueue (not inside the
-  // application's transaction: its commit is the application's, and pollers see it).
+  // Idle workers claim at once after a committed enqueue (not inside the application's
+  // transaction: its commit is the application's, and pollers see it).
   const wake = (res: Enqueued[]): Enqueued[] => {
-    const fresh = res.filter((r) => !r.deduplicated).length;
-    if (!exec.client.joined && fresh > 0) enqueued(t.jobs, queue, fresh);
+    announce(exec, t, queue, res.filter((r) => !r.deduplicated).length);
     return res;
   };
   const self: Queue<P> = {
@@ -112,6 +112,7 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
           extend: (refs, seconds, boundMs) => extendJobs({ ...c, exec: exec.within(boundMs) }, refs, seconds),
           keepsFinished: settings.keepFinishedFor > 0,
           onEnqueue: (ring, room) => onEnqueue(t.jobs, queue, ring, room),
+          watchDoorbell: () => watchDoorbell(exec, t, queue),
           name: queue,
           claimable: (group) => claimable(exec, t, queue, group),
         },

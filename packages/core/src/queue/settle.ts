@@ -3,7 +3,7 @@ import type { Executor } from '../engine/executor.js';
 import type { SqlConnection, SqlValue } from '../port.js';
 import { keepDeadKeys } from './dead-keys.js';
 import { freeSlots, keysOf } from './limits.js';
-import { enqueued } from './wake.js';
+import { announce } from './doorbell.js';
 import { LeaseLostError } from './errors.js';
 import { leaseConfirmed } from './local-lease.js';
 import { ackFast, ackHeld, expectAll, fence, type HeldRow } from './ack.js';
@@ -22,14 +22,14 @@ export interface AckContext {
 
 /**
  * Frees the slots of `keys` in the ack's transaction (see `freeSlots`) and, once an ack that
- * admitted blocked jobs committed, rings this process's idle workers of the queue (`ring`).
+ * admitted blocked jobs committed, rings idle workers of the queue (`ring`, see `announce`).
  */
 function slotFreer(c: AckContext): { free: (conn: SqlConnection, keys: readonly string[]) => Promise<void>; ring: () => void } {
   let admitted = 0; // of the last run: a rolled-back run is followed by another that sets it again
   return {
     free: async (conn, keys) => void (admitted = await freeSlots(conn, c.t, c.queue, keys, c.exec.client.joined)),
     ring: () => {
-      if (admitted > 0 && !c.exec.client.joined) enqueued(c.t.jobs, c.queue, admitted);
+      announce(c.exec, c.t, c.queue, admitted);
     },
   };
 }

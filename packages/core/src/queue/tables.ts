@@ -13,10 +13,12 @@ export interface QueueTables {
   readonly keys: string;
   /** Rate-limited queues: one row per start their window allows (see `rate.ts`). */
   readonly rateSlots: string;
+  /** The doorbell's guard rows and (uncommitted) registrations of sleeping connections (see `doorbell.ts`). */
+  readonly sleepers: string;
 }
 
 export function queueTables(prefix: string): QueueTables {
-  return { jobs: table(prefix, 'queue_jobs'), receipts: receiptsTable(prefix), deadKeys: table(prefix, 'queue_dead_keys'), queues: table(prefix, 'queues'), keys: table(prefix, 'queue_keys'), rateSlots: table(prefix, 'queue_rate_slots') };
+  return { jobs: table(prefix, 'queue_jobs'), receipts: receiptsTable(prefix), deadKeys: table(prefix, 'queue_dead_keys'), queues: table(prefix, 'queues'), keys: table(prefix, 'queue_keys'), rateSlots: table(prefix, 'queue_rate_slots'), sleepers: table(prefix, 'queue_sleepers') };
 }
 
 /**

@@ -39,13 +39,16 @@ export function onEnqueue(jobsTable: string, queue: string, ring: () => void, ro
  * are taken in turn until the claims of those with room together take `jobs` (a busy worker rung
  * on the way claims when a slot frees), so a few new jobs wake one worker that claims them all,
  * not every worker of the queue (the others' claims would find nothing; they still poll).
+ * Returns how many of the jobs the rung workers' claims cover.
  */
-export function enqueued(jobsTable: string, queue: string, jobs: number): void {
+export function enqueued(jobsTable: string, queue: string, jobs: number): number {
   const all = [...(bells.get(keyOf(jobsTable, queue)) ?? [])];
   const from = all.length > 0 ? turn++ % all.length : 0;
-  for (let i = 0, covered = 0; i < all.length && covered < jobs; i++) {
+  let covered = 0;
+  for (let i = 0; i < all.length && covered < jobs; i++) {
     const b = all[(from + i) % all.length]!;
     covered += b.room();
     b.ring();
   }
+  return Math.min(covered, jobs);
 }

@@ -12,12 +12,13 @@ export interface WorkerSettings {
   /** Lease length in seconds. */
   readonly lease: number;
   readonly pollMs: number;
+  readonly doorbell: boolean;
   readonly group: string | undefined;
   readonly onError: ((error: unknown) => void) | undefined;
   readonly logger: WorkerLogger | undefined;
 }
 
-const WORKER_OPTIONS = ['concurrency', 'batchSize', 'lease', 'pollInterval', 'group', 'onError', 'logger'] as const;
+const WORKER_OPTIONS = ['concurrency', 'batchSize', 'lease', 'pollInterval', 'doorbell', 'group', 'onError', 'logger'] as const;
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 
 /** A pino-compatible logger: an object whose log methods, where present, are functions. */
@@ -36,12 +37,14 @@ export function workerSettings(handler: unknown, options: WorkerOptions | undefi
   if (typeof handler !== 'function') throw invalid(`work() needs a handler function, got ${show(handler)}`);
   const o = optionsOf('work()', options, WORKER_OPTIONS) as WorkerOptions;
   if (o.onError !== undefined && typeof o.onError !== 'function') throw invalid(`work() onError must be a function, got ${show(o.onError)}`);
+  if (o.doorbell !== undefined && typeof o.doorbell !== 'boolean') throw invalid(`work() doorbell must be true or false, got ${show(o.doorbell)}`);
   const concurrency = intArg('work() concurrency', o.concurrency ?? 1, 1, 1000);
   return {
     concurrency,
     batchSize: intArg('work() batchSize', o.batchSize ?? Math.min(concurrency, MAX_CLAIM), 1, MAX_CLAIM),
     lease: positiveSeconds('work() lease', o.lease ?? 30, MAX_LEASE_SECONDS),
     pollMs: secondsArg('work() pollInterval', o.pollInterval ?? 1, 0.001, 3600) * 1000,
+    doorbell: o.doorbell ?? false,
     group: o.group === undefined ? undefined : validateName('group', o.group),
     onError: o.onError,
     logger: loggerArg(o.logger),

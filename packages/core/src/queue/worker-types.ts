@@ -35,6 +35,14 @@ export interface WorkerOptions {
   readonly lease?: number;
   /** Longest wait between claims while the queue is idle, in seconds; default 1. */
   readonly pollInterval?: number;
+  /**
+   * Sleep on the queue's doorbell (default false): an enqueue that commits in another process on
+   * the same server wakes this worker within milliseconds instead of at its next poll. Takes one
+   * pooled connection per process and queue while any such worker runs (in `SELECT SLEEP(1)`);
+   * enqueuers interrupt it with `KILL QUERY`, so they MUST connect as the same user (or one allowed
+   * to kill its queries). Needs a pool with a connection to spare, not a single connection.
+   */
+  readonly doorbell?: boolean;
   /** Claim only jobs of this group. */
   readonly group?: string;
   /**

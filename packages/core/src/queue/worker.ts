@@ -26,6 +26,8 @@ export interface WorkerQueue<P> extends AckPort {
   progress(ref: JobRef, value: unknown): Promise<void>;
   /** Calls `ring` when an enqueue into this queue committed in this process; returns the unsubscribe. */
   onEnqueue(ring: () => void, room: () => number): () => void;
+  /** Sleeps on the queue's doorbell (another process's enqueue rings this process's workers, see `doorbell.ts`); returns the unwatch. */
+  watchDoorbell(): () => void;
   readonly name: string;
   /** Whether a claim could take anything now (one cheap statement; see `claimable`). */
   claimable(group: string | undefined): Promise<boolean>;
@@ -73,6 +75,8 @@ class Worker<P> {
   private readonly purger: NodeJS.Timeout | undefined;
   private readonly looping: Promise<void>;
   private readonly unsubscribe: () => void;
+  /** Ends this worker's watch of the doorbell (`doorbell: true`). */
+  private readonly unwatch: (() => void) | undefined;
   readonly handle: Handle<P>;
   private readonly signals: WorkerSignals<P>;
   private running = 0;
@@ -99,6 +103,7 @@ class Worker<P> {
       this.enqueuedSince = true;
       this.alarm.ring();
     }, () => (this.stopping || this.full() ? 0 : this.s.batchSize));
+    this.unwatch = s.doorbell ? queue.watchDoorbell() : undefined;
     this.looping = this.loop();
   }
 
@@ -231,6 +236,7 @@ class Worker<P> {
   private async stop(timeoutMs: number): Promise<StopResult> {
     this.stopping = true;
     this.unsubscribe();
+    this.unwatch?.();
     this.alarm.ring();
     await this.looping;
     let released = await this.releaseAll(this.pending.splice(0));

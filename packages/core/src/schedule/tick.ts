@@ -4,7 +4,7 @@ import { DatabaseError } from '../errors.js';
 import { insertJobs } from '../queue/enqueue.js';
 import { toMicros } from '../queue/options.js';
 import type { QueueTables } from '../queue/tables.js';
-import { enqueued } from '../queue/wake.js';
+import { announce } from '../queue/doorbell.js';
 import { FROM_MICROS } from '../sql.js';
 import { missedArg, scheduledJob } from './spec.js';
 import { readSchedule, timingOf, type StoredSchedule } from './store.js';
@@ -75,6 +75,6 @@ export async function tickSchedule(c: ScheduleContext, name: string): Promise<nu
     { isolation: 'READ COMMITTED' },
   );
   if (!done) return 0;
-  if (done.jobs > 0) enqueued(c.queues.jobs, done.queue, done.jobs);
+  announce(c.exec, c.queues, done.queue, done.jobs);
   return done.jobs;
 }
