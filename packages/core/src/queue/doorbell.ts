@@ -3,6 +3,7 @@ import type { Executor } from '../engine/executor.js';
 import type { SqlClient, SqlConnection } from '../port.js';
 import type { Migration } from '../schema/migration.js';
 import { TABLE_OPTIONS } from '../schema/tables.js';
+import { NoAnswer } from '../retry.js';
 import { toNumber } from '../validate.js';
 import { queueTables, type QueueTables } from './tables.js';
 import { enqueued } from './wake.js';
@@ -52,7 +53,6 @@ const RING_BOUND_MS = 5000;
 const ER_NO_SUCH_THREAD = 1094;
 const ER_KILL_DENIED = 1095;
 const ER_QUERY_INTERRUPTED = 1317;
-const ER_LOCK_WAIT_TIMEOUT = 1205;
 
 const errnoOf = (client: SqlClient, err: unknown): number | undefined => client.describeError(err).errno;
 
@@ -128,8 +128,8 @@ class Sleeper {
         const { rows } = await conn.query<{ rang: unknown }>(`SELECT SLEEP(${SLEEP_SECONDS}) AS rang`);
         if (toNumber(rows[0]?.rang) === 1) this.wake();
       } catch (err) {
-        if (interrupted(err)) this.wake();
-        else failed = err;
+        this.wake(); // interrupted by a ring (MariaDB: 1317), or failed: either way, look for jobs
+        if (!interrupted(err)) failed = err;
       }
       await this.holdGuard(conn, interrupted);
       if (failed !== undefined) throw failed;
@@ -138,8 +138,9 @@ class Sleeper {
 
   /**
    * Takes the guard row in share mode, waiting for any ring that read this registration to finish
-   * its `KILL`s. MUST NOT return before it holds it: only a lost connection (which the pool
-   * discards) or the transaction's bound (whose connection the adapter destroys) ends it otherwise.
+   * its `KILL`s. MUST NOT return before it holds it, whatever interrupts or fails the wait: only a
+   * lost connection (which the pool discards) or the transaction's bound (whose connection the
+   * adapter destroys) ends it otherwise.
    */
   private async holdGuard(conn: SqlConnection, interrupted: (err: unknown) => boolean): Promise<void> {
     const sql = `SELECT \`conn\` FROM ${this.t.sleepers} WHERE \`queue\` = ? AND \`conn\` = 0 LOCK IN SHARE MODE`;
@@ -148,9 +149,11 @@ class Sleeper {
         await conn.query(sql, [this.queue]);
         return;
       } catch (err) {
-        // Interrupted by a ring's KILL while waiting for that ring: wait again. Anything else ends
-        // the transaction: a lost or abandoned connection is never given back to the pool.
-        if (!interrupted(err) && errnoOf(this.exec.client, err) !== ER_LOCK_WAIT_TIMEOUT) throw err;
+        // Interrupted by a ring's KILL while waiting for that ring (or the wait timed out): wait
+        // again. A lost or abandoned connection is never given back to the pool: that ends it.
+        const info = this.exec.client.describeError(err);
+        if (info.lost || info.closed || err instanceof NoAnswer) throw err;
+        if (!interrupted(err)) await new Promise((r) => setTimeout(r, 50));
       }
     }
   }

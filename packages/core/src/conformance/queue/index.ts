@@ -6,6 +6,7 @@ import { queueBadInput } from './bad-input.js';
 import { queueClaim } from './claim.js';
 import { queueConcurrency } from './concurrency.js';
 import { queueDedup } from './dedup.js';
+import { queueDoorbell } from './doorbell.js';
 import { queueEnqueue } from './enqueue.js';
 import { queueEvents } from './events.js';
 import { queueFailNow } from './fail-now.js';
@@ -48,6 +49,7 @@ export function describeQueueConformance<Tx>(harness: ConformanceHarness<Tx>): v
       describe('per-key concurrency limits', () => queueLimits(ctx));
       describe('rate limits', () => queueRate(ctx));
       describe('holding leases', () => queueHolding(ctx));
+      describe('doorbell', () => queueDoorbell(ctx));
       describe('concurrency', () => queueConcurrency(ctx));
     });
   }

@@ -1,0 +1,47 @@
+import { expect, it } from 'vitest';
+import { freshName } from '../harness.js';
+import { lockingSession, type SuiteContext } from '../session.js';
+import { until } from './probe.js';
+
+const CASE = 'a worker on the doorbell wakes when a ring interrupts its sleep, seconds before its next poll';
+
+/** `work({ doorbell: true })`: the sleeping connection, woken by a ring taken apart through the probe. */
+export function queueDoorbell<Tx>(ctx: () => SuiteContext<Tx>): void {
+  it(CASE, async () => {
+    const c = ctx();
+    // The ring reads registrations that are never committed: on a cluster only their node sees them.
+    const session = await lockingSession(c, `queue › doorbell › ${CASE}`);
+    const sleepers = `\`${c.prefix}queue_sleepers\``;
+    const queue = freshName('q');
+    const started: number[] = [];
+    const w = session.taskrow.queue(queue).work(async () => void started.push(performance.now()), { pollInterval: 30, doorbell: true });
+    try {
+      // An observation window, not a wait for the database: idle this long, the worker's waits
+      // between polls (10 ms, 20 ms, ... doubling) have reached the one that runs to about 10.2 s.
+      await new Promise((r) => setTimeout(r, 5500));
+      // Enqueued inside an application transaction: nothing rings (that commit is the application's).
+      await session.withDriverTransaction('commit', (tx) => session.taskrow.in(tx).queue(queue).enqueue('x'));
+      // The ring by hand: the queue's guard row, the registration (READ UNCOMMITTED), KILL QUERY.
+      let conn = 0;
+      await until('a registered sleeper', async () => {
+        await session.probe.query('SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED');
+        await session.probe.query('BEGIN');
+        await session.probe.query(`SELECT conn FROM ${sleepers} WHERE queue = ? AND conn = 0 FOR UPDATE`, [queue]);
+        const rows = await session.probe.query<{ conn: unknown }>(`SELECT conn FROM ${sleepers} WHERE queue = ? AND conn > 0`, [queue]);
+        conn = Number(rows[0]?.conn ?? 0);
+        if (conn === 0) await session.probe.query('COMMIT');
+        return conn > 0;
+      }, 10);
+      const rungAt = performance.now();
+      try {
+        await session.probe.query(`KILL QUERY ${conn}`);
+      } finally {
+        await session.probe.query('COMMIT');
+      }
+      await until('the job started', () => started.length === 1, 10);
+      expect(started[0]! - rungAt).toBeLessThan(2000);
+    } finally {
+      await w.stop();
+    }
+  });
+}
