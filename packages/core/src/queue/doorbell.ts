@@ -36,8 +36,8 @@ export const DOORBELL_MIGRATION: Migration = {
   ],
 };
 
-/** Seconds one sleep lasts: a sleeper registers again after each, taking in queues watched since. */
-export const SLEEP_SECONDS = 1;
+/** Seconds one sleep lasts; a sleeper registers again after each. */
+const SLEEP_SECONDS = 1;
 /** Milliseconds a ring that found no sleeper of a queue is trusted: 50 ms after the first, doubling to 1 s. */
 const RECHECK_MIN_MS = 50;
 const RECHECK_MS = 1000;
@@ -93,7 +93,7 @@ class Sleeper {
         await this.guardRow();
         await this.sleep();
       } catch {
-        await new Promise((r) => setTimeout(r, SLEEP_SECONDS * 1000));
+        if (this.workers > 0) await new Promise((r) => setTimeout(r, SLEEP_SECONDS * 1000));
       }
     }
     this.running = false;
@@ -159,6 +159,16 @@ class Sleeper {
   }
 }
 
+/** `make()`'s value for `client`, jobs table and queue, made once per process. */
+function perQueue<T>(registry: WeakMap<SqlClient, Map<string, T>>, client: SqlClient, t: QueueTables, queue: string, make: () => T): T {
+  const byQueue = registry.get(client) ?? new Map<string, T>();
+  registry.set(client, byQueue);
+  const key = `${t.sleepers}\u0000${queue}`;
+  let value = byQueue.get(key);
+  if (value === undefined) byQueue.set(key, (value = make()));
+  return value;
+}
+
 const sleepers = new WeakMap<SqlClient, Map<string, Sleeper>>();
 
 /**
@@ -169,25 +179,18 @@ const sleepers = new WeakMap<SqlClient, Map<string, Sleeper>>();
  */
 export function watchDoorbell(exec: Executor, t: QueueTables, queue: string): () => void {
   if (exec.client.joined) return () => undefined;
-  const byQueue = sleepers.get(exec.client) ?? new Map<string, Sleeper>();
-  sleepers.set(exec.client, byQueue);
-  const key = `${t.sleepers}\u0000${queue}`;
-  let sleeper = byQueue.get(key);
-  if (!sleeper) byQueue.set(key, (sleeper = new Sleeper(exec, t, queue)));
-  return sleeper.watch();
+  return perQueue(sleepers, exec.client, t, queue, () => new Sleeper(exec, t, queue)).watch();
 }
 
 /** What one process knows of the sleepers of one queue. */
 interface Rings {
-  /** When the last ring ended (`performance.now()`), and whether it found sleepers. */
+  /** When the last ring ended (`performance.now()`). */
   checkedAt: number;
-  found: boolean;
-  /** How long the last empty ring is trusted. */
+  /** How long from then no ring is sent: 0 after a ring that found sleepers. */
   trustMs: number;
   /** Jobs not yet rung for. */
   need: number;
   ringing: boolean;
-  refusedUntil: number;
 }
 
 const rings = new WeakMap<SqlClient, Map<string, Rings>>();
@@ -197,17 +200,13 @@ const rings = new WeakMap<SqlClient, Map<string, Rings>>();
  * Skipped for a while after a ring that found none: 50 ms after the first such ring, doubling
  * up to a second, or 5 s when the queue has no guard row (no process ever slept on it). So a
  * process that enqueues where no one sleeps sends at most one ring (a read-only transaction) a
- * second per queue, and one per 5 s where nobody uses the doorbell. Never throws: a failed ring only leaves the sleepers to their next poll.
+ * second per queue, and one per 5 s where nobody uses the doorbell; a server that denies the
+ * `KILL` stops its rings for a minute. Never throws: a failed ring only leaves the sleepers to
+ * their next poll. Called by `announce` only (never for a joined client).
  */
-export function ringSleepers(exec: Executor, t: QueueTables, queue: string, jobs: number): void {
-  if (exec.client.joined || jobs <= 0) return;
-  const byQueue = rings.get(exec.client) ?? new Map<string, Rings>();
-  rings.set(exec.client, byQueue);
-  const key = `${t.sleepers}\u0000${queue}`;
-  let s = byQueue.get(key);
-  if (!s) byQueue.set(key, (s = { checkedAt: -Infinity, found: false, trustMs: 0, need: 0, ringing: false, refusedUntil: -Infinity }));
-  const now = performance.now();
-  if (now < s.refusedUntil || (!s.found && now - s.checkedAt < s.trustMs)) return;
+function ringSleepers(exec: Executor, t: QueueTables, queue: string, jobs: number): void {
+  const s = perQueue(rings, exec.client, t, queue, () => ({ checkedAt: -Infinity, trustMs: 0, need: 0, ringing: false }));
+  if (performance.now() - s.checkedAt < s.trustMs) return;
   s.need += jobs;
   if (!s.ringing) void ringWhileNeeded(exec, t, queue, s);
 }
@@ -220,15 +219,12 @@ async function ringWhileNeeded(exec: Executor, t: QueueTables, queue: string, s:
       s.need = 0;
       const found = await ringOnce(exec, t, queue, n);
       s.trustMs = found > 0 ? 0 : found < 0 ? UNUSED_RECHECK_MS : Math.min(RECHECK_MS, Math.max(RECHECK_MIN_MS, s.trustMs * 2));
-      s.found = found > 0;
       s.checkedAt = performance.now();
     }
   } catch (err) {
     s.need = 0;
-    s.found = false;
-    s.trustMs = RECHECK_MS;
     s.checkedAt = performance.now();
-    if (errnoOf(exec.client, (err as { cause?: unknown }).cause ?? err) === ER_KILL_DENIED) s.refusedUntil = s.checkedAt + REFUSED_MS;
+    s.trustMs = errnoOf(exec.client, (err as { cause?: unknown }).cause ?? err) === ER_KILL_DENIED ? REFUSED_MS : RECHECK_MS;
   } finally {
     s.ringing = false;
   }
