@@ -4,12 +4,11 @@ import { placeholderList } from '../chunk.js';
 import type { Executor } from '../engine/executor.js';
 import type { SqlConnection } from '../port.js';
 import { toNumber } from '../validate.js';
-import { keepDeadKeys } from './dead-keys.js';
 import { decodePayload } from './payload.js';
 import { DUE_ROWS, epochMicros, NOW_MICROS, NOW_PLUS, PHASE, updateById, type QueueTables } from './tables.js';
 import { leaseConfirmed, leaseLeft } from './local-lease.js';
 import { takeSlots, useSlots } from './rate.js';
-import { admit, lockKeys } from './limits.js';
+import { promoteDue, PROMOTE_AT_LEAST } from './promote.js';
 import type { Job, JobRef } from './types.js';
 
 interface ClaimRow {
@@ -26,75 +25,14 @@ interface ClaimRow {
   now_us: unknown;
 }
 
-/** An expired lease on the job's last attempt: the job dies instead of coming back. */
-const SPENT = `\`phase\` = ${PHASE.running} AND \`attempt\` >= \`max_attempts\``;
-
-/** A due row as `promoteDue` locks it. */
-interface DueRow {
-  id: unknown;
-  keyed_death: unknown;
-  spent: unknown;
-  waiting: unknown;
-  conc_key: string | null;
-}
-
-/**
- * Makes up to `limit` due delayed jobs and expired leases ready (or dead, for a lease that expired
- * on the last attempt), in the caller's transaction; resolves to the number made ready. A plain
- * read of the `claim` index range of due rows comes first (in the common case nothing is due and
- * nothing gets locked), then the rows found are locked by primary key, skipping rows others hold,
- * and updated by primary key. Jobs with a concurrency key that come due, or die, need their key's
- * lock (taken skipping keys others hold: such jobs wait for a later claim): the due ones are
- * admitted into free slots or blocked (`admit`); an expired lease that comes back keeps its slot.
- * Assignments are ordered so each reads only columns not yet assigned (MySQL assigns left to right).
- */
-async function promoteDue(conn: SqlConnection, t: QueueTables, queue: string, limit: number, joined: boolean): Promise<number> {
-  // A plain read first: in the common case nothing is due and nothing is locked.
-  const seen = await conn.query<{ id: unknown }>(`SELECT \`id\` FROM ${t.jobs} FORCE INDEX (\`claim\`) WHERE ${DUE_ROWS} LIMIT ${limit}`, [queue]);
-  if (seen.rows.length === 0) return 0;
-  const { rows } = await conn.query<DueRow>(
-    `SELECT \`id\`, \`conc_key\`, (${SPENT} AND \`dedup_k\` IS NOT NULL) AS keyed_death, ${SPENT} AS spent, \`phase\` = ${PHASE.delayed} AS waiting
-     FROM ${t.jobs} FORCE INDEX (PRIMARY) WHERE \`id\` IN (${placeholderList(seen.rows.length)}) AND ${DUE_ROWS} FOR UPDATE SKIP LOCKED`,
-    [...seen.rows.map((r) => toNumber(r.id)), queue],
-  );
-  if (rows.length === 0) return 0;
-  const needsKey = (r: DueRow): boolean => r.conc_key !== null && (toNumber(r.waiting) === 1 || toNumber(r.spent) === 1);
-  const keyed = rows.filter(needsKey);
-  const limits = keyed.length === 0 ? new Map<string, number>() : await lockKeys(conn, t, queue, keyed.map((r) => r.conc_key!), true);
-  const plain = rows.filter((r) => !needsKey(r) || (toNumber(r.spent) === 1 && limits.has(r.conc_key!)));
-  const ids = plain.map((r) => toNumber(r.id));
-  if (plain.some((r) => toNumber(r.keyed_death) === 1)) await keepDeadKeys(conn, t, ids, SPENT);
-  if (ids.length > 0) {
-    await conn.query(
-      `${updateById(t.jobs)} SET
-         \`last_error\` = IF(${SPENT}, CONCAT('lease expired on attempt ', \`attempt\`, ' of ', \`max_attempts\`), \`last_error\`),
-         \`dedup_k\` = IF(${SPENT}, NULL, \`dedup_k\`),
-         \`due_at\` = IF(${SPENT}, UTC_TIMESTAMP(6), \`run_at\`),
-         \`ready_priority\` = IF(${SPENT}, 0, \`priority\`),
-         \`phase\` = IF(${SPENT}, ${PHASE.dead}, ${PHASE.ready})
-       WHERE \`id\` IN (${placeholderList(ids.length)})`,
-      ids,
-    );
-  }
-  if (limits.size === 0) return ids.length;
-  const due = new Map<string, number[]>();
-  for (const r of keyed) if (toNumber(r.waiting) === 1 && limits.has(r.conc_key!)) due.set(r.conc_key!, [...(due.get(r.conc_key!) ?? []), toNumber(r.id)]);
-  // In the application's transaction the snapshot may predate the key locks: count with locking reads.
-  return ids.length + (await admit(conn, t, queue, limits, due, joined));
-}
-
-/**
- * Most due rows one look takes at least, whatever the claim's limit: a claimer of one job at a
- * time would otherwise admit jobs with concurrency keys (and make due jobs ready) one per claim.
- */
-const PROMOTE_AT_LEAST = 100;
-
 /** How often (ms) a queue handle looks for due delayed jobs and expired leases while its claims find enough ready jobs. */
 export const PROMOTE_EVERY_MS = 50;
 
 /** Per queue handle: when it last looked for due jobs (`performance.now()`). */
 export interface ClaimState {
   lastPromote: number;
+  /** The last gate this handle read found the queue rate-limited: its claims take the rated path. */
+  rated: boolean;
 }
 
 /** The columns a claim reads, `run_at` and `due_at` as epoch microseconds. */
@@ -140,7 +78,7 @@ export async function claimJobs<P>(
   exec: Executor,
   t: QueueTables,
   queue: string,
-  args: { limit: number; leaseMicros: number; group: string | undefined },
+  args: ClaimArgs,
   state: ClaimState,
   progress: (job: JobRef, value: unknown) => Promise<void>,
 ): Promise<Job<P>[]> {
@@ -178,63 +116,125 @@ export async function claimJobs<P>(
   });
 }
 
-/**
- * What a claim of `queue` reads first, in one statement: whether the queue is paused (see
- * `pause.ts`) and whether it is rate-limited (see `rate.ts`). Non-locking reads of the latest
- * committed rows (claims run READ COMMITTED), so a claim never waits on a change in flight.
- */
-async function claimGate(conn: SqlConnection, t: QueueTables, queue: string): Promise<{ paused: boolean; rated: boolean }> {
-  const { rows } = await conn.query<{ paused: unknown; rated: unknown }>(
-    `SELECT EXISTS (SELECT 1 FROM ${t.queues} WHERE \`queue\` = ? AND \`paused_at\` IS NOT NULL) AS paused,
-       EXISTS (SELECT 1 FROM ${t.rateSlots} WHERE \`queue\` = ?) AS rated`,
-    [queue, queue],
-  );
-  return { paused: toNumber(rows[0]?.paused) === 1, rated: toNumber(rows[0]?.rated) === 1 };
+/** What a claim may find in its way: the queue paused (see `pause.ts`), rate-limited (see `rate.ts`), or due jobs waiting to be made ready. */
+interface Gate {
+  readonly paused: boolean;
+  readonly rated: boolean;
+  readonly due: boolean;
 }
 
 /**
- * One claim run in the caller's transaction: nothing while the queue is paused; for a rate-limited
- * queue, no more jobs than it takes free rate slots (and none without one); promote what is due,
- * lock ready rows, lease them to `token`.
+ * The gate of a claim of `queue` in one statement of non-locking reads of the latest committed
+ * rows (claims run READ COMMITTED), so a claim never waits on a change in flight.
  */
-async function claimReady(
+async function claimGate(conn: SqlConnection, t: QueueTables, queue: string): Promise<Gate> {
+  const { rows } = await conn.query<{ paused: unknown; rated: unknown; due: unknown }>(
+    `SELECT EXISTS (SELECT 1 FROM ${t.queues} WHERE \`queue\` = ? AND \`paused_at\` IS NOT NULL) AS paused,
+       EXISTS (SELECT 1 FROM ${t.rateSlots} WHERE \`queue\` = ?) AS rated,
+       EXISTS (SELECT 1 FROM ${t.jobs} FORCE INDEX (\`claim\`) WHERE ${DUE_ROWS}) AS due`,
+    [queue, queue, queue],
+  );
+  const r = rows[0];
+  return { paused: toNumber(r?.paused) === 1, rated: toNumber(r?.rated) === 1, due: toNumber(r?.due) === 1 };
+}
+
+/** A claim's arguments. */
+interface ClaimArgs {
+  readonly limit: number;
+  readonly leaseMicros: number;
+  readonly group: string | undefined;
+}
+
+/** A ready row as the gated read returns it: `due` tells whether due jobs wait to be made ready. */
+type GatedRow = ClaimRow & { due: unknown };
+
+/**
+ * Locks up to `limit` ready rows (`SELECT ... FOR UPDATE SKIP LOCKED` over the `claim` index range
+ * of ready rows, by priority, due time, then group and id). With `gated`, the same statement also
+ * reads the gate: it finds nothing while the queue is paused or rate-limited, and each row carries
+ * whether due jobs wait. The subqueries are plain reads: a locking read locks only its outer rows.
+ */
+async function lockReady(conn: SqlConnection, t: QueueTables, queue: string, args: ClaimArgs, limit: number, gated: boolean): Promise<GatedRow[]> {
+  const grp = args.group === undefined ? '' : ' AND `grp` = ?';
+  const params = [queue, ...(args.group === undefined ? [] : [args.group])];
+  const { rows } = await conn.query<GatedRow>(
+    `SELECT ${CLAIM_COLUMNS}${gated ? `, EXISTS (SELECT 1 FROM ${t.jobs} FORCE INDEX (\`claim\`) WHERE ${DUE_ROWS}) AS due` : ''}
+     FROM ${t.jobs} FORCE INDEX (\`claim\`)
+     WHERE \`queue\` = ?${grp} AND \`phase\` = ${PHASE.ready}${gated ? `
+       AND NOT EXISTS (SELECT 1 FROM ${t.queues} WHERE \`queue\` = ? AND \`paused_at\` IS NOT NULL)
+       AND NOT EXISTS (SELECT 1 FROM ${t.rateSlots} WHERE \`queue\` = ?)` : ''}
+     ORDER BY \`ready_priority\`, \`due_at\`, \`grp\`, \`id\` LIMIT ${limit} FOR UPDATE SKIP LOCKED`,
+    gated ? [queue, ...params, queue, queue] : params,
+  );
+  return rows;
+}
+
+/** Leases the locked rows to `token` (lease expiry on the database clock, one more attempt). */
+async function lease(conn: SqlConnection, t: QueueTables, rows: readonly ClaimRow[], leaseMicros: number, token: number): Promise<void> {
+  await conn.query(
+    `${updateById(t.jobs)} SET \`due_at\` = ${NOW_PLUS}, \`attempt\` = \`attempt\` + 1, \`token\` = ?, \`ready_priority\` = 0, \`phase\` = ${PHASE.running}
+     WHERE \`id\` IN (${placeholderList(rows.length)})`,
+    [leaseMicros, token, ...rows.map((r) => toNumber(r.id))],
+  );
+}
+
+/** Makes due jobs ready (see `promote.ts`) and notes when this handle last did. */
+async function promote(conn: SqlConnection, t: QueueTables, queue: string, args: ClaimArgs, state: ClaimState, joined: boolean): Promise<number> {
+  state.lastPromote = performance.now();
+  return promoteDue(conn, t, queue, Math.max(args.limit, PROMOTE_AT_LEAST), joined);
+}
+
+/**
+ * One claim run in the caller's transaction. The common case is one locking read that also reads
+ * the gate, then the lease: due jobs are made ready first (and the ready rows read again) only when
+ * the read says some are waiting and it found fewer than `limit` rows or this handle has not made
+ * due jobs ready for `PROMOTE_EVERY_MS`. A read that finds nothing reads the gate on its own: nothing
+ * while the queue is paused; a rate-limited queue takes the rated path (`claimRated`).
+ */
+async function claimReady(conn: SqlConnection, t: QueueTables, queue: string, args: ClaimArgs, state: ClaimState, token: number, joined: boolean): Promise<ClaimRow[]> {
+  if (state.rated) return claimRated(conn, t, queue, args, state, token, joined);
+  let rows: ClaimRow[] = await lockReady(conn, t, queue, args, args.limit, true);
+  const stale = performance.now() - state.lastPromote >= PROMOTE_EVERY_MS;
+  if (rows.length === 0) {
+    const gate = await claimGate(conn, t, queue);
+    if (gate.paused) return [];
+    if (gate.rated) return claimRated(conn, t, queue, args, state, token, joined, gate);
+    if (!gate.due || (await promote(conn, t, queue, args, state, joined)) === 0) return [];
+    rows = await lockReady(conn, t, queue, args, args.limit, false);
+  } else if (toNumber((rows[0] as GatedRow).due) === 1 && (rows.length < args.limit || stale)) {
+    // Rows this transaction already locked come back again (its own locks are not skipped).
+    if ((await promote(conn, t, queue, args, state, joined)) > 0) rows = await lockReady(conn, t, queue, args, args.limit, false);
+  }
+  if (rows.length > 0) await lease(conn, t, rows, args.leaseMicros, token);
+  return rows;
+}
+
+/**
+ * A claim of a rate-limited queue (or one this handle last saw rate-limited): no more jobs than it
+ * takes free rate slots (and none without one), due jobs made ready when waiting, then the lease.
+ * `state.rated` follows what the gate says, so a queue whose limit is removed goes back to the
+ * common path.
+ */
+async function claimRated(
   conn: SqlConnection,
   t: QueueTables,
   queue: string,
-  args: { limit: number; leaseMicros: number; group: string | undefined },
+  args: ClaimArgs,
   state: ClaimState,
   token: number,
   joined: boolean,
+  seen?: Gate,
 ): Promise<ClaimRow[]> {
-  const ready = (): Promise<{ rows: ClaimRow[] }> =>
-    conn.query<ClaimRow>(
-      `SELECT ${CLAIM_COLUMNS}
-       FROM ${t.jobs} FORCE INDEX (\`claim\`)
-       WHERE \`queue\` = ?${args.group === undefined ? '' : ' AND `grp` = ?'} AND \`phase\` = ${PHASE.ready}
-       ORDER BY \`ready_priority\`, \`due_at\`, \`grp\`, \`id\` LIMIT ${limit} FOR UPDATE SKIP LOCKED`,
-      args.group === undefined ? [queue] : [queue, args.group],
-    );
-  const gate = await claimGate(conn, t, queue);
+  const gate = seen ?? (await claimGate(conn, t, queue));
+  state.rated = gate.rated;
   if (gate.paused) return [];
-  const slots = gate.rated ? await takeSlots(conn, t, queue, args.limit) : [];
-  if (gate.rated && slots.length === 0) return [];
-  const limit = gate.rated ? slots.length : args.limit;
-  const started = performance.now();
-  let looked = started - state.lastPromote >= PROMOTE_EVERY_MS;
-  if (looked) await promoteDue(conn, t, queue, Math.max(args.limit, PROMOTE_AT_LEAST), joined);
-  let found = await ready();
-  if (found.rows.length < limit && !looked) {
-    looked = true;
-    // Rows this transaction already locked come back again (its own locks are not skipped).
-    if ((await promoteDue(conn, t, queue, Math.max(args.limit, PROMOTE_AT_LEAST), joined)) > 0) found = await ready();
-  }
-  if (looked) state.lastPromote = started;
-  if (found.rows.length === 0) return [];
-  await conn.query(
-    `${updateById(t.jobs)} SET \`due_at\` = ${NOW_PLUS}, \`attempt\` = \`attempt\` + 1, \`token\` = ?, \`ready_priority\` = 0, \`phase\` = ${PHASE.running}
-     WHERE \`id\` IN (${placeholderList(found.rows.length)})`,
-    [args.leaseMicros, token, ...found.rows.map((r) => toNumber(r.id))],
-  );
-  await useSlots(conn, t, queue, slots.slice(0, found.rows.length));
-  return found.rows;
+  if (!gate.rated) return claimReady(conn, t, queue, args, state, token, joined);
+  const slots = await takeSlots(conn, t, queue, args.limit);
+  if (slots.length === 0) return [];
+  if (gate.due) await promote(conn, t, queue, args, state, joined);
+  const rows = await lockReady(conn, t, queue, args, slots.length, false);
+  if (rows.length === 0) return [];
+  await lease(conn, t, rows, args.leaseMicros, token);
+  await useSlots(conn, t, queue, slots.slice(0, rows.length));
+  return rows;
 }

@@ -32,7 +32,7 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
   const queue = validateName('queue name', name);
   const settings = queueSettings(options);
   const c: AckContext = { exec, t, queue, settings };
-  const claimState = { lastPromote: -Infinity };
+  const claimState = { lastPromote: -Infinity, rated: false };
   // Idle workers claim at once after a committed enqueue (not inside the application's
   // transaction: its commit is the application's, and pollers see it).
   const wake = (res: Enqueued[]): Enqueued[] => {
