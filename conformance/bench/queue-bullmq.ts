@@ -67,6 +67,22 @@ export async function startRedis(): Promise<LocalRedis | undefined> {
   };
 }
 
+/** `workers` trivial BullMQ Workers of queue `name` (not yet running) and a promise that resolves once they completed `n` jobs in all. */
+function countingWorkers(name: string, connection: object, workers: number, concurrency: number, n: number): { ws: Worker[]; all: Promise<void> } {
+  let done = 0;
+  let finish!: () => void;
+  const all = new Promise<void>((r) => (finish = r));
+  const ws = Array.from({ length: workers }, () => {
+    const w = new Worker(name, async () => undefined, { connection, concurrency, autorun: false });
+    w.on('completed', () => {
+      done += 1;
+      if (done === n) finish();
+    });
+    return w;
+  });
+  return { ws, all };
+}
+
 /**
  * BullMQ draining `n` queued trivial jobs with `workers` Workers of `concurrency` each; resolves to
  * seconds from the workers' start until every job completed. Filling the queue is not timed.
@@ -80,17 +96,7 @@ export async function bullmqDrain(port: number, n: number, workers: number, conc
       const jobs = Array.from({ length: Math.min(1000, n - i) }, () => ({ name: 'job', data: payload(), opts: { removeOnComplete: true, removeOnFail: true } }));
       await queue.addBulk(jobs);
     }
-    let done = 0;
-    let finish!: () => void;
-    const all = new Promise<void>((r) => (finish = r));
-    const ws = Array.from({ length: workers }, () => {
-      const w = new Worker(name, async () => undefined, { connection, concurrency, autorun: false });
-      w.on('completed', () => {
-        done += 1;
-        if (done === n) finish();
-      });
-      return w;
-    });
+    const { ws, all } = countingWorkers(name, connection, workers, concurrency, n);
     const t0 = performance.now();
     for (const w of ws) void w.run();
     await all;
@@ -100,5 +106,42 @@ export async function bullmqDrain(port: number, n: number, workers: number, conc
   } finally {
     await queue.obliterate({ force: true }).catch(() => undefined);
     await queue.close();
+  }
+}
+
+/**
+ * BullMQ in Köhntopp's scenario: `producers` producers (each its own Queue connection) add `n`
+ * jobs in all, `perCall` per `addBulk`, while `workers` Workers of `concurrency` each run them;
+ * resolves to seconds from the start until every job completed.
+ */
+export async function bullmqMixed(
+  port: number,
+  n: number,
+  shape: { workers: number; concurrency: number; producers: number; perCall: number },
+  payload: () => object,
+): Promise<number> {
+  const connection = { host: '127.0.0.1', port, maxRetriesPerRequest: null };
+  const name = `mixed${process.pid}${Date.now()}`;
+  const queues = Array.from({ length: shape.producers }, () => new Queue(name, { connection }));
+  try {
+    const { ws, all } = countingWorkers(name, connection, shape.workers, shape.concurrency, n);
+    const t0 = performance.now();
+    for (const w of ws) void w.run();
+    await Promise.all(
+      queues.map(async (q, p) => {
+        const mine = Math.floor(n / shape.producers) + (p < n % shape.producers ? 1 : 0);
+        for (let i = 0; i < mine; i += shape.perCall) {
+          const jobs = Array.from({ length: Math.min(shape.perCall, mine - i) }, () => ({ name: 'job', data: payload(), opts: { removeOnComplete: true, removeOnFail: true } }));
+          await q.addBulk(jobs);
+        }
+      }),
+    );
+    await all;
+    const seconds = (performance.now() - t0) / 1000;
+    await Promise.all(ws.map((w) => w.close()));
+    return seconds;
+  } finally {
+    await queues[0]!.obliterate({ force: true }).catch(() => undefined);
+    await Promise.all(queues.map((q) => q.close()));
   }
 }

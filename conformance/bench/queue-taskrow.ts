@@ -1,18 +1,32 @@
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import mysql from 'mysql2/promise';
 import { taskrow } from '@taskrow/mysql2';
-import type { Queue } from '@taskrow/core';
+import { WORKER_CHANNELS, type Queue } from '@taskrow/core';
 
 /** Enqueues `n` jobs, untimed, 1,000 per call. */
 export async function fillQueue(q: Queue, n: number, payload: () => object): Promise<void> {
   for (let i = 0; i < n; i += 1000) await q.enqueueMany(Array.from({ length: Math.min(1000, n - i) }, () => ({ payload: payload() })));
 }
 
-/** A drain's outcome. */
+/** A drain's outcome: `claimMs` and `ackMs` are the durations of every claim that took jobs and every completion batch (worker channels). */
 export interface DrainResult {
   readonly rate: number;
   readonly capped: boolean;
   readonly done: number;
   readonly errors: unknown[];
+  readonly claimMs: number[];
+  readonly ackMs: number[];
+}
+
+/** Collects the `ms` of every message on `channel` about queue `name` until the returned stop is called. */
+function timings(channel: string, name: string): { ms: number[]; stop: () => void } {
+  const ms: number[] = [];
+  const on = (m: unknown): void => {
+    const msg = m as { queue: string; ms: number };
+    if (msg.queue === name) ms.push(msg.ms);
+  };
+  subscribe(channel, on);
+  return { ms, stop: () => unsubscribe(channel, on) };
 }
 
 /**
@@ -35,6 +49,8 @@ export async function taskrowDrain(
   const conns = await Promise.all(Array.from({ length: consumers + (produce?.producers ?? 0) }, (_, i) => mysql.createConnection(urls[i % urls.length]!)));
   const trs = await Promise.all(conns.map((c) => taskrow(c, { prefix })));
   const errors: unknown[] = [];
+  const claims = timings(WORKER_CHANNELS.claim, name);
+  const acks = timings(WORKER_CHANNELS.ack, name);
   const t0 = performance.now();
   const deadline = t0 + capSeconds * 1000;
   const workers = trs.slice(0, consumers).map((tr) =>
@@ -55,9 +71,11 @@ export async function taskrowDrain(
   const seconds = (performance.now() - t0) / 1000;
   const n = done();
   await Promise.all([...workers.map((w) => w.stop({ timeout: 5 })), ...producing]);
+  claims.stop();
+  acks.stop();
   await conns[0]!.query(`DELETE FROM \`${prefix}queue_jobs\` WHERE queue = ?`, [name]);
   await Promise.all(conns.map((c) => c.end()));
-  return { rate: n / seconds, capped: n < total, done: n, errors };
+  return { rate: n / seconds, capped: n < total, done: n, errors, claimMs: claims.ms, ackMs: acks.ms };
 }
 
 /** One consumer's claim(batch) + complete loop over `total` queued jobs: jobs/s and the median claim() time. */
@@ -107,4 +125,40 @@ export async function serverDeadlocks(pool: mysql.Pool): Promise<number> {
   if (status[0]) return Number(status[0]['Value']);
   const [metric] = await pool.query<mysql.RowDataPacket[]>("SELECT `COUNT` AS n FROM information_schema.INNODB_METRICS WHERE NAME = 'lock_deadlocks'");
   return Number(metric[0]?.['n'] ?? 0);
+}
+
+/** The server's undo history list length (SHOW ENGINE INNODB STATUS, both engines). */
+async function historyLength(conn: mysql.Connection): Promise<number> {
+  const [rows] = await conn.query<mysql.RowDataPacket[]>('SHOW ENGINE INNODB STATUS');
+  return Number(/History list length (\d+)/.exec(String(rows[0]?.['Status']))?.[1] ?? 0);
+}
+
+/**
+ * Runs `work` while another connection keeps one REPEATABLE READ snapshot open (as a report query
+ * or `mysqldump --single-transaction` does: InnoDB cannot purge what the snapshot may still read),
+ * sampling the history list length every 100 ms; resolves to `work`'s result and the longest
+ * history list seen.
+ */
+export async function underReadView<T>(url: string, table: string, work: () => Promise<T>): Promise<{ result: T; maxHistory: number }> {
+  const view = await mysql.createConnection(url);
+  const probe = await mysql.createConnection(url);
+  let maxHistory = 0;
+  let sampling = true;
+  try {
+    await view.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
+    await view.query('START TRANSACTION WITH CONSISTENT SNAPSHOT');
+    await view.query(`SELECT COUNT(*) FROM ${table}`);
+    const sampler = (async () => {
+      while (sampling) {
+        maxHistory = Math.max(maxHistory, await historyLength(probe));
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    })();
+    const result = await work().finally(() => (sampling = false));
+    await sampler;
+    return { result, maxHistory };
+  } finally {
+    await view.query('ROLLBACK').catch(() => undefined);
+    await Promise.all([view.end(), probe.end()]);
+  }
 }

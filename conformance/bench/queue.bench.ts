@@ -5,12 +5,15 @@ import type { Taskrow } from '@taskrow/core';
 import { targets, label } from '../src/targets.js';
 import { describeServer, dropPrefixed, median, report, type BenchRow } from './lib.js';
 import { BASELINE_DDL, baselineConnection, baselineConsumer, baselineProducer, fillBaseline, letters, type BaselineCounts } from './queue-baseline.js';
-import { bullmqDrain, startRedis } from './queue-bullmq.js';
-import { fillKept, fillQueue, serverDeadlocks, taskrowClaimLoop, taskrowDrain } from './queue-taskrow.js';
+import { bullmqDrain, bullmqMixed, startRedis } from './queue-bullmq.js';
+import { floorDrain } from './queue-floor.js';
+import { fillKept, fillQueue, serverDeadlocks, taskrowClaimLoop, taskrowDrain, underReadView } from './queue-taskrow.js';
 
 // Queue: Köhntopp's scenario (2 producers, 10 consumers, trivial jobs, batches of 100) against his
-// exact statements through bare mysql2; the drain scaling curve; claim cost with kept finished
-// jobs; BullMQ on a local Redis draining the same jobs with the same concurrency.
+// exact statements through bare mysql2; the drain scaling curve, also against the floor (the least
+// work the schema can do per job, see queue-floor.ts), with claim and ack latency; claim cost with
+// kept finished jobs; BullMQ on a local Redis draining the same jobs with the same consumer
+// counts and concurrency, and in the same produce + drain scenario.
 // Scale: TASKROW_BENCH_QUEUE_JOBS (default 100,000), TASKROW_BENCH_RUNS (default 3),
 // TASKROW_BENCH_CONSUMERS (default "1,4,10,32"), TASKROW_BENCH_MAX_SECONDS (cap of one run,
 // default 30: a slower run reports its rate over the jobs it did), TASKROW_BENCH_KEPT (default
@@ -30,7 +33,8 @@ const MIXED_CONSUMERS = 10;
 
 const payload = (): { d: string; e: string } => ({ d: letters(), e: letters() });
 const fmt = (n: number): string => n.toLocaleString('en-US');
-let bullmqRate: { rate: number; note: string } | undefined;
+/** BullMQ's figures do not depend on the database server: measured once, for the first server. */
+let bullmq: BullmqRates | undefined;
 
 /** One timed drain: jobs done over seconds; `capped` when the run hit the time cap first. */
 interface Rate {
@@ -54,10 +58,15 @@ for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) 
       try {
         // 1. Drain a full queue: the scaling curve.
         const curve: BenchRow[] = [];
-        let tenTaskrow = 0;
+        const drains = new Map<number, number>();
+        const floorRows: BenchRow[] = [];
+        const latency: string[] = [];
         for (const c of CONSUMERS) {
           const b: Rate[] = [];
           const t: Rate[] = [];
+          const f: Rate[] = [];
+          const claimMs: number[] = [];
+          const ackMs: number[] = [];
           for (let run = 0; run < RUNS; run++) {
             await pool.query(`DROP TABLE IF EXISTS ${base}`);
             await pool.query(BASELINE_DDL(base));
@@ -68,10 +77,16 @@ for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) 
             const r = await taskrowDrain(target.url, prefix, name, c, JOBS, CAP);
             if (r.errors.length > 0) throw new Error(`taskrow workers reported errors: ${String(r.errors[0])}`);
             t.push(r);
+            claimMs.push(...r.claimMs);
+            ackMs.push(...r.ackMs);
+            await fillQueue(tr.queue(`floor${c}r${run}`), JOBS, payload);
+            f.push(await floorDrain(target.url, prefix, `floor${c}r${run}`, c, CAP));
           }
           curve.push({ scenario: `drain ${fmt(JOBS)} queued jobs, ${c} consumer(s)`, taskrow: rateOf(t), baseline: rateOf(b), unit: 'ops/s' });
-          if (c === MIXED_CONSUMERS) tenTaskrow = rateOf(t);
-          notes.push(...cappedNote(`baseline, ${c} consumer(s)`, b), ...cappedNote(`taskrow, ${c} consumer(s)`, t));
+          floorRows.push({ scenario: `drain ${fmt(JOBS)} queued jobs, ${c} consumer(s)`, taskrow: rateOf(t), baseline: rateOf(f), unit: 'ops/s' });
+          drains.set(c, rateOf(t));
+          latency.push(`${c} consumer(s): claim of up to ${BATCH} p50 ${pct(claimMs, 0.5)} / p99 ${pct(claimMs, 0.99)} ms, completion batch p50 ${pct(ackMs, 0.5)} / p99 ${pct(ackMs, 0.99)} ms (${fmt(claimMs.length)} claims, ${fmt(ackMs.length)} batches)`);
+          notes.push(...cappedNote(`baseline, ${c} consumer(s)`, b), ...cappedNote(`taskrow, ${c} consumer(s)`, t), ...cappedNote(`floor, ${c} consumer(s)`, f));
         }
 
         // 2. Köhntopp's scenario: producers insert while consumers drain.
@@ -93,12 +108,8 @@ for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) 
           deadlocks.taskrowErrors += mt.errors.length;
           mixT.push(mt);
         }
-        curve.push({
-          scenario: `${PRODUCERS} producers (10 jobs per commit) + ${MIXED_CONSUMERS} consumers, ${fmt(JOBS)} jobs`,
-          taskrow: rateOf(mixT),
-          baseline: rateOf(mixB),
-          unit: 'ops/s',
-        });
+        const mixed = `${PRODUCERS} producers (10 jobs per commit) + ${MIXED_CONSUMERS} consumers, ${fmt(JOBS)} jobs`;
+        curve.push({ scenario: mixed, taskrow: rateOf(mixT), baseline: rateOf(mixB), unit: 'ops/s' });
         notes.push(
           ...cappedNote('baseline, producers + consumers', mixB),
           ...cappedNote('taskrow, producers + consumers', mixT),
@@ -108,8 +119,31 @@ for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) 
           `baseline: Köhntopp's statements (candidate SELECT on a random first letter of d, locking SELECT ... FOR UPDATE SKIP LOCKED by id, UPDATE, COMMIT, DELETE, COMMIT), autocommit off, REPEATABLE READ; producers insert one row per statement and commit every 10; taskrow producers enqueueMany() 10 jobs per call`,
         );
         report(`Queue vs Köhntopp's statements through bare mysql2 (${label(target)})`, server, curve, notes);
+        const best = Math.max(...drains.values());
+        const bestAt = [...drains].find(([, r]) => r === best)![0];
+        report(`Queue drain vs the floor (${label(target)}): "baseline" = the floor`, server, floorRows, [
+          'the floor: the same table, rows and indexes; per 100 jobs one UPDATE by primary key to running and one DELETE by primary key, autocommit, each consumer on its own ids (see bench/queue-floor.ts)',
+          ...latency,
+          `best drain ${fmt(Math.round(best))}/s at ${bestAt} consumer(s); ${[...drains].map(([c, r]) => `${c}: ${((r / best - 1) * 100).toFixed(0)}%`).join(', ')} from it`,
+          `produce + drain: ${(rateOf(mixT) / best).toFixed(2)}x of the best drain-only figure`,
+        ]);
 
-        // 3. Claim cost with kept finished jobs: the same claim+complete loop on 0, then KEPT, done rows of the queue.
+        // 3. A long-open read view: the 10-consumer drain while another connection keeps one snapshot open.
+        const viewed: Rate[] = [];
+        let maxHistory = 0;
+        for (let run = 0; run < RUNS; run++) {
+          const name = `view${run}`;
+          await fillQueue(tr.queue(name), JOBS, payload);
+          const r = await underReadView(target.url, `\`${prefix}queue_jobs\``, () => taskrowDrain(target.url, prefix, name, MIXED_CONSUMERS, JOBS, CAP));
+          if (r.result.errors.length > 0) throw new Error(`taskrow workers reported errors: ${String(r.result.errors[0])}`);
+          viewed.push(r.result);
+          maxHistory = Math.max(maxHistory, r.maxHistory);
+        }
+        report(`Queue drain under a long-open read view (${label(target)}): "baseline" = the same drain without it`, server, [
+          { scenario: `drain ${fmt(JOBS)} queued jobs, ${MIXED_CONSUMERS} consumers, one REPEATABLE READ snapshot open throughout`, taskrow: rateOf(viewed), baseline: drains.get(MIXED_CONSUMERS) ?? NaN, unit: 'ops/s' },
+        ], [`history list length reached ${fmt(maxHistory)} (SHOW ENGINE INNODB STATUS, sampled every 100 ms)`, ...cappedNote('taskrow under the read view', viewed)]);
+
+        // 4. Claim cost with kept finished jobs: the same claim+complete loop on 0, then KEPT, done rows of the queue.
         const keptName = 'kept';
         const kq = tr.queue(keptName, { keepFinishedFor: 365 * 24 * 3600 });
         const empty: number[] = [];
@@ -136,14 +170,15 @@ for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) 
           `inserting the ${fmt(KEPT)} kept rows took ${fillSeconds.toFixed(0)} s (untimed)`,
         ]);
 
-        // 4. BullMQ on a local Redis, the same jobs and the same concurrency as the 10-consumer drain.
-        if (BULLMQ && CONSUMERS.includes(MIXED_CONSUMERS)) {
-          bullmqRate ??= await runBullmq();
-          if (bullmqRate.rate > 0) {
+        // 5. BullMQ on a local Redis: the same jobs, consumer counts and concurrency, and the produce + drain scenario.
+        if (BULLMQ) {
+          bullmq ??= await runBullmq();
+          if (bullmq.mixed > 0) {
             report(`Queue vs BullMQ (${label(target)}): "baseline" = BullMQ`, server, [
-              { scenario: `drain ${fmt(JOBS)} queued jobs, ${MIXED_CONSUMERS} consumers x concurrency ${BATCH}`, taskrow: tenTaskrow, baseline: bullmqRate.rate, unit: 'ops/s' },
-            ], [bullmqRate.note]);
-          } else process.stdout.write(`${bullmqRate.note}\n`);
+              ...CONSUMERS.map((c) => ({ scenario: `drain ${fmt(JOBS)} queued jobs, ${c} consumer(s) x concurrency ${BATCH}`, taskrow: drains.get(c)!, baseline: bullmq!.drains.get(c)!, unit: 'ops/s' as const })),
+              { scenario: mixed, taskrow: rateOf(mixT), baseline: bullmq.mixed, unit: 'ops/s' },
+            ], [bullmq.note]);
+          } else process.stdout.write(`${bullmq.note}\n`);
         }
       } finally {
         await dropPrefixed(pool, prefix);
@@ -178,17 +213,39 @@ async function baselineMixed(url: string, t: string, total: number): Promise<Rat
   return { rate: counts.done / seconds, capped: counts.done < total, ...counts };
 }
 
-async function runBullmq(): Promise<{ rate: number; note: string }> {
+/** BullMQ's drain rate per consumer count and its produce + drain rate (0 when it could not run). */
+interface BullmqRates {
+  readonly drains: ReadonlyMap<number, number>;
+  readonly mixed: number;
+  readonly note: string;
+}
+
+async function runBullmq(): Promise<BullmqRates> {
   const redis = await startRedis();
-  if (!redis) return { rate: 0, note: 'BullMQ skipped: no redis-server (Debian: apt-get install -y redis-server)' };
+  if (!redis) return { drains: new Map(), mixed: 0, note: 'BullMQ skipped: no redis-server (Debian: apt-get install -y redis-server)' };
   try {
-    const times: number[] = [];
-    for (let run = 0; run < RUNS; run++) times.push(await bullmqDrain(redis.port, JOBS, MIXED_CONSUMERS, BATCH, payload));
+    const drains = new Map<number, number>();
+    for (const c of CONSUMERS) {
+      const times: number[] = [];
+      for (let run = 0; run < RUNS; run++) times.push(await bullmqDrain(redis.port, JOBS, c, BATCH, payload));
+      drains.set(c, JOBS / median(times));
+    }
+    const mixed: number[] = [];
+    const shape = { workers: MIXED_CONSUMERS, concurrency: BATCH, producers: PRODUCERS, perCall: 10 };
+    for (let run = 0; run < RUNS; run++) mixed.push(await bullmqMixed(redis.port, JOBS, shape, payload));
     return {
-      rate: JOBS / median(times),
-      note: `BullMQ 5.81.5 on redis-server ${redis.version} (no persistence, loopback), ${MIXED_CONSUMERS} Workers x concurrency ${BATCH}, removeOnComplete; medians of ${RUNS} runs`,
+      drains,
+      mixed: JOBS / median(mixed),
+      note: `BullMQ 5.81.5 on redis-server ${redis.version} (no persistence, loopback), Workers x concurrency ${BATCH}, removeOnComplete; produce + drain: ${PRODUCERS} Queues addBulk 10 jobs per call; medians of ${RUNS} runs`,
     };
   } finally {
     await redis.stop();
   }
+}
+
+/** The `q` quantile of `xs` in ms, one decimal ('-' when empty). */
+function pct(xs: readonly number[], q: number): string {
+  if (xs.length === 0) return '-';
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!.toFixed(1);
 }

@@ -64,15 +64,17 @@ async function takenBefore(conn: SqlConnection, t: QueueTables, queue: string, t
 /**
  * Claims up to `limit` jobs of `queue` (of `group` when given) in one READ COMMITTED transaction:
  * `SELECT ... FOR UPDATE SKIP LOCKED` over the `claim` index range of ready rows (by priority, due
- * time, then group and id), then one UPDATE by primary key that sets the lease expiry (database
- * clock), counts the attempt and sets the claim's fencing token (new and random for each call).
- * Due delayed jobs and expired leases are made ready first when this handle has not looked for
- * them for `PROMOTE_EVERY_MS`, and always when fewer than `limit` ready jobs were found (then the
- * claim reads again). READ COMMITTED takes no gap locks, so producers inserting meanwhile never
- * wait on a claimer; SKIP LOCKED means a claimer never waits on another. The transaction always
- * ends (COMMIT), also when nothing is found. A run retried after a lost connection first looks
- * for the jobs an earlier run took (`takenBefore`) and returns those, with the same token and
- * attempts counted once, instead of leaving them leased to nobody.
+ * time, then group and id), which also reads the gate and whether due jobs wait (`claimReady`),
+ * then one UPDATE by primary key that sets the lease expiry (database clock), counts the attempt
+ * and sets the claim's fencing token (new and random for each call). Due delayed jobs and expired
+ * leases are made ready, and the ready rows read again, when some wait and the read found fewer
+ * than `limit` (or this handle has not made any ready for `PROMOTE_EVERY_MS`). MUST NOT take a job
+ * from a paused queue, nor more jobs than free rate slots of a rate-limited one. READ COMMITTED
+ * takes no gap locks, so producers inserting meanwhile never wait on a claimer; SKIP LOCKED means
+ * a claimer never waits on another: the loser of a race for a row simply does not see it. The
+ * transaction always ends (COMMIT), also when nothing is found. A run retried after a lost
+ * connection first looks for the jobs an earlier run took (`takenBefore`) and returns those, with
+ * the same token and attempts counted once, instead of leaving them leased to nobody.
  */
 export async function claimJobs<P>(
   exec: Executor,

@@ -6,7 +6,7 @@ import { DUE_ROWS, PHASE, type QueueTables } from './tables.js';
  * Whether a claim of `queue` (of `group`) could take anything now: the queue is not paused, has a
  * free rate slot when it is rate-limited, and a ready job, a due delayed job or an expired lease
  * exists. One autocommit statement of index-only reads that locks nothing, so an idle worker polls
- * with it instead of a claim transaction (about six statements). A race with an enqueue only moves
+ * with it instead of a claim transaction (five statements). A race with an enqueue only moves
  * the job to the next poll.
  */
 export async function claimable(exec: Executor, t: QueueTables, queue: string, group: string | undefined): Promise<boolean> {

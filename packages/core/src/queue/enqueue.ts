@@ -65,9 +65,10 @@ export async function insertJobs(exec: Executor, t: QueueTables, queue: string, 
   const bytes = statementBytes(exec.dialect.maxAllowedPacket);
   const parts = [...chunks(rows, { maxRows: INSERT_ROWS, maxBytes: bytes }, (r) => r.payloadBytes + (r.dedup?.length ?? 0) * 2 + (r.concKey?.length ?? 0) * 4 + 200)];
   const keyed = rows.some((r) => r.dedup);
+  const returning = exec.dialect.engine === 'mariadb';
   const insertAll = async (conn: SqlConnection): Promise<Enqueued[]> => {
     const out: Enqueued[] = [];
-    for (const part of parts) out.push(...(await insertChunk(conn, t, queue, part)));
+    for (const part of parts) out.push(...(await insertChunk(conn, t, queue, part, returning)));
     return out;
   };
   if (exec.client.joined) return exec.transaction(insertAll);
@@ -98,7 +99,62 @@ async function liveByDedup(conn: SqlConnection, t: QueueTables, queue: string, k
   return found;
 }
 
-async function insertChunk(conn: SqlConnection, t: QueueTables, queue: string, part: readonly JobRow[]): Promise<Enqueued[]> {
+/**
+ * Inserts `insert` in one statement (an upsert that leaves a live job of the same dedup key alone
+ * when `upsert`) and resolves to the new rows' ids; a keyed row missing from the map lost a race to
+ * a concurrent enqueue of the same key. One new row's id is the insert id. More come back with the
+ * INSERT itself where the server can (`returning`: MariaDB's `RETURNING`, not with an upsert), or
+ * are read back by the statement's mark.
+ */
+async function insertRows(conn: SqlConnection, t: QueueTables, queue: string, insert: readonly JobRow[], upsert: boolean, returning: boolean): Promise<Map<JobRow, number>> {
+  // A random start for the fencing token doubles as this statement's mark: the ids of the new
+  // rows are read back by it (auto-increment ids of one statement need not be consecutive).
+  const mark = randomInt(1, 2 ** 47);
+  const withIds = returning && !upsert && insert.length > 1;
+  // The no-op update MUST NOT name `id`: on MariaDB an update that assigns the auto-increment
+  // column moves the statement's next id past the existing row's id, outside the range it
+  // reserved, so a later row of the statement can take the id of another transaction's job and
+  // be silently merged into it (the upsert's no-op) instead of being inserted.
+  const res = await conn.query<{ id: unknown }>(
+    `INSERT INTO ${t.jobs} (${COLUMNS}) VALUES ${placeholderRows(insert.length, 0, ROW)}` +
+      (upsert ? ' ON DUPLICATE KEY UPDATE `dedup_k` = `dedup_k`' : '') +
+      (withIds ? ' RETURNING `id`' : ''),
+    insert.flatMap((r) => {
+      // A job with a concurrency key waits as delayed until a claim admits it (see `limits.ts`).
+      const waits = r.delayed || r.concKey !== null;
+      return [queue, r.group, waits ? PHASE.delayed : PHASE.ready, r.priority, waits ? 0 : r.priority, r.runAt, r.delayMicros, r.maxAttempts, mark, r.dedup, r.payload, r.concKey];
+    }),
+  );
+  const inserted = new Map<JobRow, number>();
+  if (withIds) {
+    // Ids grow in the order the rows were inserted, which is the order of the VALUES.
+    const ids = res.rows.map((r) => toNumber(r.id)).sort((a, b) => a - b);
+    if (ids.length !== insert.length) throw new TaskrowError('DATABASE_ERROR', `enqueue got ${ids.length} ids back for ${insert.length} new jobs (queue ${JSON.stringify(queue)})`);
+    insert.forEach((r, i) => inserted.set(r, ids[i]!));
+  } else if (res.insertId > 0 && insert.length === 1 && !insert[0]!.dedup) {
+    inserted.set(insert[0]!, res.insertId); // one new row: its id is the insert id
+  } else if (res.insertId > 0) {
+    const back = await conn.query<{ id: unknown; dedup_k: Buffer | null }>(
+      `SELECT \`id\`, \`dedup_k\` FROM ${t.jobs} WHERE \`id\` >= ? AND \`token\` = ? AND \`queue\` = ? ORDER BY \`id\` LIMIT ${insert.length}`,
+      [res.insertId, mark, queue],
+    );
+    // New rows come back in insertion order; a keyed row missing here lost a race to a
+    // concurrent enqueue of the same key (the upsert left the other job alone).
+    let p = 0;
+    for (const r of insert) {
+      const row = back.rows[p];
+      if (row && hex(row.dedup_k ? Buffer.from(row.dedup_k) : null) === hex(r.dedup)) {
+        inserted.set(r, toNumber(row.id));
+        p += 1;
+      } else if (!r.dedup) {
+        throw new TaskrowError('DATABASE_ERROR', `enqueue could not read back the id of a new job (queue ${JSON.stringify(queue)})`);
+      }
+    }
+  }
+  return inserted;
+}
+
+async function insertChunk(conn: SqlConnection, t: QueueTables, queue: string, part: readonly JobRow[], returning: boolean): Promise<Enqueued[]> {
   const keyed = part.filter((r) => r.dedup);
   const existing = await liveByDedup(conn, t, queue, [...new Map(keyed.map((r) => [hex(r.dedup), r.dedup!])).values()], false);
   // Which rows to insert: unkeyed ones, and the first of each key that has no live job.
@@ -110,47 +166,9 @@ async function insertChunk(conn: SqlConnection, t: QueueTables, queue: string, p
     firstOfKey.add(k);
     return true;
   });
-  const inserted = new Map<JobRow, number>();
-  if (insert.length > 0) {
-    // A random start for the fencing token doubles as this statement's mark: the ids of the new
-    // rows are read back by it (auto-increment ids of one statement need not be consecutive).
-    const mark = randomInt(1, 2 ** 47);
-    // The no-op update MUST NOT name `id`: on MariaDB an update that assigns the auto-increment
-    // column moves the statement's next id past the existing row's id, outside the range it
-    // reserved, so a later row of the statement can take the id of another transaction's job and
-    // be silently merged into it (the upsert's no-op) instead of being inserted.
-    const res = await conn.query(
-      `INSERT INTO ${t.jobs} (${COLUMNS}) VALUES ${placeholderRows(insert.length, 0, ROW)}` +
-        (keyed.length > 0 ? ' ON DUPLICATE KEY UPDATE `dedup_k` = `dedup_k`' : ''),
-      insert.flatMap((r) => {
-        // A job with a concurrency key waits as delayed until a claim admits it (see `limits.ts`).
-        const waits = r.delayed || r.concKey !== null;
-        return [queue, r.group, waits ? PHASE.delayed : PHASE.ready, r.priority, waits ? 0 : r.priority, r.runAt, r.delayMicros, r.maxAttempts, mark, r.dedup, r.payload, r.concKey];
-      }),
-    );
-    if (res.insertId > 0 && insert.length === 1 && !insert[0]!.dedup) {
-      inserted.set(insert[0]!, res.insertId); // one new row: its id is the insert id
-    } else if (res.insertId > 0) {
-      const back = await conn.query<{ id: unknown; dedup_k: Buffer | null }>(
-        `SELECT \`id\`, \`dedup_k\` FROM ${t.jobs} WHERE \`id\` >= ? AND \`token\` = ? AND \`queue\` = ? ORDER BY \`id\` LIMIT ${insert.length}`,
-        [res.insertId, mark, queue],
-      );
-      // New rows come back in insertion order; a keyed row missing here lost a race to a
-      // concurrent enqueue of the same key (the upsert left the other job alone).
-      let p = 0;
-      for (const r of insert) {
-        const row = back.rows[p];
-        if (row && hex(row.dedup_k ? Buffer.from(row.dedup_k) : null) === hex(r.dedup)) {
-          inserted.set(r, toNumber(row.id));
-          p += 1;
-        } else if (!r.dedup) {
-          throw new TaskrowError('DATABASE_ERROR', `enqueue could not read back the id of a new job (queue ${JSON.stringify(queue)})`);
-        }
-      }
-    }
-    const raced = insert.filter((r) => r.dedup && !inserted.has(r));
-    if (raced.length > 0) for (const [k, id] of await liveByDedup(conn, t, queue, raced.map((r) => r.dedup!), true)) existing.set(k, id);
-  }
+  const inserted = insert.length > 0 ? await insertRows(conn, t, queue, insert, keyed.length > 0, returning) : new Map<JobRow, number>();
+  const raced = insert.filter((r) => r.dedup && !inserted.has(r));
+  if (raced.length > 0) for (const [k, id] of await liveByDedup(conn, t, queue, raced.map((r) => r.dedup!), true)) existing.set(k, id);
   const byKey = new Map<string, number>();
   for (const [r, id] of inserted) if (r.dedup) byKey.set(hex(r.dedup)!, id);
   return part.map((r) => {

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { LeaseLostError } from './errors.js';
 import { MAX_CLAIM } from './options.js';
 import type { FailOutcome, JobRef } from './types.js';
@@ -105,7 +106,9 @@ export class AckBatcher<P> {
       const batch = this.toComplete.splice(0, MAX_CLAIM);
       try {
         const results = new Map(batch.flatMap((h) => (h.result === undefined ? [] : [[h.job.id, h.result] as const])));
+        const sentAt = performance.now();
         await this.port.complete(batch.map((h) => h.job), results.size > 0 ? results : undefined);
+        this.signals.acked(batch.length, performance.now() - sentAt);
         this.counts.completed += batch.length;
         for (const h of batch) this.signals.completed(h.job, h.value);
       } catch (err) {

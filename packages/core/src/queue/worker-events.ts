@@ -32,13 +32,15 @@ export interface WorkerLogger {
 /**
  * `node:diagnostics_channel` names taskrow publishes on, so a tracer (OpenTelemetry or any other)
  * can subscribe without taskrow depending on it: a tracing channel around every handler run
- * (`start`, `end`, `asyncStart`, `asyncEnd`, `error`; context `{ queue, job }`), and a plain
- * channel for every claim that took jobs (`{ queue, jobs, ms }`).
+ * (`start`, `end`, `asyncStart`, `asyncEnd`, `error`; context `{ queue, job }`), a plain channel
+ * for every claim that took jobs and one for every batch of completions written (both
+ * `{ queue, jobs, ms }`: `ms` from sending the transaction to its commit's reply).
  */
-export const CHANNELS = Object.freeze({ job: 'taskrow:queue:job', claim: 'taskrow:queue:claim' });
+export const CHANNELS = Object.freeze({ job: 'taskrow:queue:job', claim: 'taskrow:queue:claim', ack: 'taskrow:queue:ack' });
 
 const jobChannel = tracingChannel<unknown, { queue: string; job: Job }>(CHANNELS.job);
 const claimChannel = channel(CHANNELS.claim);
+const ackChannel = channel(CHANNELS.ack);
 
 /**
  * Where a worker's events go: its `EventEmitter`, the optional logger and the diagnostics
@@ -53,6 +55,11 @@ export class WorkerSignals<P> {
     private readonly logger: WorkerLogger | undefined,
     private readonly onError: ((error: unknown) => void) | undefined,
   ) {}
+
+  /** `jobs` completions were written in one batch, `ms` after it was sent. */
+  acked(jobs: number, ms: number): void {
+    if (ackChannel.hasSubscribers) ackChannel.publish({ queue: this.queue, jobs, ms });
+  }
 
   claimed(jobs: readonly Job<P>[], ms: number): void {
     if (claimChannel.hasSubscribers) claimChannel.publish({ queue: this.queue, jobs: jobs.length, ms });

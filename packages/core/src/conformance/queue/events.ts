@@ -73,7 +73,7 @@ export function queueEvents<Tx>(ctx: () => SuiteContext<Tx>): void {
     expect(w.counts.lost).toBe(1);
   });
 
-  it('traces every handler run on the taskrow:queue:job channel, errors included, and publishes claims', async () => {
+  it('traces every handler run on the taskrow:queue:job channel, errors included, and publishes claims and completion batches', async () => {
     const { session } = ctx();
     const q = session.taskrow.queue<string>(freshName('q'), { maxAttempts: 1 });
     const [a, b] = await q.enqueueMany([{ payload: 'a' }, { payload: 'b' }]);
@@ -88,9 +88,12 @@ export function queueEvents<Tx>(ctx: () => SuiteContext<Tx>): void {
     };
     let claims = 0;
     const onClaim = (m: unknown): void => void ((m as { queue: string }).queue === q.name && (claims += (m as { jobs: number }).jobs));
+    const acks: { jobs: number; ms: number }[] = [];
+    const onAck = (m: unknown): void => void ((m as { queue: string }).queue === q.name && acks.push(m as { jobs: number; ms: number }));
     const channel = tracingChannel(CHANNELS.job);
     channel.subscribe(handlers);
     subscribe(CHANNELS.claim, onClaim);
+    subscribe(CHANNELS.ack, onAck);
     const w = q.work(async (job) => {
       if (job.payload === 'b') throw new Error('bad b');
     }, { concurrency: 2, batchSize: 2, pollInterval: 0.05 });
@@ -100,10 +103,14 @@ export function queueEvents<Tx>(ctx: () => SuiteContext<Tx>): void {
       await w.stop();
       channel.unsubscribe(handlers);
       unsubscribe(CHANNELS.claim, onClaim);
+      unsubscribe(CHANNELS.ack, onAck);
     }
     expect(events.filter((e) => e.startsWith('start')).sort()).toEqual([`start ${a!.id}`, `start ${b!.id}`].sort());
     expect(events.filter((e) => e.startsWith('error'))).toEqual([`error ${b!.id} bad b`]);
     expect(claims).toBe(2);
+    // Only the completion of a is a completion batch (b failed); its time is a real duration.
+    expect(acks.map((a) => a.jobs)).toEqual([1]);
+    expect(acks[0]!.ms).toBeGreaterThan(0);
   });
 
   it('refuses a misspelt worker option and a logger that is not one, before anything starts', async () => {
