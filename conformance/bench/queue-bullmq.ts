@@ -9,6 +9,8 @@ import { Queue, Worker } from 'bullmq';
 // free loopback port for the benchmark and stopped afterwards by its own pid.
 
 const REDIS = ['/usr/bin/redis-server', '/usr/local/bin/redis-server'].find((p) => existsSync(p));
+/** BullMQ's Redis persists as the servers do: see `startRedis`. */
+export const DURABLE = process.env['TASKROW_BENCH_DURABILITY'] === 'full';
 
 /** A running redis-server this process started. */
 export interface LocalRedis {
@@ -38,12 +40,16 @@ async function answers(port: number): Promise<boolean> {
   });
 }
 
-/** Starts redis-server without persistence on a free loopback port; undefined when it is not installed. */
+/**
+ * Starts redis-server on a free loopback port, without persistence, or with the append-only file
+ * synced every second (`appendfsync everysec`, Redis's durable default) when the benchmark runs
+ * durable servers (`TASKROW_BENCH_DURABILITY=full`); undefined when it is not installed.
+ */
 export async function startRedis(): Promise<LocalRedis | undefined> {
   if (!REDIS) return undefined;
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'taskrow-redis-'));
-  const child: ChildProcess = spawn(REDIS, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], {
+  const child: ChildProcess = spawn(REDIS, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...(DURABLE ? ['--appendonly', 'yes', '--appendfsync', 'everysec'] : ['--appendonly', 'no']), '--dir', dir], {
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   for (let i = 0; i < 200 && !(await answers(port)); i++) await new Promise((r) => setTimeout(r, 25));

@@ -5,7 +5,7 @@ import type { Taskrow } from '@taskrow/core';
 import { targets, label } from '../src/targets.js';
 import { describeServer, dropPrefixed, median, report, type BenchRow } from './lib.js';
 import { BASELINE_DDL, baselineConnection, baselineConsumer, baselineProducer, fillBaseline, letters, type BaselineCounts } from './queue-baseline.js';
-import { bullmqDrain, bullmqMixed, startRedis } from './queue-bullmq.js';
+import { bullmqDrain, bullmqMixed, DURABLE, startRedis } from './queue-bullmq.js';
 import { floorDrain } from './queue-floor.js';
 import { fillKept, fillQueue, serverDeadlocks, taskrowClaimLoop, taskrowDrain, underReadView } from './queue-taskrow.js';
 
@@ -18,7 +18,8 @@ import { fillKept, fillQueue, serverDeadlocks, taskrowClaimLoop, taskrowDrain, u
 // TASKROW_BENCH_CONSUMERS (default "1,4,10,32"), TASKROW_BENCH_MAX_SECONDS (cap of one run,
 // default 30: a slower run reports its rate over the jobs it did), TASKROW_BENCH_KEPT (default
 // 1,000,000), TASKROW_BENCH_CLAIM_JOBS (default 20,000), TASKROW_BENCH_BULLMQ (0 skips it),
-// TASKROW_BENCH_TARGETS (comma-separated labels such as "mariadb 10.11"; default every server).
+// TASKROW_BENCH_TARGETS (comma-separated labels such as "mariadb 10.11"; default every server),
+// TASKROW_BENCH_DURABILITY=full (durable servers and BullMQ with appendfsync everysec).
 const JOBS = Number(process.env['TASKROW_BENCH_QUEUE_JOBS'] ?? 100_000);
 const RUNS = Number(process.env['TASKROW_BENCH_RUNS'] ?? 3);
 const CONSUMERS = (process.env['TASKROW_BENCH_CONSUMERS'] ?? '1,4,10,32').split(',').map(Number);
@@ -236,7 +237,7 @@ async function runBullmq(): Promise<BullmqRates> {
     return {
       drains,
       mixed: JOBS / median(mixed),
-      note: `BullMQ 5.81.5 on redis-server ${redis.version} (no persistence, loopback), Workers x concurrency ${BATCH}, removeOnComplete; produce + drain: ${PRODUCERS} Queues addBulk 10 jobs per call; medians of ${RUNS} runs`,
+      note: `BullMQ 5.81.5 on redis-server ${redis.version} (${DURABLE ? 'appendonly, appendfsync everysec' : 'no persistence'}, loopback), Workers x concurrency ${BATCH}, removeOnComplete; produce + drain: ${PRODUCERS} Queues addBulk 10 jobs per call; medians of ${RUNS} runs`,
     };
   } finally {
     await redis.stop();

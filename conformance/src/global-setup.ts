@@ -14,7 +14,9 @@ declare module 'vitest' {
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const ci = process.env['CI'] === 'true' || process.env['CI'] === '1';
-  const set = await startTargets({ requireAll: ci });
+  // Benchmarks may ask for durable servers (innodb_flush_log_at_trx_commit=1, doublewrite on); tests run relaxed.
+  const durability = process.env['TASKROW_BENCH_DURABILITY'] === 'full' ? 'full' : 'relaxed';
+  const set = await startTargets({ requireAll: ci, durability });
   const lines = set.targets.map((t) => `  ${t.engine} ${t.version} (${t.versionString}, ${t.source})`);
   process.stderr.write(`taskrow: testing against ${set.targets.length} server(s):\n${lines.join('\n')}\n`);
   project.provide('targets', [...set.targets]);
