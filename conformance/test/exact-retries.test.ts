@@ -10,46 +10,62 @@ class LostReply extends Error {
   readonly code = 'PROTOCOL_CONNECTION_LOST';
 }
 
+/** Which transactions lose their reply: all (the default), or those whose statements match. */
+type Match = (statements: readonly string[]) => boolean;
+
+type Lossy = SqlClient & { lose(n: number, when?: 'after' | 'before', only?: Match): void; lost: number; lostStatements: string[][] };
+
 /**
- * A client whose next `lose` transactions really commit (or, with `before`, roll back) and then
- * report a lost connection, as a connection that dies while the COMMIT's reply is on its way does.
- * taskrow must then find out what the lost run did instead of doing it twice.
+ * A client whose next `lose` transactions (of those `only` matches) really commit (or, with
+ * `before`, roll back) and then report a lost connection, as a connection that dies while the
+ * COMMIT's reply is on its way does. taskrow must then find out what the lost run did instead of
+ * doing it twice.
  */
-function lossy(inner: SqlClient): SqlClient & { lose(n: number, when?: 'after' | 'before'): void; lost: number } {
+function lossy(inner: SqlClient): Lossy {
   let pending = 0;
   let when: 'after' | 'before' = 'after';
+  let only: Match = () => true;
   const client = {
     adapter: inner.adapter,
     joined: false,
     lost: 0,
-    lose(n: number, w: 'after' | 'before' = 'after') {
-      pending = n;
-      when = w;
+    /** The statements of each transaction whose reply was lost. */
+    lostStatements: [] as string[][],
+    lose(n: number, w: 'after' | 'before' = 'after', match: Match = () => true) {
+      [pending, when, only] = [n, w, match];
     },
     describeError: (err: unknown) => (err instanceof LostReply ? { lost: true, code: err.code } : inner.describeError(err)),
     query: inner.query.bind(inner),
-    async transaction<T>(fn: Parameters<SqlClient['transaction']>[0], options?: Parameters<SqlClient['transaction']>[1]): Promise<T> {
-      const drop = pending > 0;
-      if (drop) pending -= 1;
-      if (drop && when === 'before') {
-        await inner.transaction(async (conn) => {
-          await fn(conn);
-          throw new LostReply('connection lost before COMMIT');
-        }, options).catch((err: unknown) => {
-          if (!(err instanceof LostReply)) throw err;
-        });
+    async transaction<T>(body: Parameters<SqlClient['transaction']>[0], options?: Parameters<SqlClient['transaction']>[1]): Promise<T> {
+      const seen: string[] = [];
+      const fn: typeof body = (conn) => body({ query: (sql, params) => (seen.push(sql), conn.query(sql, params)) } as typeof conn);
+      // Only a transaction that starts after lose() can lose its reply (not one already running).
+      const armed = pending > 0;
+      const drop = (): boolean => {
+        if (!armed || pending === 0 || !only(seen)) return false;
+        pending -= 1;
         client.lost += 1;
-        throw new LostReply('connection lost before COMMIT');
+        client.lostStatements.push(seen);
+        return true;
+      };
+      if (when === 'before') {
+        let dropped = false;
+        return (await inner
+          .transaction(async (conn) => {
+            const result = await fn(conn);
+            if ((dropped = drop())) throw new LostReply('connection lost before COMMIT');
+            return result;
+          }, options)
+          .catch((err: unknown) => {
+            throw dropped ? new LostReply('connection lost before COMMIT') : err;
+          })) as T;
       }
       const result = (await inner.transaction(fn, options)) as T;
-      if (drop) {
-        client.lost += 1;
-        throw new LostReply('connection lost after COMMIT, before its reply');
-      }
+      if (drop()) throw new LostReply('connection lost after COMMIT, before its reply');
       return result;
     },
   };
-  return client as SqlClient & { lose(n: number, when?: 'after' | 'before'): void; lost: number };
+  return client as Lossy;
 }
 
 for (const target of targets()) {
@@ -147,6 +163,26 @@ for (const target of targets()) {
         [jobs[4]!.id, 0],
         [jobs[5]!.id, 0],
       ]);
+    });
+
+    it('a worker whose complete-and-claim replies were lost runs every job once and leaves none leased to nobody', async () => {
+      for (const when of ['after', 'before'] as const) {
+        const q = tr.queue(`w${when}${Date.now()}`);
+        const ids = new Set((await q.enqueueMany(Array.from({ length: 40 }, (_, i) => ({ payload: i })))).map((e) => e.id));
+        const ran: number[] = []; // the ledger, outside the database
+        const lostBefore = client.lostStatements.length;
+        // Transactions that complete one batch and claim the next.
+        client.lose(3, when, (tx) => tx.some((sql) => sql.includes('DELETE')) && tx.some((sql) => sql.includes('SKIP LOCKED')));
+        const worker = q.work((job) => void ran.push(job.id), { concurrency: 10, batchSize: 10, lease: 60, pollInterval: 0.05 });
+        const deadline = Date.now() + 10_000;
+        while (worker.counts.completed < ids.size && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+        await worker.stop();
+        const lost = client.lostStatements.slice(lostBefore);
+        expect([...ran].sort((a, b) => a - b)).toEqual([...ids].sort((a, b) => a - b));
+        expect(worker.counts).toEqual({ completed: ids.size, failed: 0, lost: 0 });
+        expect(await jobsOf(q.name)).toEqual([]);
+        expect(lost).toHaveLength(3);
+      }
     });
 
     it('a Loop get whose reply was lost returns the ids that run locked, and locks no others', async () => {

@@ -70,33 +70,59 @@ class FastPathMiss extends RollBack {
 const byId = (a: JobRef, b: JobRef): number => a.id - b.id;
 
 /**
- * The common case in one statement: `write` applies the fenced change to every job and resolves to
- * the rows it matched. When that is every job, commits and resolves true; otherwise rolls back and
- * resolves false, and the caller runs `ackHeld` to find out which jobs were lost. Not on a joined
- * client (the application's transaction cannot be rolled back to before the write).
+ * More work for the fast path's transaction once its write matched every job (a claim that takes
+ * the next jobs with the completion of the last, see `complete-claim.ts`).
  */
-export async function ackFast(
+export interface FastTail<T> {
+  /** Runs after the write, in the same transaction. */
+  run(conn: SqlConnection): Promise<T>;
+  /**
+   * Runs first in a run retried after a lost connection: the tail's own proof that the lost run
+   * committed (resolving to what that run's tail returned), or undefined when it cannot tell.
+   */
+  recover(conn: SqlConnection): Promise<T | undefined>;
+}
+
+/** How the fast path ended: applied (with the tail's value), or where the checking path must go. */
+export type FastOutcome<T> = { readonly next: 'applied'; readonly value: T | undefined } | { readonly next: 'check' | 'recover' };
+
+/**
+ * The common case in one statement: `write` applies the fenced change to every job and resolves to
+ * the rows it matched. When that is every job, runs `tail` (when given) in the same transaction,
+ * commits and resolves applied; otherwise rolls back (the tail's work too) and resolves where to go
+ * next: the caller runs `ackHeld` to find out which jobs were lost. Not on a joined client (the
+ * application's transaction cannot be rolled back to before the write). With a tail the
+ * transaction runs READ COMMITTED.
+ */
+export async function ackFast<T = undefined>(
   exec: Executor,
   refs: readonly JobRef[],
   once: boolean,
   write: (conn: SqlConnection, refs: readonly JobRef[]) => Promise<number>,
-): Promise<'applied' | 'check' | 'recover'> {
-  if (exec.client.joined) return 'check';
+  tail?: FastTail<T>,
+): Promise<FastOutcome<T>> {
+  if (exec.client.joined) return { next: 'check' };
   const sorted = [...refs].sort(byId); // one lock order for every acker
   // A job that may have a concurrency key frees its slot: that count MUST read the latest commits.
   const keyed = refs.some((r) => (r as { concurrencyKey?: unknown }).concurrencyKey !== null);
+  let value: T | undefined;
   try {
-    await exec.attempts((attempt) => async (conn) => {
-      // An earlier run may have committed: only the checking path can tell what it applied.
-      if (attempt.afterLost) throw new FastPathMiss('recover');
+    value = await exec.attempts((attempt) => async (conn) => {
+      if (attempt.afterLost) {
+        const before = tail ? await tail.recover(conn) : undefined;
+        if (before !== undefined) return before;
+        // An earlier run may have committed: only the checking path can tell what it applied.
+        throw new FastPathMiss('recover');
+      }
       if ((await write(conn, sorted)) !== sorted.length) throw new FastPathMiss('check');
-    }, keyed ? { isolation: 'READ COMMITTED' } : {});
+      return tail?.run(conn);
+    }, keyed || tail ? { isolation: 'READ COMMITTED' } : {});
   } catch (err) {
-    if (err instanceof FastPathMiss) return err.message as 'check' | 'recover';
+    if (err instanceof FastPathMiss) return { next: err.message as 'check' | 'recover' };
     throw err;
   }
   if (once) for (const r of refs) settled.add(r);
-  return 'applied';
+  return { next: 'applied', value };
 }
 
 /** A job row as the checking path reads it. */

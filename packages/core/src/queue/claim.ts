@@ -61,6 +61,68 @@ async function takenBefore(conn: SqlConnection, t: QueueTables, queue: string, t
   return rows;
 }
 
+/** The rows one run of a claim found: `fresh` when this run took them, not an earlier lost run. */
+export interface ClaimRows {
+  readonly rows: readonly ClaimRow[];
+  readonly fresh: boolean;
+}
+
+/**
+ * One claim call: its fencing token (new and random for each call) and when its first run was
+ * sent, shared by every run of it, so that a run retried after a lost connection finds what an
+ * earlier run took (`lostBefore`) instead of leaving those jobs leased to nobody.
+ */
+export class ClaimCall<P> {
+  readonly token = newToken();
+  private readonly firstRun = performance.now();
+
+  constructor(
+    private readonly t: QueueTables,
+    private readonly queue: string,
+    private readonly args: ClaimArgs,
+    private readonly state: ClaimState,
+    private readonly joined: boolean,
+    private readonly progress: (job: JobRef, value: unknown) => Promise<void>,
+  ) {}
+
+  /** One run in the caller's READ COMMITTED transaction (see `claimReady`). */
+  async run(conn: SqlConnection): Promise<ClaimRows> {
+    return { rows: await claimReady(conn, this.t, this.queue, this.args, this.state, this.token, this.joined), fresh: true };
+  }
+
+  /** In a run retried after a lost connection: the jobs an earlier run took, or undefined when none did. */
+  async lostBefore(conn: SqlConnection): Promise<ClaimRows | undefined> {
+    const before = await takenBefore(conn, this.t, this.queue, this.token, this.args.leaseMicros, Math.ceil((performance.now() - this.firstRun) * 1000));
+    return before.length > 0 ? { rows: before, fresh: false } : undefined;
+  }
+
+  /** The jobs of what a run found, each with its local lease counted from the first run. */
+  jobs({ rows, fresh }: ClaimRows): Job<P>[] {
+    const leaseMs = this.args.leaseMicros / 1000;
+    return rows.map((r) => {
+      const nowMs = toNumber(r.now_us) / 1000;
+      const job = {
+        id: toNumber(r.id),
+        queue: this.queue,
+        token: this.token,
+        payload: decodePayload<P>(r.payload),
+        attempt: toNumber(r.attempt) + (fresh ? 1 : 0),
+        maxAttempts: toNumber(r.max_attempts),
+        priority: toNumber(r.priority),
+        group: r.grp === '' ? null : r.grp,
+        concurrencyKey: r.conc_key ?? null,
+        runAt: new Date(toNumber(r.run_us) / 1000),
+        leaseUntil: fresh ? new Date(nowMs + leaseMs) : new Date(toNumber(r.due_us) / 1000),
+      };
+      // Not enumerable: a job still compares and serializes as its fields.
+      Object.defineProperty(job, 'leaseLeft', { value: () => leaseLeft(job as JobRef) });
+      Object.defineProperty(job, 'progress', { value: (value: unknown) => this.progress(job as JobRef, value) });
+      leaseConfirmed(job, this.firstRun, leaseMs); // every run of this claim was sent after firstRun
+      return Object.freeze(job) as Job<P>;
+    });
+  }
+}
+
 /**
  * Claims up to `limit` jobs of `queue` (of `group` when given) in one READ COMMITTED transaction:
  * `SELECT ... FOR UPDATE SKIP LOCKED` over the `claim` index range of ready rows (by priority, due
@@ -85,37 +147,11 @@ export async function claimJobs<P>(
   progress: (job: JobRef, value: unknown) => Promise<void>,
 ): Promise<Job<P>[]> {
   if (args.limit === 0) return [];
-  const token = newToken();
-  const firstRun = performance.now();
-  const { rows, fresh } = await exec.attempts((attempt) => async (conn) => {
-    if (attempt.afterLost) {
-      const before = await takenBefore(conn, t, queue, token, args.leaseMicros, Math.ceil((performance.now() - firstRun) * 1000));
-      if (before.length > 0) return { rows: before, fresh: false };
-    }
-    return { rows: await claimReady(conn, t, queue, args, state, token, exec.client.joined), fresh: true };
-  }, { isolation: 'READ COMMITTED' });
-  const leaseMs = args.leaseMicros / 1000;
-  return rows.map((r) => {
-    const nowMs = toNumber(r.now_us) / 1000;
-    const job = {
-      id: toNumber(r.id),
-      queue,
-      token,
-      payload: decodePayload<P>(r.payload),
-      attempt: toNumber(r.attempt) + (fresh ? 1 : 0),
-      maxAttempts: toNumber(r.max_attempts),
-      priority: toNumber(r.priority),
-      group: r.grp === '' ? null : r.grp,
-      concurrencyKey: r.conc_key ?? null,
-      runAt: new Date(toNumber(r.run_us) / 1000),
-      leaseUntil: fresh ? new Date(nowMs + leaseMs) : new Date(toNumber(r.due_us) / 1000),
-    };
-    // Not enumerable: a job still compares and serializes as its fields.
-    Object.defineProperty(job, 'leaseLeft', { value: () => leaseLeft(job as JobRef) });
-    Object.defineProperty(job, 'progress', { value: (value: unknown) => progress(job as JobRef, value) });
-    leaseConfirmed(job, firstRun, leaseMs); // every run of this claim was sent after firstRun
-    return Object.freeze(job) as Job<P>;
+  const call = new ClaimCall<P>(t, queue, args, state, exec.client.joined, progress);
+  const found = await exec.attempts((attempt) => async (conn) => (attempt.afterLost ? await call.lostBefore(conn) : undefined) ?? (await call.run(conn)), {
+    isolation: 'READ COMMITTED',
   });
+  return call.jobs(found);
 }
 
 /** What a claim may find in its way: the queue paused (see `pause.ts`), rate-limited (see `rate.ts`), or due jobs waiting to be made ready. */
@@ -141,7 +177,7 @@ async function claimGate(conn: SqlConnection, t: QueueTables, queue: string): Pr
 }
 
 /** A claim's arguments. */
-interface ClaimArgs {
+export interface ClaimArgs {
   readonly limit: number;
   readonly leaseMicros: number;
   readonly group: string | undefined;

@@ -2,8 +2,8 @@ import { randomInt } from 'node:crypto';
 import { chunks, placeholderList, placeholderRows, statementBytes } from '../chunk.js';
 import type { Executor } from '../engine/executor.js';
 import { invalid, TaskrowError } from '../errors.js';
-import type { SqlConnection } from '../port.js';
-import { purgeReceiptsNow, readReceipt, receiptToken, writeReceipt } from '../receipts/receipts.js';
+import type { SqlConnection, SqlResult } from '../port.js';
+import { purgeReceiptsNow, readReceipt, receiptToken, writeReceipt, writeReceiptIf } from '../receipts/receipts.js';
 import { show, toNumber } from '../validate.js';
 import { jobRow, type JobRow, type QueueSettings } from './options.js';
 import { PHASE, type QueueTables } from './tables.js';
@@ -73,10 +73,12 @@ export async function insertJobs(exec: Executor, t: QueueTables, queue: string, 
   };
   if (exec.client.joined) return exec.transaction(insertAll);
   const token = receiptToken();
+  const consecutive = !keyed && !returning && parts.length === 1 && rows.length > 1 && !exec.dialect.multiWriter && !idsApart.has(exec.dialect);
   const out = await exec.attempts(
     (attempt) => async (conn) => {
       const before = attempt.afterLost ? await readReceipt(conn, t.receipts, token) : undefined;
       if (before !== undefined) return decodeEnqueued(before);
+      if (consecutive) return insertConsecutive(exec, conn, t, queue, rows, token);
       const done = await insertAll(conn);
       await writeReceipt(conn, t.receipts, token, encodeEnqueued(done));
       return done;
@@ -84,6 +86,31 @@ export async function insertJobs(exec: Executor, t: QueueTables, queue: string, 
     keyed ? { isolation: 'READ COMMITTED' } : {},
   );
   purgeReceiptsNow(exec, t.receipts);
+  return out;
+}
+
+/** Servers (by dialect) where a batch's ids were found not to be consecutive: their batches read their ids back. */
+const idsApart = new WeakSet<object>();
+
+/**
+ * A batch without dedup keys in one statement on MySQL (one writer, no `RETURNING`): its ids are
+ * taken as consecutive from the insert id, and the receipt confirms that in the same statement
+ * (`writeReceiptIf`: written only when the rows carrying this INSERT's mark are exactly those ids,
+ * each read by primary key, so no gap is locked). Four statements (BEGIN, INSERT, receipt,
+ * COMMIT). When the ids were not consecutive (`auto_increment_increment` above 1, or ids
+ * interleaved with another statement's), they are read back by the mark and the receipt written
+ * plainly, and the server's later batches read their ids back from the start.
+ */
+async function insertConsecutive(exec: Executor, conn: SqlConnection, t: QueueTables, queue: string, rows: readonly JobRow[], token: Buffer): Promise<Enqueued[]> {
+  const { res, mark } = await insertStatement(conn, t, queue, rows, false, false);
+  const taken = rows.map((_, i) => ({ id: res.insertId + i, deduplicated: false }));
+  const ids = taken.map((e) => e.id);
+  const mine = `FROM ${t.jobs} FORCE INDEX (PRIMARY) WHERE \`id\` IN (${placeholderList(ids.length)}) AND \`token\` = ? AND \`queue\` = ?`;
+  if (res.insertId > 0 && (await writeReceiptIf(conn, t.receipts, token, encodeEnqueued(taken), mine, [...ids, mark, queue], rows.length))) return taken;
+  idsApart.add(exec.dialect);
+  const inserted = await newIds(conn, t, queue, rows, res, mark, false);
+  const out = rows.map((r) => ({ id: inserted.get(r)!, deduplicated: false }));
+  await writeReceipt(conn, t.receipts, token, encodeEnqueued(out));
   return out;
 }
 
@@ -107,10 +134,16 @@ async function liveByDedup(conn: SqlConnection, t: QueueTables, queue: string, k
  * are read back by the statement's mark.
  */
 async function insertRows(conn: SqlConnection, t: QueueTables, queue: string, insert: readonly JobRow[], upsert: boolean, returning: boolean): Promise<Map<JobRow, number>> {
+  const withIds = returning && !upsert && insert.length > 1;
+  const { res, mark } = await insertStatement(conn, t, queue, insert, upsert, withIds);
+  return newIds(conn, t, queue, insert, res, mark, withIds);
+}
+
+/** The INSERT of `insert` (see `insertRows`); resolves to its result and its mark. */
+async function insertStatement(conn: SqlConnection, t: QueueTables, queue: string, insert: readonly JobRow[], upsert: boolean, withIds: boolean): Promise<{ res: SqlResult<{ id: unknown }>; mark: number }> {
   // A random start for the fencing token doubles as this statement's mark: the ids of the new
   // rows are read back by it (auto-increment ids of one statement need not be consecutive).
   const mark = randomInt(1, 2 ** 47);
-  const withIds = returning && !upsert && insert.length > 1;
   // The no-op update MUST NOT name `id`: on MariaDB an update that assigns the auto-increment
   // column moves the statement's next id past the existing row's id, outside the range it
   // reserved, so a later row of the statement can take the id of another transaction's job and
@@ -125,6 +158,11 @@ async function insertRows(conn: SqlConnection, t: QueueTables, queue: string, in
       return [queue, r.group, waits ? PHASE.delayed : PHASE.ready, r.priority, waits ? 0 : r.priority, r.runAt, r.delayMicros, r.maxAttempts, mark, r.dedup, r.payload, r.concKey];
     }),
   );
+  return { res, mark };
+}
+
+/** The ids of the rows an INSERT of `insert` (see `insertRows`) added, by row. */
+async function newIds(conn: SqlConnection, t: QueueTables, queue: string, insert: readonly JobRow[], res: SqlResult<{ id: unknown }>, mark: number, withIds: boolean): Promise<Map<JobRow, number>> {
   const inserted = new Map<JobRow, number>();
   if (withIds) {
     // Ids grow in the order the rows were inserted, which is the order of the VALUES.

@@ -5,6 +5,7 @@ import { refsArg } from './ack.js';
 import { UnrecoverableError } from './errors.js';
 import { claimable } from './claimable.js';
 import { claimJobs } from './claim.js';
+import { completeAndClaim } from './complete-claim.js';
 import { purgeDeadJobs, purgeFinished, retryDeadJobs } from './dead.js';
 import { insertJobs, jobRows } from './enqueue.js';
 import { getJobInfo, listArgs, listJobs } from './list.js';
@@ -104,6 +105,7 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
         {
           claim: (o) => self.claim(o),
           complete: (refs, results) => completeJobs(c, refsArg(queue, refs, 'complete'), results),
+          completeAndClaim: (refs, results, o) => completeAndClaim<P>(c, refsArg(queue, refs, 'complete'), results, claimArgs(o), claimState, (job, value) => self.progress(job, value)),
           progress: (ref, value) => self.progress(ref, value),
           fail: (ref, error) => self.fail(ref, error),
           release: (refs) => self.release(refs),
@@ -111,7 +113,7 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
           // The worker's own jobs, bounded by the time left on their leases.
           extend: (refs, seconds, boundMs) => extendJobs({ ...c, exec: exec.within(boundMs) }, refs, seconds),
           keepsFinished: settings.keepFinishedFor > 0,
-          onEnqueue: (ring, room) => onEnqueue(t.jobs, queue, ring, room),
+          onEnqueue: (ring, room, napping) => onEnqueue(t.jobs, queue, ring, room, napping),
           watchDoorbell: () => watchDoorbell(exec, t, queue),
           name: queue,
           claimable: (group) => claimable(exec, t, queue, group),

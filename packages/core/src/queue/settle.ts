@@ -6,7 +6,7 @@ import { freeSlots, keysOf } from './limits.js';
 import { announce } from './doorbell.js';
 import { LeaseLostError } from './errors.js';
 import { leaseConfirmed } from './local-lease.js';
-import { ackFast, ackHeld, expectAll, fence, type HeldRow } from './ack.js';
+import { ackFast, ackHeld, expectAll, fence, type FastTail, type HeldRow } from './ack.js';
 import { backoffSeconds, errorText, toMicros, type QueueSettings } from './options.js';
 import { toNumber } from '../validate.js';
 import { deleteById, NOW_MICROS, NOW_PLUS, PHASE, updateById, type QueueTables } from './tables.js';
@@ -49,7 +49,17 @@ function resultSet(jobs: readonly JobRef[], results: ReadonlyMap<number, string>
  * jobs; see `Queue.complete`.
  */
 export async function completeJobs(c: AckContext, refs: readonly JobRef[], results?: ReadonlyMap<number, string>): Promise<void> {
-  if (refs.length === 0) return;
+  if (refs.length > 0) await completeThen(c, refs, results);
+}
+
+/**
+ * Completes `refs` as `completeJobs` does and, when every job was still held, runs `tail` in the
+ * same transaction (see `FastTail`): resolves to the tail's value, or to undefined when the tail did
+ * not run because a job was not held or a lost run could not be proven (the completion then went
+ * the checking way: the held jobs are completed and a `LeaseLostError` names the others). The tail
+ * MUST NOT count on running: its caller does its work on its own when it did not.
+ */
+export async function completeThen<T>(c: AckContext, refs: readonly JobRef[], results: ReadonlyMap<number, string> | undefined, tail?: FastTail<T>): Promise<T | undefined> {
   const slots = slotFreer(c);
   const write = async (conn: SqlConnection, jobs: readonly JobRef[]): Promise<number> => {
     const keys = await keysOf(conn, c.t, jobs);
@@ -65,15 +75,18 @@ export async function completeJobs(c: AckContext, refs: readonly JobRef[], resul
     if (res.affectedRows === jobs.length) await slots.free(conn, keys);
     return res.affectedRows;
   };
-  const fast = await ackFast(c.exec, refs, true, write);
-  if (fast !== 'applied') {
-    // A lost run leaves a completed job deleted, or kept as done (and perhaps purged since).
-    const check = { action: 'complete', once: true, after: [-1, PHASE.done], recover: fast === 'recover' };
-    await ackHeld(c.exec, c.t, c.queue, refs, check, async (conn, held) => {
-      expectAll('complete', await write(conn, held.map((h) => h.ref)), held);
-    });
+  const fast = await ackFast(c.exec, refs, true, write, tail);
+  if (fast.next === 'applied') {
+    slots.ring();
+    return fast.value;
   }
+  // A lost run leaves a completed job deleted, or kept as done (and perhaps purged since).
+  const check = { action: 'complete', once: true, after: [-1, PHASE.done], recover: fast.next === 'recover' };
+  await ackHeld(c.exec, c.t, c.queue, refs, check, async (conn, held) => {
+    expectAll('complete', await write(conn, held.map((h) => h.ref)), held);
+  });
   slots.ring();
+  return undefined;
 }
 
 /**
@@ -133,8 +146,8 @@ export async function releaseJobs(c: AckContext, refs: readonly JobRef[], delay:
     return res.affectedRows;
   };
   const fast = await ackFast(c.exec, refs, true, write);
-  if (fast !== 'applied') {
-    const check = { action: 'release', once: true, after: [PHASE.ready, PHASE.delayed], recover: fast === 'recover' };
+  if (fast.next !== 'applied') {
+    const check = { action: 'release', once: true, after: [PHASE.ready, PHASE.delayed], recover: fast.next === 'recover' };
     await ackHeld(c.exec, c.t, c.queue, refs, check, async (conn, held) => {
       expectAll('release', await write(conn, held.map((h) => h.ref)), held);
     });

@@ -8,6 +8,8 @@ interface Bell {
   readonly ring: () => void;
   /** Jobs this worker's next claim would take now (0 while all its handler slots are taken). */
   readonly room: () => number;
+  /** The worker naps between polls: no claim of its is in flight. */
+  readonly napping: () => boolean;
 }
 
 const bells = new Map<string, Set<Bell>>();
@@ -19,14 +21,14 @@ let turn = 0;
 
 /**
  * Calls `ring` after committed enqueues into `queue` of `jobsTable` in this process (see
- * `enqueued`); `room` tells how many jobs the ringing worker's next claim would take now.
- * Returns the unsubscribe.
+ * `enqueued`); `room` tells how many jobs the ringing worker's next claim would take now,
+ * `napping` whether it waits between polls. Returns the unsubscribe.
  */
-export function onEnqueue(jobsTable: string, queue: string, ring: () => void, room: () => number): () => void {
+export function onEnqueue(jobsTable: string, queue: string, ring: () => void, room: () => number, napping: () => boolean): () => void {
   const key = keyOf(jobsTable, queue);
   const set = bells.get(key) ?? new Set();
   bells.set(key, set);
-  const bell = { ring, room };
+  const bell = { ring, room, napping };
   set.add(bell);
   return () => {
     set.delete(bell);
@@ -36,17 +38,19 @@ export function onEnqueue(jobsTable: string, queue: string, ring: () => void, ro
 
 /**
  * Rings workers of `queue` of `jobsTable` in this process: `jobs` jobs of it became ready. Workers
- * are taken in turn until the claims of those with room together take `jobs` (a busy worker rung
- * on the way claims when a slot frees), so a few new jobs wake one worker that claims them all,
- * not every worker of the queue (the others' claims would find nothing; they still poll).
- * Returns how many of the jobs the rung workers' claims cover.
+ * are taken in turn, napping ones first (one in the middle of a claim may be taking these very
+ * jobs already), until the claims of those with room together take `jobs` (a busy worker rung on
+ * the way claims when a slot frees), so a few new jobs wake one worker that claims them all, not
+ * every worker of the queue (the others' claims would find nothing; they still poll). Returns how
+ * many of the jobs the rung workers' claims cover.
  */
 export function enqueued(jobsTable: string, queue: string, jobs: number): number {
   const all = [...(bells.get(keyOf(jobsTable, queue)) ?? [])];
   const from = all.length > 0 ? turn++ % all.length : 0;
+  const inTurn = all.map((_, i) => all[(from + i) % all.length]!);
   let covered = 0;
-  for (let i = 0; i < all.length && covered < jobs; i++) {
-    const b = all[(from + i) % all.length]!;
+  for (const b of [...inTurn.filter((w) => w.napping()), ...inTurn.filter((w) => !w.napping())]) {
+    if (covered >= jobs) break;
     covered += b.room();
     b.ring();
   }

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { LeaseLostError } from './errors.js';
 import { MAX_CLAIM } from './options.js';
-import type { FailOutcome, JobRef } from './types.js';
+import type { FailOutcome, Job, JobRef } from './types.js';
 import type { WorkerSignals } from './worker-events.js';
 import type { Held } from './worker-leases.js';
 
@@ -100,28 +100,47 @@ export class AckBatcher<P> {
     });
   }
 
+  /**
+   * Takes the completions waiting for the next batch (at most `MAX_CLAIM`), for a claim to carry:
+   * the caller MUST pass them to `send`.
+   */
+  take(): Held<P>[] {
+    return this.toComplete.splice(0, MAX_CLAIM);
+  }
+
+  /**
+   * Writes the completion of `batch` through `write` (which rejects with `LeaseLostError` when
+   * some jobs were not held) and tells how it went: counts, events, each job `done`.
+   */
+  send(batch: Held<P>[], write: (refs: readonly Job<P>[], results: ReadonlyMap<number, string> | undefined) => Promise<void>): Promise<void> {
+    const sending = this.write(batch, write);
+    this.track(sending);
+    return sending;
+  }
+
   private async drain(): Promise<void> {
     await new Promise((r) => setImmediate(r)); // handlers finishing in the same burst join this batch
-    while (this.toComplete.length > 0) {
-      const batch = this.toComplete.splice(0, MAX_CLAIM);
-      try {
-        const results = new Map(batch.flatMap((h) => (h.result === undefined ? [] : [[h.job.id, h.result] as const])));
-        const sentAt = performance.now();
-        await this.port.complete(batch.map((h) => h.job), results.size > 0 ? results : undefined);
-        this.signals.acked(batch.length, performance.now() - sentAt);
-        this.counts.completed += batch.length;
-        for (const h of batch) this.signals.completed(h.job, h.value);
-      } catch (err) {
-        if (err instanceof LeaseLostError) {
-          this.counts.completed += err.applied.length;
-          this.counts.lost += err.lost.length;
-          for (const h of batch) {
-            if (err.lost.includes(h.job.id)) this.signals.leaseLost(h.job, err);
-            else this.signals.completed(h.job, h.value);
-          }
-        } else this.report(err);
-      }
-      batch.forEach(this.done);
+    while (this.toComplete.length > 0) await this.write(this.take(), (refs, results) => this.port.complete(refs, results));
+  }
+
+  private async write(batch: Held<P>[], write: (refs: readonly Job<P>[], results: ReadonlyMap<number, string> | undefined) => Promise<void>): Promise<void> {
+    try {
+      const results = new Map(batch.flatMap((h) => (h.result === undefined ? [] : [[h.job.id, h.result] as const])));
+      const sentAt = performance.now();
+      await write(batch.map((h) => h.job), results.size > 0 ? results : undefined);
+      this.signals.acked(batch.length, performance.now() - sentAt);
+      this.counts.completed += batch.length;
+      for (const h of batch) this.signals.completed(h.job, h.value);
+    } catch (err) {
+      if (err instanceof LeaseLostError) {
+        this.counts.completed += err.applied.length;
+        this.counts.lost += err.lost.length;
+        for (const h of batch) {
+          if (err.lost.includes(h.job.id)) this.signals.leaseLost(h.job, err);
+          else this.signals.completed(h.job, h.value);
+        }
+      } else this.report(err);
     }
+    batch.forEach(this.done);
   }
 }

@@ -5,6 +5,7 @@ import { secondsArg } from '../validate.js';
 import { isSettled } from './ack.js';
 import type { LeaseLostError } from './errors.js';
 import { encodePayload } from './payload.js';
+import type { CompletedAndClaimed } from './complete-claim.js';
 import type { ClaimOptions, Job, JobRef } from './types.js';
 import { AckBatcher, type AckPort, type Counts } from './worker-acks.js';
 import { Alarm } from './worker-alarm.js';
@@ -19,13 +20,15 @@ const PURGE_EVERY_MS = 60_000;
 /** What a worker needs from its queue. */
 export interface WorkerQueue<P> extends AckPort {
   claim(options: ClaimOptions): Promise<Job<P>[]>;
+  /** Completes `refs` and claims, in one transaction when it can (see `completeAndClaim`). */
+  completeAndClaim(refs: readonly JobRef[], results: ReadonlyMap<number, string> | undefined, options: ClaimOptions): Promise<CompletedAndClaimed<P>>;
   extend: ExtendFn;
   purge(): Promise<number>;
   /** True when finished jobs are kept (then the worker purges them now and then). */
   readonly keepsFinished: boolean;
   progress(ref: JobRef, value: unknown): Promise<void>;
   /** Calls `ring` when an enqueue into this queue committed in this process; returns the unsubscribe. */
-  onEnqueue(ring: () => void, room: () => number): () => void;
+  onEnqueue(ring: () => void, room: () => number, napping: () => boolean): () => void;
   /** Sleeps on the queue's doorbell (another process's enqueue rings this process's workers, see `doorbell.ts`); returns the unwatch. */
   watchDoorbell(): () => void;
   readonly name: string;
@@ -80,6 +83,10 @@ class Worker<P> {
   readonly handle: Handle<P>;
   private readonly signals: WorkerSignals<P>;
   private running = 0;
+  /** The loop waits for every handler slot to be taken no longer: a finishing handler wakes it. */
+  private waitingForSlot = false;
+  /** The loop naps between polls of an idle queue (no claim of its is in flight). */
+  private napping = false;
   /** The last claim found nothing while no handler ran (`idle` was emitted). */
   private idleNow = false;
   /** An enqueue into the queue (or an ack that admitted blocked jobs) committed in this process since the last claim. */
@@ -99,10 +106,14 @@ class Worker<P> {
     this.acks = new AckBatcher(queue, this.counts, (h) => this.drop(h), this.signals);
     this.heartbeat = new Heartbeat(this.held, s.lease, queue.extend, (id, reason) => this.lose(id, reason), report);
     this.purger = queue.keepsFinished ? setInterval(() => void queue.purge().catch(report), PURGE_EVERY_MS) : undefined;
-    this.unsubscribe = queue.onEnqueue(() => {
-      this.enqueuedSince = true;
-      this.alarm.ring();
-    }, () => (this.stopping || this.full() ? 0 : this.s.batchSize));
+    this.unsubscribe = queue.onEnqueue(
+      () => {
+        this.enqueuedSince = true;
+        this.alarm.ring();
+      },
+      () => (this.stopping || this.full() ? 0 : this.s.batchSize),
+      () => this.napping,
+    );
     this.unwatch = s.doorbell ? queue.watchDoorbell() : undefined;
     this.looping = this.loop();
   }
@@ -156,7 +167,7 @@ class Worker<P> {
       .finally(() => {
         this.running -= 1;
         if (this.running === 0) this.drained?.();
-        this.alarm.ring();
+        if (this.waitingForSlot) this.alarm.ring();
       });
   }
 
@@ -173,19 +184,32 @@ class Worker<P> {
     return this.pending.length > 0 || this.running >= this.s.concurrency;
   }
 
+  /** Starts claimed jobs while a handler slot is free. */
+  private startPending(): void {
+    while (this.running < this.s.concurrency && this.pending.length > 0) this.start(this.pending.shift()!);
+  }
+
   /**
    * Claims while it has room. After a claim that found fewer jobs than it asked for, the queue had
    * no more ready: the next claim waits for an enqueue in this process (or an ack that admitted
-   * blocked jobs), or for `claimable` (one statement) to find something, polled when a handler
-   * finishes and, while idle, after 10 ms, 20 ms, ... up to `pollInterval`.
+   * blocked jobs), or for `claimable` (one statement) to find something, polled after 10 ms, 20 ms,
+   * ... up to `pollInterval`. A worker that waits so MUST NOT claim on a handler finishing (only a
+   * worker whose slots were all taken waits for that): with many workers draining a trickle, every
+   * one of them would race for the same few new jobs, and most of their claims would find nothing.
    */
   private async loop(): Promise<void> {
     let idle = 0;
-    const nap = async (): Promise<void> => void (await this.alarm.nap(Math.min(this.s.pollMs, 10 * 2 ** Math.min(idle++, 20))));
+    const nap = async (): Promise<void> => {
+      this.napping = true;
+      await this.alarm.nap(Math.min(this.s.pollMs, 10 * 2 ** Math.min(idle++, 20)));
+      this.napping = false;
+    };
     while (!this.stopping) {
-      while (this.running < this.s.concurrency && this.pending.length > 0) this.start(this.pending.shift()!);
+      this.startPending();
       if (this.full()) {
+        this.waitingForSlot = true;
         await this.alarm.nap(Infinity);
+        this.waitingForSlot = false;
         continue;
       }
       const sentAt = performance.now();
@@ -197,7 +221,7 @@ class Worker<P> {
           await nap();
           continue;
         }
-        jobs = await this.queue.claim({ limit: this.s.batchSize, lease: this.s.lease, group: this.s.group });
+        jobs = await this.claim();
       } catch (err) {
         this.report(err);
         await nap();
@@ -205,10 +229,37 @@ class Worker<P> {
       }
       for (const job of jobs) this.hold(job, sentAt);
       this.told(jobs, sentAt);
-      if (jobs.length >= this.s.batchSize) idle = 0;
-      else if (jobs.length > 0) idle = 1; // short: the next claim needs a reason
-      else if (!this.stopping) await nap();
+      if (jobs.length >= this.s.batchSize) {
+        idle = 0;
+        continue;
+      }
+      // Short: the queue ran out. The next claim needs a reason (a ring, or a poll that finds something).
+      this.startPending();
+      if (this.full()) {
+        idle = 1;
+        continue;
+      }
+      if (jobs.length > 0) idle = 0;
+      if (!this.stopping) await nap();
     }
+  }
+
+  /**
+   * Claims a batch. Completions waiting for their batch go with it (`completeAndClaim`): a worker
+   * draining a backlog completes one batch and claims the next in one transaction. A failure of
+   * that transaction is reported as the completion's; the claim then found nothing.
+   */
+  private async claim(): Promise<Job<P>[]> {
+    const options = { limit: this.s.batchSize, lease: this.s.lease, group: this.s.group };
+    const riders = this.acks.take();
+    if (riders.length === 0) return this.queue.claim(options);
+    let jobs: Job<P>[] = [];
+    await this.acks.send(riders, async (refs, results) => {
+      const out = await this.queue.completeAndClaim(refs, results, options);
+      jobs = out.jobs;
+      if (out.lost) throw out.lost;
+    });
+    return jobs;
   }
 
   /** Tells what a claim sent at `sentAt` found: `claimed`, or `idle` once when nothing is left to do. */

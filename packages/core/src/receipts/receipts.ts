@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Executor } from '../engine/executor.js';
-import type { SqlConnection } from '../port.js';
+import type { SqlConnection, SqlValue } from '../port.js';
 
 /** How long a receipt is kept: far longer than any retry of the write it records can take. */
 export const RECEIPT_HOURS = 24;
@@ -22,6 +22,17 @@ export function receiptToken(): Buffer {
  */
 export async function writeReceipt(conn: SqlConnection, table: string, token: Buffer, result: string): Promise<void> {
   await conn.query(`INSERT INTO ${table} (\`token\`, \`made_at\`, \`result\`) VALUES (?, UTC_TIMESTAMP(6), ?)`, [token, result]);
+}
+
+/**
+ * As `writeReceipt`, written only when `from` (a `FROM ... WHERE ...` clause with its `params`)
+ * finds exactly `count` rows: one statement records the write and confirms what the write took for
+ * granted. Resolves to whether the receipt was written; when it was not, the caller MUST find out
+ * what its write did and then call `writeReceipt`.
+ */
+export async function writeReceiptIf(conn: SqlConnection, table: string, token: Buffer, result: string, from: string, params: readonly SqlValue[], count: number): Promise<boolean> {
+  const res = await conn.query(`INSERT INTO ${table} (\`token\`, \`made_at\`, \`result\`) SELECT ?, UTC_TIMESTAMP(6), ? ${from} HAVING COUNT(*) = ?`, [token, result, ...params, count]);
+  return res.affectedRows === 1;
 }
 
 /**

@@ -1,0 +1,56 @@
+import mysql from 'mysql2/promise';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { taskrow } from '@taskrow/mysql2';
+import { label, targets } from '../src/targets.js';
+
+/**
+ * `enqueueMany` returns each job's id in the order of its items. Where the server does not hand a
+ * batch its ids back (MySQL), taskrow takes them as consecutive from the insert id and lets the
+ * receipt confirm it; these cases make them not consecutive and check every id against the row
+ * that holds the item's payload.
+ */
+for (const target of targets()) {
+  describe(`${label(target)} · mysql2 · enqueueMany ids`, () => {
+    const prefix = `ei${process.pid.toString(36)}_`;
+    let plain: mysql.Pool;
+    let stepped: mysql.Pool;
+
+    beforeAll(async () => {
+      plain = mysql.createPool({ uri: target.url, connectionLimit: 2 });
+      stepped = mysql.createPool({ uri: target.url, connectionLimit: 2 });
+      // Every connection of this pool hands out ids 3 apart, as a node of a multi-writer cluster does.
+      stepped.pool.on('connection', (c) => void c.query('SET SESSION auto_increment_increment = 3'));
+      await (await taskrow(plain, { prefix })).migrate();
+    });
+    afterAll(async () => {
+      const [tables] = await plain.query<mysql.RowDataPacket[]>('SELECT table_name AS t FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE ?', [`${prefix}%`]);
+      for (const t of tables) await plain.query(`DROP TABLE IF EXISTS \`${String(t['t'])}\``);
+      await plain.end();
+      await stepped.end();
+    });
+
+    const payloadsById = async (queue: string): Promise<Map<number, unknown>> => {
+      const [rows] = await plain.query<mysql.RowDataPacket[]>('SELECT id, payload FROM ?? WHERE queue = ?', [`${prefix}queue_jobs`, queue]);
+      return new Map(rows.map((r) => [Number(r['id']), JSON.parse(String(r['payload']))]));
+    };
+
+    for (const [name, pool] of [
+      ['ids one apart', () => plain],
+      ['ids three apart (auto_increment_increment = 3)', () => stepped],
+    ] as const) {
+      it(`with ${name}, each returned id is the row of its item, batch after batch`, async () => {
+        const tr = await taskrow(pool(), { prefix });
+        const q = tr.queue(`q${Date.now()}${name.length}`);
+        const returned: number[] = [];
+        for (let batch = 0; batch < 3; batch++) {
+          const out = await q.enqueueMany(Array.from({ length: 25 }, (_, i) => ({ payload: { batch, i } })));
+          expect(out.every((e) => !e.deduplicated)).toBe(true);
+          returned.push(...out.map((e) => e.id));
+        }
+        const stored = await payloadsById(q.name);
+        expect(stored.size).toBe(75);
+        expect(returned.map((id) => stored.get(id))).toEqual(Array.from({ length: 75 }, (_, k) => ({ batch: Math.floor(k / 25), i: k % 25 })));
+      });
+    }
+  });
+}
