@@ -2,7 +2,7 @@ import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTaskrow, type Taskrow } from '@taskrow/core';
+import { createTaskrow, type SqlClient, type Taskrow } from '@taskrow/core';
 import { mysql2Client, taskrow, type Mysql2Connection } from '@taskrow/mysql2';
 import { counting } from '../src/counting.js';
 import { mysql2Probe } from '../src/harnesses/mysql2.js';
@@ -27,6 +27,19 @@ function enqueueFromAnotherProcess(url: string, prefix: string, queue: string, c
     c.on('error', reject);
     c.on('exit', (code) => (code === 0 ? resolve(at) : reject(new Error(`the enqueue process exited with ${code}`))));
   });
+}
+
+/**
+ * Statements counted over a window of about 1 s once the waits of workers polling every 0.05 s have
+ * grown to that, and how many 50 ms intervals the window really had: a loaded machine stretches
+ * timers, so the window is measured, not assumed.
+ */
+async function pollWindow(statements: () => number): Promise<{ polls: number; intervals: number }> {
+  await pause(500);
+  const before = statements();
+  const w0 = performance.now();
+  await pause(1000);
+  return { polls: statements() - before, intervals: (performance.now() - w0) / 50 };
 }
 
 // An idle worker waits 10 ms, 20 ms, 40 ms, ... (doubling up to pollInterval) between claims, so
@@ -95,14 +108,8 @@ for (const target of targets()) {
       let picked = 0;
       const w = counted.queue(name).work(async () => void (picked = performance.now()), { pollInterval: 0.05 });
       try {
-        await pause(500); // the waits between polls have grown to pollInterval
-        const before = statements();
-        const w0 = performance.now();
-        await pause(1000);
-        const polls = statements() - before;
-        // One poll per pollInterval (jittered) of the window as it really ran: a loaded machine
-        // stretches timers, so the window is measured, not assumed.
-        const intervals = (performance.now() - w0) / 50;
+        // One poll per pollInterval (jittered) of the window as it really ran.
+        const { polls, intervals } = await pollWindow(statements);
         expect(polls).toBeGreaterThanOrEqual(Math.floor(intervals / 3));
         expect(polls).toBeLessThanOrEqual(Math.floor(intervals * 1.25) + 1);
         // Enqueued inside an application transaction: nothing rings in this process, as for another process.
@@ -119,6 +126,90 @@ for (const target of targets()) {
         expect(picked - t0).toBeLessThan(500);
       } finally {
         await w.stop();
+      }
+    }, 30_000);
+
+    it('an enqueue made while a worker\'s claim is on its way but has not read the queue yet is taken by that claim: no ring, no second claim', async () => {
+      // Transactions wait at `held` (after BEGIN, before their first statement) while it is set.
+      let held: Promise<void> | undefined;
+      let reached: () => void = () => undefined;
+      const inner = mysql2Client(pool);
+      const gated: SqlClient = { ...inner, transaction: (fn, options) => inner.transaction(async (conn) => (reached(), await held, fn(conn)), options) };
+      const { client, matching } = counting(gated);
+      const counted = await createTaskrow<Mysql2Connection>({ client, joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } });
+      const name = `r${Date.now()}`;
+      const started: number[] = [];
+      const w = counted.queue<number>(name).work(async (job) => void started.push(job.payload), { pollInterval: 30, concurrency: 4 });
+      const claims = (): number => matching(/ORDER BY `ready_priority`.*SKIP LOCKED/s);
+      try {
+        await pause(3000); // the worker is inside its 2.55 s to 5.1 s wait (see above)
+        let open: () => void = () => undefined;
+        held = new Promise<void>((r) => (open = r));
+        const atGate = new Promise<void>((r) => (reached = r));
+        const before = claims();
+        await tr.queue<number>(name).enqueue(1); // rings the napping worker: its claim waits at the gate
+        await atGate;
+        await tr.queue<number>(name).enqueue(2); // committed before that claim reads
+        held = undefined;
+        open();
+        const t0 = performance.now();
+        while (started.length < 2 && performance.now() - t0 < 10_000) await pause(5);
+        expect([...started].sort()).toEqual([1, 2]);
+        await pause(300); // an observation window for a second claim
+        expect(claims() - before).toBe(1);
+      } finally {
+        await w.stop();
+      }
+    }, 30_000);
+
+    it('4 idle workers of one process poll as one: about one statement per pollInterval, not four', async () => {
+      const { client, statements } = counting(mysql2Client(pool));
+      const counted = await createTaskrow<Mysql2Connection>({ client, joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } });
+      const q = counted.queue(`s${Date.now()}`);
+      const workers = Array.from({ length: 4 }, () => q.work(async () => undefined, { pollInterval: 0.05 }));
+      try {
+        const { polls, intervals } = await pollWindow(statements);
+        expect(polls).toBeGreaterThanOrEqual(Math.floor(intervals / 3));
+        expect(polls).toBeLessThanOrEqual(Math.floor(intervals * 1.25) + 2);
+      } finally {
+        await Promise.all(workers.map((w) => w.stop()));
+      }
+    }, 30_000);
+
+    it('a backlog from another process wakes every idle worker of the process, not only the one whose poll found it', async () => {
+      const name = `b${Date.now()}`;
+      const q = tr.queue<number>(name);
+      let running = 0;
+      let most = 0;
+      const ran: number[] = [];
+      let release: () => void = () => undefined;
+      const allIn = new Promise<void>((r) => (release = r));
+      const handler = async (job: { payload: number }): Promise<void> => {
+        ran.push(job.payload);
+        most = Math.max(most, ++running);
+        if (running === 4) release();
+        await Promise.race([allIn, pause(3000)]);
+        running -= 1;
+      };
+      // One slot and one job per claim each: a worker that found the backlog takes one job at a time.
+      const workers = Array.from({ length: 4 }, () => q.work(handler, { pollInterval: 5, concurrency: 1, batchSize: 1 }));
+      try {
+        await pause(300); // every worker found the queue empty and naps
+        // Enqueued inside an application transaction: nothing rings in this process, as for another process.
+        const conn = await pool.getConnection();
+        try {
+          await conn.beginTransaction();
+          await tr.in(conn).queue<number>(name).enqueueMany(Array.from({ length: 8 }, (_, i) => ({ payload: i })));
+          await conn.commit();
+        } finally {
+          conn.release();
+        }
+        const t0 = performance.now();
+        while (ran.length < 8 && performance.now() - t0 < 20_000) await pause(10);
+        expect(most).toBe(4);
+        expect([...ran].sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+      } finally {
+        await Promise.all(workers.map((w) => w.stop()));
       }
     }, 30_000);
 

@@ -87,6 +87,7 @@ export class ClaimCall<P> {
 
   /** One run in the caller's READ COMMITTED transaction (see `claimReady`). */
   async run(conn: SqlConnection): Promise<ClaimRows> {
+    this.args.reading?.();
     return { rows: await claimReady(conn, this.t, this.queue, this.args, this.state, this.token, this.joined), fresh: true };
   }
 
@@ -181,6 +182,11 @@ export interface ClaimArgs {
   readonly limit: number;
   readonly leaseMicros: number;
   readonly group: string | undefined;
+  /**
+   * Called as each run is about to send its first read of the queue: a job whose enqueue
+   * committed before the call is seen by that read (see `wake.ts`).
+   */
+  readonly reading?: (() => void) | undefined;
 }
 
 /** A ready row as the gated read returns it: `due` tells whether due jobs wait to be made ready. */

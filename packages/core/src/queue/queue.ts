@@ -4,7 +4,7 @@ import { validateName } from '../names.js';
 import { refsArg } from './ack.js';
 import { UnrecoverableError } from './errors.js';
 import { claimable } from './claimable.js';
-import { claimJobs } from './claim.js';
+import { claimJobs, type ClaimArgs } from './claim.js';
 import { completeAndClaim } from './complete-claim.js';
 import { purgeDeadJobs, purgeFinished, retryDeadJobs } from './dead.js';
 import { insertJobs, jobRows } from './enqueue.js';
@@ -18,7 +18,7 @@ import { reportProgress, waitForArgs, waitForJob } from './results.js';
 import { encodePayload } from './payload.js';
 import { queueStats } from './stats.js';
 import type { QueueTables } from './tables.js';
-import type { Enqueued, Queue, QueueOptions } from './types.js';
+import type { Enqueued, Job, JobRef, Queue, QueueOptions } from './types.js';
 import { onEnqueue } from './wake.js';
 import { announce, watchDoorbell } from './doorbell.js';
 import { startWorker } from './worker.js';
@@ -34,6 +34,8 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
   const settings = queueSettings(options);
   const c: AckContext = { exec, t, queue, settings };
   const claimState = { lastPromote: -Infinity, rated: false };
+  const progress = (job: JobRef, value: unknown): Promise<void> => self.progress(job, value);
+  const claimWith = (args: ClaimArgs): Promise<Job<P>[]> => claimJobs<P>(exec, t, queue, args, claimState, progress);
   // Idle workers claim at once after a committed enqueue (not inside the application's
   // transaction: its commit is the application's, and pollers see it).
   const wake = (res: Enqueued[]): Enqueued[] => {
@@ -47,7 +49,7 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
       return one!;
     },
     enqueueMany: async (items) => wake(await insertJobs(exec, t, queue, jobRows(items, settings))),
-    claim: async (opts) => claimJobs<P>(exec, t, queue, claimArgs(opts), claimState, (job, value) => self.progress(job, value)),
+    claim: async (opts) => claimWith(claimArgs(opts)),
     async complete(jobs, opts) {
       const o = optionsArg('complete()', opts, ['result']);
       const result = o.result === undefined ? undefined : encodePayload(o.result, 'complete() result');
@@ -103,9 +105,9 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
     work: (handler, opts) =>
       startWorker<P>(
         {
-          claim: (o) => self.claim(o),
+          claim: async (o, reading) => claimWith({ ...claimArgs(o), reading }),
           complete: (refs, results) => completeJobs(c, refsArg(queue, refs, 'complete'), results),
-          completeAndClaim: (refs, results, o) => completeAndClaim<P>(c, refsArg(queue, refs, 'complete'), results, claimArgs(o), claimState, (job, value) => self.progress(job, value)),
+          completeAndClaim: async (refs, results, o, reading) => completeAndClaim<P>(c, refsArg(queue, refs, 'complete'), results, { ...claimArgs(o), reading }, claimState, progress),
           progress: (ref, value) => self.progress(ref, value),
           fail: (ref, error) => self.fail(ref, error),
           release: (refs) => self.release(refs),
@@ -113,7 +115,7 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
           // The worker's own jobs, bounded by the time left on their leases.
           extend: (refs, seconds, boundMs) => extendJobs({ ...c, exec: exec.within(boundMs) }, refs, seconds),
           keepsFinished: settings.keepFinishedFor > 0,
-          onEnqueue: (ring, room, napping) => onEnqueue(t.jobs, queue, ring, room, napping),
+          onEnqueue: (bell) => onEnqueue(t.jobs, queue, bell),
           watchDoorbell: () => watchDoorbell(exec, t, queue),
           name: queue,
           claimable: (group) => claimable(exec, t, queue, group),

@@ -1,58 +1,122 @@
+import { performance } from 'node:perf_hooks';
+
 /**
- * In-process wake-ups: an enqueue that committed rings idle workers of that queue in this process,
- * so they claim at once instead of at their next poll. Keyed by jobs table and queue name; two
- * databases with the same prefix and queue name share a key, which costs a spare claim, never a
- * missed job (workers still poll).
+ * In-process wake-ups and shared polling. An enqueue that committed rings idle workers of that
+ * queue in this process, so they claim at once instead of at their next poll; workers of one
+ * queue (and group) in one process poll for each other: one that looked at the queue acts on what
+ * it saw for all of them. Keyed by jobs table and queue name; two databases with the same prefix
+ * and queue name share a key, which costs a spare claim or a later poll, never a missed job.
  */
-interface Bell {
-  readonly ring: () => void;
+export interface Bell {
+  /** The worker's group filter: looks are shared between workers of one group only. */
+  readonly group: string | undefined;
+  /** Wakes the worker: its next claim goes without a probe, at once or when a handler slot frees. */
+  ring(): void;
   /** Jobs this worker's next claim would take now (0 while all its handler slots are taken). */
-  readonly room: () => number;
-  /** The worker naps between polls: no claim of its is in flight. */
-  readonly napping: () => boolean;
+  room(): number;
+  /**
+   * Where the worker is: `napping` between polls (no claim of its in flight); `before-read` with a
+   * claim on its way whose read of the queue is not sent yet (that read sees every job committed
+   * now: it needs no ring); `busy` otherwise.
+   */
+  stage(): 'napping' | 'before-read' | 'busy';
+  /** `jobs` of a worker `before-read` are counted on to be taken by its claim (less `room()` for the next enqueue). */
+  cover(jobs: number): void;
 }
 
-const bells = new Map<string, Set<Bell>>();
+/** The last look at the queue by a worker of one group: when it was sent, and by whom. */
+interface Look {
+  at: number;
+  by: Bell | undefined;
+}
+
+interface Registry {
+  readonly bells: Set<Bell>;
+  readonly looks: Map<string, Look>;
+}
+
+/** A worker's view of its siblings (the other workers of its queue in this process). */
+export interface Siblings {
+  /** This worker sends a read of the queue now (a probe, or a claim's read) and acts on what it sees. */
+  looked(): void;
+  /** Whether another worker of this group looked at the queue after `since` (`performance.now()`): it saw what this one would. */
+  lookedSince(since: number): boolean;
+  /** Rings one napping worker of this group (this one's claim came back full: more jobs may wait). */
+  wakeOne(): void;
+  unsubscribe(): void;
+}
+
+const registries = new Map<string, Registry>();
 
 const keyOf = (jobsTable: string, queue: string): string => `${jobsTable}\u0000${queue}`;
+const groupKey = (bell: Bell): string => (bell.group === undefined ? '' : `g:${bell.group}`);
 
 /** Where the next partial ring starts. */
 let turn = 0;
 
-/**
- * Calls `ring` after committed enqueues into `queue` of `jobsTable` in this process (see
- * `enqueued`); `room` tells how many jobs the ringing worker's next claim would take now,
- * `napping` whether it waits between polls. Returns the unsubscribe.
- */
-export function onEnqueue(jobsTable: string, queue: string, ring: () => void, room: () => number, napping: () => boolean): () => void {
+/** The workers of one registry in turn, the next call starting one further. */
+function inTurn(reg: Registry | undefined): Bell[] {
+  const all = [...(reg?.bells ?? [])];
+  const from = all.length > 0 ? turn++ % all.length : 0;
+  return all.map((_, i) => all[(from + i) % all.length]!);
+}
+
+function note(reg: Registry, bell: Bell): void {
+  reg.looks.set(groupKey(bell), { at: performance.now(), by: bell });
+}
+
+/** Tells `bell` of committed enqueues into `queue` of `jobsTable` in this process (see `enqueued`). */
+export function onEnqueue(jobsTable: string, queue: string, bell: Bell): Siblings {
   const key = keyOf(jobsTable, queue);
-  const set = bells.get(key) ?? new Set();
-  bells.set(key, set);
-  const bell = { ring, room, napping };
-  set.add(bell);
-  return () => {
-    set.delete(bell);
-    if (set.size === 0) bells.delete(key);
+  const reg = registries.get(key) ?? { bells: new Set(), looks: new Map() };
+  registries.set(key, reg);
+  reg.bells.add(bell);
+  return {
+    looked: () => note(reg, bell),
+    lookedSince(since) {
+      const look = reg.looks.get(groupKey(bell));
+      return look !== undefined && look.by !== bell && look.at > since;
+    },
+    wakeOne() {
+      const next = inTurn(reg).find((b) => b !== bell && b.group === bell.group && b.stage() === 'napping' && b.room() > 0);
+      if (next) {
+        note(reg, next);
+        next.ring();
+      }
+    },
+    unsubscribe() {
+      reg.bells.delete(bell);
+      if (reg.bells.size === 0) registries.delete(key);
+    },
   };
 }
 
+const ORDER = { 'before-read': 0, napping: 1, busy: 2 } as const;
+
 /**
- * Rings workers of `queue` of `jobsTable` in this process: `jobs` jobs of it became ready. Workers
- * are taken in turn, napping ones first (one in the middle of a claim may be taking these very
- * jobs already), until the claims of those with room together take `jobs` (a busy worker rung on
- * the way claims when a slot frees), so a few new jobs wake one worker that claims them all, not
- * every worker of the queue (the others' claims would find nothing; they still poll). Returns how
- * many of the jobs the rung workers' claims cover.
+ * Tells workers of `queue` of `jobsTable` in this process that `jobs` jobs of it became ready.
+ * Workers whose claim is about to read the queue are counted on first (they are not rung: a ring
+ * would make them claim once more, for jobs their read takes anyway), then napping workers are
+ * rung (one in the middle of a claim may be taking these very jobs already), then busy ones (such
+ * a worker claims when a slot frees), each group in turn, until the claims of those with room
+ * together take `jobs`. So a few new jobs wake one worker that claims them all, not every worker
+ * of the queue (the others' claims would find nothing; they still poll). Returns how many of the
+ * jobs those claims cover.
  */
 export function enqueued(jobsTable: string, queue: string, jobs: number): number {
-  const all = [...(bells.get(keyOf(jobsTable, queue)) ?? [])];
-  const from = all.length > 0 ? turn++ % all.length : 0;
-  const inTurn = all.map((_, i) => all[(from + i) % all.length]!);
+  const reg = registries.get(keyOf(jobsTable, queue));
+  const bells = inTurn(reg);
+  const stages = new Map(bells.map((b) => [b, b.stage()]));
   let covered = 0;
-  for (const b of [...inTurn.filter((w) => w.napping()), ...inTurn.filter((w) => !w.napping())]) {
+  for (const b of bells.sort((x, y) => ORDER[stages.get(x)!] - ORDER[stages.get(y)!])) {
     if (covered >= jobs) break;
-    covered += b.room();
-    b.ring();
+    const room = Math.min(b.room(), jobs - covered);
+    if (stages.get(b) === 'before-read') {
+      if (room <= 0) continue;
+      b.cover(room);
+    } else b.ring();
+    if (room > 0) note(reg!, b);
+    covered += room;
   }
   return Math.min(covered, jobs);
 }

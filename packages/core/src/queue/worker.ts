@@ -7,6 +7,7 @@ import type { LeaseLostError } from './errors.js';
 import { encodePayload } from './payload.js';
 import type { CompletedAndClaimed } from './complete-claim.js';
 import type { ClaimOptions, Job, JobRef } from './types.js';
+import type { Bell, Siblings } from './wake.js';
 import { AckBatcher, type AckPort, type Counts } from './worker-acks.js';
 import { Alarm } from './worker-alarm.js';
 import { WorkerSignals, type WorkerEventMap } from './worker-events.js';
@@ -19,16 +20,17 @@ const PURGE_EVERY_MS = 60_000;
 
 /** What a worker needs from its queue. */
 export interface WorkerQueue<P> extends AckPort {
-  claim(options: ClaimOptions): Promise<Job<P>[]>;
+  /** Claims (see `claimJobs`); `reading` is called as the claim is about to read the queue. */
+  claim(options: ClaimOptions, reading: () => void): Promise<Job<P>[]>;
   /** Completes `refs` and claims, in one transaction when it can (see `completeAndClaim`). */
-  completeAndClaim(refs: readonly JobRef[], results: ReadonlyMap<number, string> | undefined, options: ClaimOptions): Promise<CompletedAndClaimed<P>>;
+  completeAndClaim(refs: readonly JobRef[], results: ReadonlyMap<number, string> | undefined, options: ClaimOptions, reading: () => void): Promise<CompletedAndClaimed<P>>;
   extend: ExtendFn;
   purge(): Promise<number>;
   /** True when finished jobs are kept (then the worker purges them now and then). */
   readonly keepsFinished: boolean;
   progress(ref: JobRef, value: unknown): Promise<void>;
-  /** Calls `ring` when an enqueue into this queue committed in this process; returns the unsubscribe. */
-  onEnqueue(ring: () => void, room: () => number, napping: () => boolean): () => void;
+  /** Tells `bell` of enqueues into this queue that committed in this process (see `wake.ts`); returns the unsubscribe. */
+  onEnqueue(bell: Bell): Siblings;
   /** Sleeps on the queue's doorbell (another process's enqueue rings this process's workers, see `doorbell.ts`); returns the unwatch. */
   watchDoorbell(): () => void;
   readonly name: string;
@@ -77,7 +79,8 @@ class Worker<P> {
   private readonly heartbeat: Heartbeat<P>;
   private readonly purger: NodeJS.Timeout | undefined;
   private readonly looping: Promise<void>;
-  private readonly unsubscribe: () => void;
+  /** The other workers of this queue in this process: wake-ups and shared polls (see `wake.ts`). */
+  private readonly siblings: Siblings;
   /** Ends this worker's watch of the doorbell (`doorbell: true`). */
   private readonly unwatch: (() => void) | undefined;
   readonly handle: Handle<P>;
@@ -87,6 +90,12 @@ class Worker<P> {
   private waitingForSlot = false;
   /** The loop naps between polls of an idle queue (no claim of its is in flight). */
   private napping = false;
+  /** A claim is on its way and has not yet read the queue: it takes jobs committed meanwhile without a ring. */
+  private beforeRead = false;
+  /** Jobs of enqueues that counted on the claim `beforeRead` (see `wake.ts`). */
+  private promised = 0;
+  /** When the loop's current (or last) nap began (`performance.now()`). */
+  private nappedAt = -Infinity;
   /** The last claim found nothing while no handler ran (`idle` was emitted). */
   private idleNow = false;
   /** An enqueue into the queue (or an ack that admitted blocked jobs) committed in this process since the last claim. */
@@ -106,14 +115,16 @@ class Worker<P> {
     this.acks = new AckBatcher(queue, this.counts, (h) => this.drop(h), this.signals);
     this.heartbeat = new Heartbeat(this.held, s.lease, queue.extend, (id, reason) => this.lose(id, reason), report);
     this.purger = queue.keepsFinished ? setInterval(() => void queue.purge().catch(report), PURGE_EVERY_MS) : undefined;
-    this.unsubscribe = queue.onEnqueue(
-      () => {
+    this.siblings = queue.onEnqueue({
+      group: s.group,
+      ring: () => {
         this.enqueuedSince = true;
         this.alarm.ring();
       },
-      () => (this.stopping || this.full() ? 0 : this.s.batchSize),
-      () => this.napping,
-    );
+      room: () => (this.stopping || this.full() ? 0 : this.s.batchSize - this.promised),
+      stage: () => (this.napping ? 'napping' : this.beforeRead ? 'before-read' : 'busy'),
+      cover: (jobs) => void (this.promised += jobs),
+    });
     this.unwatch = s.doorbell ? queue.watchDoorbell() : undefined;
     this.looping = this.loop();
   }
@@ -201,6 +212,7 @@ class Worker<P> {
     let idle = 0;
     const nap = async (): Promise<void> => {
       this.napping = true;
+      this.nappedAt = performance.now();
       await this.alarm.nap(Math.min(this.s.pollMs, 10 * 2 ** Math.min(idle++, 20)));
       this.napping = false;
     };
@@ -217,7 +229,7 @@ class Worker<P> {
       this.enqueuedSince = false;
       let jobs: Job<P>[];
       try {
-        if (idle > 0 && !enqueued && !(await this.queue.claimable(this.s.group))) {
+        if (idle > 0 && !enqueued && !(await this.probe())) {
           await nap();
           continue;
         }
@@ -231,6 +243,7 @@ class Worker<P> {
       this.told(jobs, sentAt);
       if (jobs.length >= this.s.batchSize) {
         idle = 0;
+        this.siblings.wakeOne(); // more may wait: a napping sibling claims too
         continue;
       }
       // Short: the queue ran out. The next claim needs a reason (a ring, or a poll that finds something).
@@ -250,12 +263,44 @@ class Worker<P> {
    * that transaction is reported as the completion's; the claim then found nothing.
    */
   private async claim(): Promise<Job<P>[]> {
+    this.beforeRead = true;
+    this.promised = 0;
+    try {
+      return await this.claimNow();
+    } finally {
+      this.read();
+    }
+  }
+
+  /** The claim reads the queue (or gave up before it): enqueues from now on need a ring. */
+  private readonly read = (): void => {
+    if (!this.beforeRead) return;
+    this.beforeRead = false;
+    this.promised = 0;
+    this.siblings.looked();
+  };
+
+  /**
+   * Whether an idle worker should claim: a sibling that looked at the queue since this worker
+   * began napping acted on what it saw (it claimed, and a full claim wakes another), so this one
+   * naps on without a statement; otherwise `claimable` (one statement), and no claim when a
+   * sibling looked meanwhile (its claim takes what this probe saw). One worker of a process then
+   * polls for all of them; the queue is still looked at at least once per `pollInterval`.
+   */
+  private async probe(): Promise<boolean> {
+    if (this.siblings.lookedSince(this.nappedAt)) return false;
+    const sent = performance.now();
+    this.siblings.looked();
+    return (await this.queue.claimable(this.s.group)) && !this.siblings.lookedSince(sent);
+  }
+
+  private async claimNow(): Promise<Job<P>[]> {
     const options = { limit: this.s.batchSize, lease: this.s.lease, group: this.s.group };
     const riders = this.acks.take();
-    if (riders.length === 0) return this.queue.claim(options);
+    if (riders.length === 0) return this.queue.claim(options, this.read);
     let jobs: Job<P>[] = [];
     await this.acks.send(riders, async (refs, results) => {
-      const out = await this.queue.completeAndClaim(refs, results, options);
+      const out = await this.queue.completeAndClaim(refs, results, options, this.read);
       jobs = out.jobs;
       if (out.lost) throw out.lost;
     });
@@ -286,7 +331,7 @@ class Worker<P> {
 
   private async stop(timeoutMs: number): Promise<StopResult> {
     this.stopping = true;
-    this.unsubscribe();
+    this.siblings.unsubscribe();
     this.unwatch?.();
     this.alarm.ring();
     await this.looping;
