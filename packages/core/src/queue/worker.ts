@@ -268,11 +268,14 @@ class Worker<P> {
     try {
       return await this.claimNow();
     } finally {
-      this.read();
+      // A claim that failed before its read leaves the jobs counted on it to its next claim.
+      if (this.beforeRead && this.promised > 0) this.enqueuedSince = true;
+      this.beforeRead = false;
+      this.promised = 0;
     }
   }
 
-  /** The claim reads the queue (or gave up before it): enqueues from now on need a ring. */
+  /** The claim reads the queue: enqueues from now on need a ring. */
   private readonly read = (): void => {
     if (!this.beforeRead) return;
     this.beforeRead = false;
