@@ -317,3 +317,47 @@ for (const target of targets()) {
     }, 40_000);
   });
 }
+
+// Two databases in one process with the same prefix and queue name: workers share their polls only
+// with workers reading through the same client, so each database is still polled.
+describe('fast pickup · two databases, one process, same tables', () => {
+  it('an idle worker of the second database picks up its job although a worker of the first keeps polling', async () => {
+    const pair = targets().slice(0, 2);
+    expect(pair.length).toBe(2);
+    const prefix = `fq${process.pid.toString(36)}_`;
+    const name = `two${Date.now()}`;
+    const pools = pair.map((t) => mysql.createPool({ uri: t.url, connectionLimit: 4 }));
+    const trs = await Promise.all(pools.map((p) => taskrow(p, { prefix })));
+    for (const t of trs) await t.migrate();
+    let picked = 0;
+    // The first polls five times as often: every 0.05 s wait of the second sees one of its looks.
+    const first = trs[0]!.queue(name).work(async () => undefined, { pollInterval: 0.01 });
+    const second = trs[1]!.queue(name).work(async () => void (picked = performance.now()), { pollInterval: 0.05 });
+    try {
+      await pause(500); // both poll at their pollInterval now
+      // Enqueued inside an application transaction: nothing rings in this process.
+      const conn = await pools[1]!.getConnection();
+      try {
+        await conn.beginTransaction();
+        await trs[1]!.in(conn).queue(name).enqueue('x');
+        await conn.commit();
+      } finally {
+        conn.release();
+      }
+      const t0 = performance.now();
+      while (picked === 0 && performance.now() - t0 < 5000) await pause(5);
+      expect(picked).toBeGreaterThan(0);
+      expect(picked - t0).toBeLessThan(500);
+    } finally {
+      await Promise.all([first.stop(), second.stop()]);
+      for (const [i, t] of pair.entries()) {
+        const probe = await mysql2Probe(t.url);
+        for (const { t: table } of await probe.query<{ t: string }>('SELECT table_name AS t FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE ?', [`${prefix}%`])) {
+          await probe.query(`DROP TABLE IF EXISTS \`${table}\``);
+        }
+        await probe.end();
+        await pools[i]!.end();
+      }
+    }
+  }, 30_000);
+});

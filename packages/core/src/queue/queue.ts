@@ -115,7 +115,7 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
           // The worker's own jobs, bounded by the time left on their leases.
           extend: (refs, seconds, boundMs) => extendJobs({ ...c, exec: exec.within(boundMs) }, refs, seconds),
           keepsFinished: settings.keepFinishedFor > 0,
-          onEnqueue: (bell) => onEnqueue(t.jobs, queue, bell),
+          onEnqueue: (bell) => onEnqueue(t.jobs, queue, bell, exec.client),
           watchDoorbell: () => watchDoorbell(exec, t, queue),
           name: queue,
           claimable: (group) => claimable(exec, t, queue, group),

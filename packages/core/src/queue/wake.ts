@@ -3,9 +3,9 @@ import { performance } from 'node:perf_hooks';
 /**
  * In-process wake-ups and shared polling. An enqueue that committed rings idle workers of that
  * queue in this process, so they claim at once instead of at their next poll; workers of one
- * queue (and group) in one process poll for each other: one that looked at the queue acts on what
- * it saw for all of them. Keyed by jobs table and queue name; two databases with the same prefix
- * and queue name share a key, which costs a spare claim or a later poll, never a missed job.
+ * queue and group that read through one client poll for each other: one that looked at the queue
+ * acts on what it saw for all of them. Rings are keyed by jobs table and queue name: two databases
+ * with the same prefix and queue name share them, which costs a spare claim, never a missed job.
  */
 export interface Bell {
   /** The worker's group filter: looks are shared between workers of one group only. */
@@ -31,7 +31,8 @@ interface Look {
 }
 
 interface Registry {
-  readonly bells: Set<Bell>;
+  /** Each worker, and the key its looks are shared under (its client and group). */
+  readonly bells: Map<Bell, string>;
   readonly looks: Map<string, Look>;
 }
 
@@ -49,36 +50,50 @@ export interface Siblings {
 const registries = new Map<string, Registry>();
 
 const keyOf = (jobsTable: string, queue: string): string => `${jobsTable}\u0000${queue}`;
-const groupKey = (bell: Bell): string => (bell.group === undefined ? '' : `g:${bell.group}`);
+
+/** A number per client, so that looks are shared only between workers reading the same database. */
+const sources = new WeakMap<object, number>();
+let nextSource = 0;
+
+function lookKey(source: object, bell: Bell): string {
+  let id = sources.get(source);
+  if (id === undefined) sources.set(source, (id = nextSource++));
+  return bell.group === undefined ? `${id}` : `${id}:${bell.group}`;
+}
 
 /** Where the next partial ring starts. */
 let turn = 0;
 
 /** The workers of one registry in turn, the next call starting one further. */
 function inTurn(reg: Registry | undefined): Bell[] {
-  const all = [...(reg?.bells ?? [])];
+  const all = [...(reg?.bells.keys() ?? [])];
   const from = all.length > 0 ? turn++ % all.length : 0;
   return all.map((_, i) => all[(from + i) % all.length]!);
 }
 
 function note(reg: Registry, bell: Bell): void {
-  reg.looks.set(groupKey(bell), { at: performance.now(), by: bell });
+  const key = reg.bells.get(bell);
+  if (key !== undefined) reg.looks.set(key, { at: performance.now(), by: bell });
 }
 
-/** Tells `bell` of committed enqueues into `queue` of `jobsTable` in this process (see `enqueued`). */
-export function onEnqueue(jobsTable: string, queue: string, bell: Bell): Siblings {
+/**
+ * Tells `bell` of committed enqueues into `queue` of `jobsTable` in this process (see `enqueued`),
+ * and shares its looks with the workers of its group whose claims read through `source` (the client).
+ */
+export function onEnqueue(jobsTable: string, queue: string, bell: Bell, source: object): Siblings {
   const key = keyOf(jobsTable, queue);
-  const reg = registries.get(key) ?? { bells: new Set(), looks: new Map() };
+  const reg = registries.get(key) ?? { bells: new Map(), looks: new Map() };
   registries.set(key, reg);
-  reg.bells.add(bell);
+  const mine = lookKey(source, bell);
+  reg.bells.set(bell, mine);
   return {
     looked: () => note(reg, bell),
     lookedSince(since) {
-      const look = reg.looks.get(groupKey(bell));
+      const look = reg.looks.get(mine);
       return look !== undefined && look.by !== bell && look.at > since;
     },
     wakeOne() {
-      const next = inTurn(reg).find((b) => b !== bell && b.group === bell.group && b.stage() === 'napping' && b.room() > 0);
+      const next = inTurn(reg).find((b) => b !== bell && reg.bells.get(b) === mine && b.stage() === 'napping' && b.room() > 0);
       if (next) {
         note(reg, next);
         next.ring();
