@@ -108,7 +108,7 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
           claim: async (o, reading) => claimWith({ ...claimArgs(o), reading }),
           complete: (refs, results) => completeJobs(c, refsArg(queue, refs, 'complete'), results),
           completeAndClaim: async (refs, results, o, reading) => completeAndClaim<P>(c, refsArg(queue, refs, 'complete'), results, { ...claimArgs(o), reading }, claimState, progress),
-          progress: (ref, value) => self.progress(ref, value),
+          progress,
           fail: (ref, error) => self.fail(ref, error),
           release: (refs) => self.release(refs),
           purge: () => self.purge(),

@@ -26,8 +26,8 @@ export interface Bell {
 
 /** The last look at the queue by a worker of one group: when it was sent, and by whom. */
 interface Look {
-  at: number;
-  by: Bell | undefined;
+  readonly at: number;
+  readonly by: Bell;
 }
 
 interface Registry {
