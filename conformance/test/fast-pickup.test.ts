@@ -2,7 +2,7 @@ import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTaskrow, type SqlClient, type Taskrow } from '@taskrow/core';
+import { createTaskrow, type QueueWorker, type SqlClient, type Taskrow } from '@taskrow/core';
 import { mysql2Client, taskrow, type Mysql2Connection } from '@taskrow/mysql2';
 import { counting } from '../src/counting.js';
 import { mysql2Probe } from '../src/harnesses/mysql2.js';
@@ -27,6 +27,18 @@ function enqueueFromAnotherProcess(url: string, prefix: string, queue: string, c
     c.on('error', reject);
     c.on('exit', (code) => (code === 0 ? resolve(at) : reject(new Error(`the enqueue process exited with ${code}`))));
   });
+}
+
+/** Drops the tables of `prefix` in the database of `url`. */
+async function dropTables(url: string, prefix: string): Promise<void> {
+  const probe = await mysql2Probe(url);
+  try {
+    for (const { t } of await probe.query<{ t: string }>('SELECT table_name AS t FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE ?', [`${prefix}%`])) {
+      await probe.query(`DROP TABLE IF EXISTS \`${t}\``);
+    }
+  } finally {
+    await probe.end();
+  }
 }
 
 /**
@@ -56,11 +68,7 @@ for (const target of targets()) {
       await tr.migrate();
     });
     afterAll(async () => {
-      const probe = await mysql2Probe(target.url);
-      for (const { t } of await probe.query<{ t: string }>('SELECT table_name AS t FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE ?', [`${prefix}%`])) {
-        await probe.query(`DROP TABLE IF EXISTS \`${t}\``);
-      }
-      await probe.end();
+      await dropTables(target.url, prefix);
       await pool?.end();
     });
 
@@ -130,11 +138,16 @@ for (const target of targets()) {
     }, 30_000);
 
     it('an enqueue made while a worker\'s claim is on its way but has not read the queue yet is taken by that claim: no ring, no second claim', async () => {
-      // Transactions wait at `held` (after BEGIN, before their first statement) while it is set.
+      // The first transaction begun while `held` is set waits there (after BEGIN, before its first statement).
       let held: Promise<void> | undefined;
       let reached: () => void = () => undefined;
       const inner = mysql2Client(pool);
-      const gated: SqlClient = { ...inner, transaction: (fn, options) => inner.transaction(async (conn) => (reached(), await held, fn(conn)), options) };
+      const gate = async (): Promise<void> => {
+        const h = held;
+        held = undefined;
+        if (h) (reached(), await h);
+      };
+      const gated: SqlClient = { ...inner, transaction: (fn, options) => inner.transaction(async (conn) => (await gate(), fn(conn)), options) };
       const { client, matching } = counting(gated);
       const counted = await createTaskrow<Mysql2Connection>({ client, joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } });
       const name = `r${Date.now()}`;
@@ -149,8 +162,7 @@ for (const target of targets()) {
         const before = claims();
         await tr.queue<number>(name).enqueue(1); // rings the napping worker: its claim waits at the gate
         await atGate;
-        await tr.queue<number>(name).enqueue(2); // committed before that claim reads
-        held = undefined;
+        await counted.queue<number>(name).enqueue(2); // committed through the worker's client before that claim reads
         open();
         const t0 = performance.now();
         while (started.length < 2 && performance.now() - t0 < 10_000) await pause(5);
@@ -351,11 +363,46 @@ describe('fast pickup · two databases, one process, same tables', () => {
     } finally {
       await Promise.all([first.stop(), second.stop()]);
       for (const [i, t] of pair.entries()) {
-        const probe = await mysql2Probe(t.url);
-        for (const { t: table } of await probe.query<{ t: string }>('SELECT table_name AS t FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE ?', [`${prefix}%`])) {
-          await probe.query(`DROP TABLE IF EXISTS \`${table}\``);
-        }
-        await probe.end();
+        await dropTables(t.url, prefix);
+        await pools[i]!.end();
+      }
+    }
+  }, 30_000);
+
+  it('an enqueue into the first database wakes its napping worker although a claim of the second database\'s worker is about to read', async () => {
+    const pair = targets().slice(0, 2);
+    expect(pair.length).toBe(2);
+    const prefix = `fr${process.pid.toString(36)}_`;
+    const name = `cover${Date.now()}`;
+    const pools = pair.map((t) => mysql.createPool({ uri: t.url, connectionLimit: 4 }));
+    const first = await taskrow(pools[0]!, { prefix });
+    // The second database's transactions wait at `held` (after BEGIN, before their first statement).
+    let open: () => void = () => undefined;
+    const held = new Promise<void>((r) => (open = r));
+    let reached: () => void = () => undefined;
+    const atGate = new Promise<void>((r) => (reached = r));
+    const inner = mysql2Client(pools[1]!);
+    const gated: SqlClient = { ...inner, transaction: (fn, options) => inner.transaction(async (conn) => (reached(), await held, fn(conn)), options) };
+    const second = await createTaskrow<Mysql2Connection>({ client: gated, joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } });
+    await first.migrate();
+    await (await taskrow(pools[1]!, { prefix })).migrate();
+    let picked = 0;
+    const w1 = first.queue(name).work(async () => void (picked = performance.now()), { pollInterval: 30 });
+    let w2: QueueWorker | undefined;
+    try {
+      await pause(3000); // the first worker is inside its 2.55 s to 5.1 s wait
+      w2 = second.queue(name).work(async () => undefined, { pollInterval: 30 });
+      await atGate; // its first claim has begun and not read the queue
+      const t0 = performance.now();
+      await first.queue(name).enqueue('x');
+      while (picked === 0 && performance.now() - t0 < 5000) await pause(5);
+      expect(picked).toBeGreaterThan(0);
+      expect(picked - t0).toBeLessThan(1000);
+    } finally {
+      open();
+      await Promise.all([w1.stop(), w2?.stop()]);
+      for (const [i, t] of pair.entries()) {
+        await dropTables(t.url, prefix);
         await pools[i]!.end();
       }
     }

@@ -99,7 +99,7 @@ class Sleeper {
     this.running = false;
   }
 
-  private readonly wake = (): void => void enqueued(this.t.jobs, this.queue, 1);
+  private readonly wake = (): void => void enqueued(this.t.jobs, this.queue, 1, this.exec.client);
 
   /** The queue's guard row, written once (an `INSERT IGNORE` that finds it writes nothing). */
   private async guardRow(): Promise<void> {
@@ -261,6 +261,6 @@ function ringOnce(exec: Executor, t: QueueTables, queue: string, n: number): Pro
  */
 export function announce(exec: Executor, t: QueueTables, queue: string, jobs: number): void {
   if (exec.client.joined || jobs <= 0) return;
-  const uncovered = jobs - enqueued(t.jobs, queue, jobs);
+  const uncovered = jobs - enqueued(t.jobs, queue, jobs, exec.client);
   if (uncovered > 0) ringSleepers(exec, t, queue, uncovered);
 }

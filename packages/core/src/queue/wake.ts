@@ -4,8 +4,9 @@ import { performance } from 'node:perf_hooks';
  * In-process wake-ups and shared polling. An enqueue that committed rings idle workers of that
  * queue in this process, so they claim at once instead of at their next poll; workers of one
  * queue and group that read through one client poll for each other: one that looked at the queue
- * acts on what it saw for all of them. Rings are keyed by jobs table and queue name: two databases
- * with the same prefix and queue name share them, which costs a spare claim, never a missed job.
+ * acts on what it saw for all of them. Rings are keyed by jobs table and queue name, and go first
+ * to workers reading through the enqueue's own client: two databases with the same prefix and
+ * queue name in one process share a registry, which can cost a spare claim, never a missed job.
  */
 export interface Bell {
   /** The worker's group filter: looks are shared between workers of one group only. */
@@ -30,9 +31,14 @@ interface Look {
   readonly by: Bell;
 }
 
+/** Where a worker belongs: the client its claims read through, and the key its looks are shared under (that client and its group). */
+interface Member {
+  readonly source: number;
+  readonly look: string;
+}
+
 interface Registry {
-  /** Each worker, and the key its looks are shared under (its client and group). */
-  readonly bells: Map<Bell, string>;
+  readonly bells: Map<Bell, Member>;
   readonly looks: Map<string, Look>;
 }
 
@@ -55,10 +61,15 @@ const keyOf = (jobsTable: string, queue: string): string => `${jobsTable}\u0000$
 const sources = new WeakMap<object, number>();
 let nextSource = 0;
 
-function lookKey(source: object, bell: Bell): string {
+function sourceId(source: object): number {
   let id = sources.get(source);
   if (id === undefined) sources.set(source, (id = nextSource++));
-  return bell.group === undefined ? `${id}` : `${id}:${bell.group}`;
+  return id;
+}
+
+function member(source: object, bell: Bell): Member {
+  const id = sourceId(source);
+  return { source: id, look: bell.group === undefined ? `${id}` : `${id}:${bell.group}` };
 }
 
 /** Where the next partial ring starts. */
@@ -72,8 +83,8 @@ function inTurn(reg: Registry | undefined): Bell[] {
 }
 
 function note(reg: Registry, bell: Bell): void {
-  const key = reg.bells.get(bell);
-  if (key !== undefined) reg.looks.set(key, { at: performance.now(), by: bell });
+  const m = reg.bells.get(bell);
+  if (m !== undefined) reg.looks.set(m.look, { at: performance.now(), by: bell });
 }
 
 /**
@@ -84,16 +95,16 @@ export function onEnqueue(jobsTable: string, queue: string, bell: Bell, source: 
   const key = keyOf(jobsTable, queue);
   const reg = registries.get(key) ?? { bells: new Map(), looks: new Map() };
   registries.set(key, reg);
-  const mine = lookKey(source, bell);
+  const mine = member(source, bell);
   reg.bells.set(bell, mine);
   return {
     looked: () => note(reg, bell),
     lookedSince(since) {
-      const look = reg.looks.get(mine);
+      const look = reg.looks.get(mine.look);
       return look !== undefined && look.by !== bell && look.at > since;
     },
     wakeOne() {
-      const next = inTurn(reg).find((b) => b !== bell && reg.bells.get(b) === mine && b.stage() === 'napping' && b.room() > 0);
+      const next = inTurn(reg).find((b) => b !== bell && reg.bells.get(b)?.look === mine.look && b.stage() === 'napping' && b.room() > 0);
       if (next) {
         note(reg, next);
         next.ring();
@@ -109,28 +120,35 @@ export function onEnqueue(jobsTable: string, queue: string, bell: Bell, source: 
 const ORDER = { 'before-read': 0, napping: 1, busy: 2 } as const;
 
 /**
- * Tells workers of `queue` of `jobsTable` in this process that `jobs` jobs of it became ready.
- * Workers whose claim is about to read the queue are counted on first (they are not rung: a ring
- * would make them claim once more, for jobs their read takes anyway), then napping workers are
- * rung (one in the middle of a claim may be taking these very jobs already), then busy ones (such
- * a worker claims when a slot frees), each group in turn, until the claims of those with room
- * together take `jobs`. So a few new jobs wake one worker that claims them all, not every worker
- * of the queue (the others' claims would find nothing; they still poll). Returns how many of the
- * jobs those claims cover.
+ * Tells workers of `queue` of `jobsTable` in this process that `jobs` jobs of it became ready by a
+ * commit through `source` (the client). Workers reading through that client come first, each
+ * group in turn: those whose claim is about to read the queue are counted on (they are not rung:
+ * a ring would make them claim once more, for jobs their read takes anyway), then napping workers
+ * are rung (one in the middle of a claim may be taking these very jobs already), then busy ones
+ * (such a worker claims when a slot frees). Workers of other clients come after them and are
+ * rung, never counted on (their read may go to another database). This goes on until the claims
+ * of those with room together take `jobs`: a few new jobs wake one worker that claims them all,
+ * not every worker of the queue (the others' claims would find nothing; they still poll).
+ * Returns how many of the jobs those claims cover.
  */
-export function enqueued(jobsTable: string, queue: string, jobs: number): number {
+export function enqueued(jobsTable: string, queue: string, jobs: number, source: object): number {
   const reg = registries.get(keyOf(jobsTable, queue));
-  const bells = inTurn(reg);
-  const stages = new Map(bells.map((b) => [b, b.stage()]));
+  if (reg === undefined) return 0;
+  const from = sourceId(source);
+  const order = new Map(inTurn(reg).map((b) => {
+    const own = reg.bells.get(b)!.source === from;
+    const stage = b.stage();
+    return [b, { cover: own && stage === 'before-read', rank: (own ? 0 : 3) + ORDER[stage] }];
+  }));
   let covered = 0;
-  for (const b of bells.sort((x, y) => ORDER[stages.get(x)!] - ORDER[stages.get(y)!])) {
+  for (const [b, { cover }] of [...order].sort(([, x], [, y]) => x.rank - y.rank)) {
     if (covered >= jobs) break;
     const room = Math.min(b.room(), jobs - covered);
-    if (stages.get(b) === 'before-read') {
+    if (cover) {
       if (room <= 0) continue;
       b.cover(room);
     } else b.ring();
-    if (room > 0) note(reg!, b);
+    if (room > 0) note(reg, b);
     covered += room;
   }
   return Math.min(covered, jobs);
