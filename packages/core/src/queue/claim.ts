@@ -5,6 +5,8 @@ import type { Executor } from '../engine/executor.js';
 import type { SqlConnection } from '../port.js';
 import { toNumber } from '../validate.js';
 import { decodePayload } from './payload.js';
+import type { ClaimCursor, Position } from './cursor.js';
+import { FROM_MICROS } from '../sql.js';
 import { DUE_ROWS, epochMicros, NOW_MICROS, NOW_PLUS, PHASE, updateById, type QueueTables } from './tables.js';
 import { leaseConfirmed, leaseLeft } from './local-lease.js';
 import { takeSlots, useSlots } from './rate.js';
@@ -33,6 +35,8 @@ export interface ClaimState {
   lastPromote: number;
   /** The last gate this handle read found the queue rate-limited: its claims take the rated path. */
   rated: boolean;
+  /** Where the claims of the queue in this process read the ready rows from (shared by its handles). */
+  readonly cursor: ClaimCursor;
 }
 
 /** The columns a claim reads, `run_at` and `due_at` as epoch microseconds. */
@@ -194,22 +198,42 @@ type GatedRow = ClaimRow & { due: unknown };
 
 /**
  * Locks up to `limit` ready rows (`SELECT ... FOR UPDATE SKIP LOCKED` over the `claim` index range
- * of ready rows, by priority, due time, then group and id). With `gated`, the same statement also
- * reads the gate: it finds nothing while the queue is paused or rate-limited, and each row carries
- * whether due jobs wait. The subqueries are plain reads: a locking read locks only its outer rows.
+ * of ready rows, by priority, due time, then group and id; from the priority and due time of
+ * `from` on when given: rows after `from` with its due time are read again, a plain range). With
+ * `gated`, the same statement also reads the gate: it finds nothing while the queue is paused or
+ * rate-limited, and each row carries whether due jobs wait. The subqueries are plain reads: a
+ * locking read locks only its outer rows.
  */
-async function lockReady(conn: SqlConnection, t: QueueTables, queue: string, args: ClaimArgs, limit: number, gated: boolean): Promise<GatedRow[]> {
+async function lockReady(conn: SqlConnection, t: QueueTables, queue: string, args: ClaimArgs, limit: number, gated: boolean, from?: Position): Promise<GatedRow[]> {
   const grp = args.group === undefined ? '' : ' AND `grp` = ?';
-  const params = [queue, ...(args.group === undefined ? [] : [args.group])];
+  const after = from === undefined ? '' : ` AND (\`ready_priority\` > ? OR (\`ready_priority\` = ? AND \`due_at\` >= ${FROM_MICROS}))`;
+  const params = [queue, ...(args.group === undefined ? [] : [args.group]), ...(from === undefined ? [] : [from.priority, from.priority, from.dueUs])];
   const { rows } = await conn.query<GatedRow>(
     `SELECT ${CLAIM_COLUMNS}${gated ? `, EXISTS (SELECT 1 FROM ${t.jobs} FORCE INDEX (\`claim\`) WHERE ${DUE_ROWS}) AS due` : ''}
      FROM ${t.jobs} FORCE INDEX (\`claim\`)
-     WHERE \`queue\` = ?${grp} AND \`phase\` = ${PHASE.ready}${gated ? `
+     WHERE \`queue\` = ?${grp} AND \`phase\` = ${PHASE.ready}${after}${gated ? `
        AND NOT EXISTS (SELECT 1 FROM ${t.queues} WHERE \`queue\` = ? AND \`paused_at\` IS NOT NULL)
        AND NOT EXISTS (SELECT 1 FROM ${t.rateSlots} WHERE \`queue\` = ?)` : ''}
      ORDER BY \`ready_priority\`, \`due_at\`, \`grp\`, \`id\` LIMIT ${limit} FOR UPDATE SKIP LOCKED`,
     gated ? [queue, ...params, queue, queue] : params,
   );
+  return rows;
+}
+
+/**
+ * `lockReady` of `args.limit` rows from where the last full claim of this process ended (see
+ * `cursor.ts`), and from the head of the ready rows when that finds fewer (in the same
+ * transaction: rows it locked already come back again) or when there is no such place.
+ */
+async function lockAhead(conn: SqlConnection, t: QueueTables, queue: string, args: ClaimArgs, cursor: ClaimCursor, gated: boolean): Promise<GatedRow[]> {
+  const ticket = cursor.start(args.group);
+  if (ticket.from !== undefined) {
+    const rows = await lockReady(conn, t, queue, args, args.limit, gated, ticket.from);
+    if (rows.length === args.limit) return (cursor.read(args.group, ticket, rows, args.limit), rows);
+  }
+  const head = cursor.head();
+  const rows = await lockReady(conn, t, queue, args, args.limit, gated);
+  cursor.read(args.group, head, rows, args.limit);
   return rows;
 }
 
@@ -225,7 +249,9 @@ async function lease(conn: SqlConnection, t: QueueTables, rows: readonly ClaimRo
 /** Makes due jobs ready (see `promote.ts`) and notes when this handle last did. */
 async function promote(conn: SqlConnection, t: QueueTables, queue: string, args: ClaimArgs, state: ClaimState, joined: boolean): Promise<number> {
   state.lastPromote = performance.now();
-  return promoteDue(conn, t, queue, Math.max(args.limit, PROMOTE_AT_LEAST), joined);
+  const made = await promoteDue(conn, t, queue, Math.max(args.limit, PROMOTE_AT_LEAST), joined);
+  if (made > 0) state.cursor.rewind(); // their place in line may be behind the cursor
+  return made;
 }
 
 /**
@@ -237,17 +263,17 @@ async function promote(conn: SqlConnection, t: QueueTables, queue: string, args:
  */
 async function claimReady(conn: SqlConnection, t: QueueTables, queue: string, args: ClaimArgs, state: ClaimState, token: number, joined: boolean): Promise<ClaimRow[]> {
   if (state.rated) return claimRated(conn, t, queue, args, state, token, joined);
-  let rows: ClaimRow[] = await lockReady(conn, t, queue, args, args.limit, true);
+  let rows: ClaimRow[] = await lockAhead(conn, t, queue, args, state.cursor, true);
   const stale = performance.now() - state.lastPromote >= PROMOTE_EVERY_MS;
   if (rows.length === 0) {
     const gate = await claimGate(conn, t, queue);
     if (gate.paused) return [];
     if (gate.rated) return claimRated(conn, t, queue, args, state, token, joined, gate);
     if (!gate.due || (await promote(conn, t, queue, args, state, joined)) === 0) return [];
-    rows = await lockReady(conn, t, queue, args, args.limit, false);
+    rows = await lockAhead(conn, t, queue, args, state.cursor, false);
   } else if (toNumber((rows[0] as GatedRow).due) === 1 && (rows.length < args.limit || stale)) {
     // Rows this transaction already locked come back again (its own locks are not skipped).
-    if ((await promote(conn, t, queue, args, state, joined)) > 0) rows = await lockReady(conn, t, queue, args, args.limit, false);
+    if ((await promote(conn, t, queue, args, state, joined)) > 0) rows = await lockAhead(conn, t, queue, args, state.cursor, false);
   }
   if (rows.length > 0) await lease(conn, t, rows, args.leaseMicros, token);
   return rows;

@@ -3,6 +3,7 @@ import { invalid } from '../errors.js';
 import { FROM_MICROS } from '../sql.js';
 import { intArg, show, toNumber } from '../validate.js';
 import { deadKeysOf, dropDeadKeys } from './dead-keys.js';
+import { announce } from './doorbell.js';
 import { deleteById, epochMicros, PHASE, updateById } from './tables.js';
 import type { AckContext } from './settle.js';
 
@@ -76,14 +77,16 @@ function redrive(c: AckContext, ids: number[]): Promise<number> {
 }
 
 /**
- * Makes dead jobs ready again with attempts reset, and their dedup keys back. MUST NOT make two
- * live jobs share a dedup key: a dead job whose key a live job holds stays dead and is not counted.
+ * Makes dead jobs ready again with attempts reset, and their dedup keys back, then wakes idle
+ * workers of the queue in this process (see `announce`). MUST NOT make two live jobs share a
+ * dedup key: a dead job whose key a live job holds stays dead and is not counted.
  */
 export async function retryDeadJobs(c: AckContext, options: { ids?: readonly number[]; limit?: number } = {}): Promise<number> {
   const limit = intArg('retryDead() limit', options.limit ?? Number.MAX_SAFE_INTEGER, 0);
   const write = (ids: number[]): Promise<number> => redrive(c, ids);
-  if (options.ids !== undefined) return inSteps(idsArg('retryDead()', options.ids), write);
-  return sweep(c, PHASE.dead, false, limit, write);
+  const n = options.ids !== undefined ? await inSteps(idsArg('retryDead()', options.ids), write) : await sweep(c, PHASE.dead, false, limit, write);
+  announce(c.exec, c.t, c.queue, n);
+  return n;
 }
 
 /** Runs `write` over `ids`, STEP at a time; resolves to the sum. */

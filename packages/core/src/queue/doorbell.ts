@@ -7,6 +7,7 @@ import { NoAnswer } from '../retry.js';
 import { toNumber } from '../validate.js';
 import { queueTables, type QueueTables } from './tables.js';
 import { enqueued } from './wake.js';
+import { claimCursor } from './cursor.js';
 
 /**
  * The doorbell: idle workers in other processes pick a new job up in milliseconds. MySQL has no
@@ -255,12 +256,15 @@ function ringOnce(exec: Executor, t: QueueTables, queue: string, n: number): Pro
 }
 
 /**
- * `jobs` jobs of `queue` became ready by a commit of this process: rings idle workers of this
- * process first, then, for the jobs their claims do not cover, sleepers of other processes. Not
- * for a joined client: that commit is the application's, and pollers see it.
+ * `jobs` jobs of `queue` became ready by a commit of this process: claims of this process read
+ * the queue from its head again (see `cursor.ts`), idle workers of this process are rung first,
+ * then, for the jobs their claims do not cover, sleepers of other processes. `priority`: the jobs
+ * were enqueued ready just now, the least of them with this priority. Not for a joined client:
+ * that commit is the application's, and pollers see it.
  */
-export function announce(exec: Executor, t: QueueTables, queue: string, jobs: number): void {
+export function announce(exec: Executor, t: QueueTables, queue: string, jobs: number, priority?: number): void {
   if (exec.client.joined || jobs <= 0) return;
+  claimCursor(exec.client, t.jobs, queue).rewind(priority);
   const uncovered = jobs - enqueued(t.jobs, queue, jobs, exec.client);
   if (uncovered > 0) ringSleepers(exec, t, queue, uncovered);
 }

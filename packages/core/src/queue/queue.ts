@@ -9,7 +9,7 @@ import { completeAndClaim } from './complete-claim.js';
 import { purgeDeadJobs, purgeFinished, retryDeadJobs } from './dead.js';
 import { insertJobs, jobRows } from './enqueue.js';
 import { getJobInfo, listArgs, listJobs } from './list.js';
-import { claimArgs, jobRow, MAX_DELAY_SECONDS, MAX_LEASE_SECONDS, positiveSeconds, queueSettings } from './options.js';
+import { claimArgs, jobRow, MAX_DELAY_SECONDS, MAX_LEASE_SECONDS, positiveSeconds, queueSettings, type JobRow } from './options.js';
 import { completeJobs, extendJobs, failJob, releaseJobs, type AckContext } from './settle.js';
 import { pausedSince, pauseQueue, resumeQueue } from './pause.js';
 import { concurrencyKeyArg, getLimit, limitArgs, setLimit } from './limits.js';
@@ -20,6 +20,7 @@ import { queueStats } from './stats.js';
 import type { QueueTables } from './tables.js';
 import type { Enqueued, Job, JobRef, Queue, QueueOptions } from './types.js';
 import { onEnqueue } from './wake.js';
+import { claimCursor } from './cursor.js';
 import { announce, watchDoorbell } from './doorbell.js';
 import { startWorker } from './worker.js';
 import { boolArg, intArg, optionsOf, secondsArg, show } from '../validate.js';
@@ -33,22 +34,25 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
   const queue = validateName('queue name', name);
   const settings = queueSettings(options);
   const c: AckContext = { exec, t, queue, settings };
-  const claimState = { lastPromote: -Infinity, rated: false };
+  const claimState = { lastPromote: -Infinity, rated: false, cursor: claimCursor(exec.client, t.jobs, queue) };
   const progress = (job: JobRef, value: unknown): Promise<void> => self.progress(job, value);
   const claimWith = (args: ClaimArgs): Promise<Job<P>[]> => claimJobs<P>(exec, t, queue, args, claimState, progress);
   // Idle workers claim at once after a committed enqueue (not inside the application's
   // transaction: its commit is the application's, and pollers see it).
-  const wake = (res: Enqueued[]): Enqueued[] => {
-    announce(exec, t, queue, res.filter((r) => !r.deduplicated).length);
+  const wake = (rows: readonly JobRow[], res: Enqueued[]): Enqueued[] => {
+    // Jobs that start delayed or blocked become ready later, through a claim's promotion.
+    const ready = rows.filter((r) => !r.delayed && r.concKey === null).map((r) => r.priority);
+    announce(exec, t, queue, res.filter((r) => !r.deduplicated).length, Math.min(...ready));
     return res;
   };
+  const enqueueRows = async (rows: readonly JobRow[]): Promise<Enqueued[]> => wake(rows, await insertJobs(exec, t, queue, rows));
   const self: Queue<P> = {
     name: queue,
     async enqueue(payload, opts) {
-      const [one] = wake(await insertJobs(exec, t, queue, [jobRow(payload, opts, settings, 'enqueue()')]));
+      const [one] = await enqueueRows([jobRow(payload, opts, settings, 'enqueue()')]);
       return one!;
     },
-    enqueueMany: async (items) => wake(await insertJobs(exec, t, queue, jobRows(items, settings))),
+    enqueueMany: async (items) => enqueueRows(jobRows(items, settings)),
     claim: async (opts) => claimWith(claimArgs(opts)),
     async complete(jobs, opts) {
       const o = optionsArg('complete()', opts, ['result']);

@@ -4,6 +4,7 @@ import type { SqlConnection, SqlValue } from '../port.js';
 import { keepDeadKeys } from './dead-keys.js';
 import { freeSlots, keysOf } from './limits.js';
 import { announce } from './doorbell.js';
+import { claimCursor } from './cursor.js';
 import { LeaseLostError } from './errors.js';
 import { leaseConfirmed } from './local-lease.js';
 import { ackFast, ackHeld, expectAll, fence, type FastTail, type HeldRow } from './ack.js';
@@ -152,6 +153,7 @@ export async function releaseJobs(c: AckContext, refs: readonly JobRef[], delay:
       expectAll('release', await write(conn, held.map((h) => h.ref)), held);
     });
   }
+  if (delay === 0) claimCursor(c.exec.client, c.t.jobs, c.queue).rewind(); // back in line at their run time
   slots.ring();
 }
 

@@ -1,0 +1,108 @@
+import mysql from 'mysql2/promise';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Taskrow } from '@taskrow/core';
+import { taskrow } from '@taskrow/mysql2';
+import { mysql2Probe } from '../src/harnesses/mysql2.js';
+import { label, targets } from '../src/targets.js';
+
+// Claims of a process read a backlog from where its last full claim ended (packages/core/src/queue/
+// cursor.ts). These cases check that a job made ready behind that place is never left there: one
+// made ready by this process is taken by the next claim, one made ready by another process is
+// taken by a claim that comes back short or, behind a backlog, within a second.
+
+/** Paces a loop of claims on the local clock (not a wait for the database). */
+const pause = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Most time (ms) a job made ready behind a backlog by another process may wait: the cursor's 1 s, and slack for a loaded machine. */
+const BEHIND_MS = 2500;
+
+for (const target of targets()) {
+  describe(`${label(target)} · mysql2 · claims read from where the last full claim ended`, () => {
+    const prefix = `cc${process.pid.toString(36)}_`;
+    const pools: mysql.Pool[] = [];
+    /** This process's taskrow, and another one standing for another process (its own client, its own read position). */
+    let here: Taskrow;
+    let other: Taskrow;
+    beforeAll(async () => {
+      pools.push(mysql.createPool({ uri: target.url, connectionLimit: 4 }), mysql.createPool({ uri: target.url, connectionLimit: 4 }));
+      here = await taskrow(pools[0]!, { prefix });
+      other = await taskrow(pools[1]!, { prefix });
+      await here.migrate();
+    });
+    afterAll(async () => {
+      const probe = await mysql2Probe(target.url);
+      for (const { t } of await probe.query<{ t: string }>('SELECT table_name AS t FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE ?', [`${prefix}%`])) {
+        await probe.query(`DROP TABLE IF EXISTS \`${t}\``);
+      }
+      await probe.end();
+      await Promise.all(pools.map((p) => p.end()));
+    });
+
+    /** Enqueues jobs `from` to `to` - 1 (payload: the number), 1,000 per statement (one due time each). */
+    const enqueueBacklog = async (name: string, from: number, to: number, priority = 0): Promise<void> => {
+      for (let i = from; i < to; i += 1000) {
+        await here.queue<number>(name).enqueueMany(Array.from({ length: Math.min(1000, to - i) }, (_, j) => ({ payload: i + j, priority })));
+      }
+    };
+    /** Job 0 first on its own (its due time is before the backlog's), then jobs 1 to `total` - 1. */
+    const enqueueFirstAndBacklog = async (name: string, total: number): Promise<void> => {
+      await here.queue<number>(name).enqueue(0);
+      await enqueueBacklog(name, 1, total);
+    };
+
+    it('after a full claim, a job this process enqueues ahead of the backlog (a lower priority number) is taken first by the next claim, through any handle', async () => {
+      const name = `ahead${Date.now()}`;
+      await enqueueBacklog(name, 0, 30, 5);
+      const first = await here.queue<number>(name).claim({ limit: 10, lease: 60 });
+      expect(first.map((j) => j.payload)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+      await here.queue<number>(name).enqueue(-1, { priority: 1 });
+      const next = await here.queue<number>(name).claim({ limit: 10, lease: 60 });
+      expect(next.map((j) => j.payload)).toEqual([-1, 10, 11, 12, 13, 14, 15, 16, 17, 18]);
+    });
+
+    it('a job another process releases behind this one\'s read position is taken by the claim that finds the backlog ahead short', async () => {
+      const name = `short${Date.now()}`;
+      await enqueueFirstAndBacklog(name, 15);
+      const [taken] = await other.queue<number>(name).claim({ limit: 1, lease: 60 });
+      expect(taken?.payload).toBe(0);
+      const first = await here.queue<number>(name).claim({ limit: 10, lease: 60 });
+      expect(first.map((j) => j.payload)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+      await other.queue<number>(name).release(taken!); // back in line at its place: before job 1
+      const next = await here.queue<number>(name).claim({ limit: 10, lease: 60 });
+      expect(next.map((j) => j.payload)).toEqual([0, 11, 12, 13, 14]);
+    });
+
+    it('a job another process releases behind this one\'s read position while a backlog is ahead is taken within a second, and every job once', async () => {
+      const name = `behind${Date.now()}`;
+      const total = 3000;
+      await enqueueFirstAndBacklog(name, total);
+      const [taken] = await other.queue<number>(name).claim({ limit: 1, lease: 60 });
+      expect(taken?.payload).toBe(0);
+      const seen: number[] = [];
+      const claimSome = async (): Promise<number[]> => (await here.queue<number>(name).claim({ limit: 10, lease: 60 })).map((j) => j.payload);
+      seen.push(...(await claimSome())); // a full claim: the read position is after job 10
+      await other.queue<number>(name).release(taken!);
+      const released = performance.now();
+      let tookAt: number | undefined;
+      let backlogLeft = true;
+      while (tookAt === undefined && backlogLeft) {
+        const got = await claimSome();
+        if (got.includes(0)) tookAt = performance.now();
+        backlogLeft = got.length === 10 && !got.includes(0);
+        seen.push(...got);
+        await pause(15);
+      }
+      expect(tookAt).toBeDefined();
+      expect(tookAt! - released).toBeLessThan(BEHIND_MS);
+      // The backlog was not drained first: jobs were left ahead when job 0 was taken.
+      expect(seen.length).toBeLessThan(total - 100);
+      while (seen.length < total) {
+        const got = await claimSome();
+        if (got.length === 0) break;
+        seen.push(...got);
+      }
+      expect(seen.length).toBe(total);
+      expect(new Set(seen).size).toBe(total);
+    }, 60_000);
+  });
+}
