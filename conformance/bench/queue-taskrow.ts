@@ -30,7 +30,7 @@ function timings(channel: string, name: string): { ms: number[]; stop: () => voi
 }
 
 /**
- * `consumers` taskrow workers, each on its own connection (concurrency and batch 100), draining
+ * `consumers` taskrow workers, each on its own connection (concurrency and batch `perWorker`, default 100), draining
  * queue `name` until `total` jobs are acked or `capSeconds` pass. With `produce`, that many
  * producers (own connections) enqueue the `total` jobs meanwhile, `perCommit` per call.
  * Leftover jobs of the queue are deleted afterwards. With several URLs (the nodes of a cluster),
@@ -44,6 +44,7 @@ export async function taskrowDrain(
   total: number,
   capSeconds: number,
   produce?: { producers: number; perCommit: number; payload: () => object },
+  perWorker = 100,
 ): Promise<DrainResult> {
   const urls = typeof url === 'string' ? [url] : url;
   const conns = await Promise.all(Array.from({ length: consumers + (produce?.producers ?? 0) }, (_, i) => mysql.createConnection(urls[i % urls.length]!)));
@@ -54,7 +55,7 @@ export async function taskrowDrain(
   const t0 = performance.now();
   const deadline = t0 + capSeconds * 1000;
   const workers = trs.slice(0, consumers).map((tr) =>
-    tr.queue(name).work(() => undefined, { concurrency: 100, batchSize: 100, lease: 30, pollInterval: 0.05, onError: (e) => void errors.push(e) }),
+    tr.queue(name).work(() => undefined, { concurrency: perWorker, batchSize: perWorker, lease: 30, pollInterval: 0.05, onError: (e) => void errors.push(e) }),
   );
   const producing = produce
     ? trs.slice(consumers).map(async (tr, p) => {
