@@ -89,11 +89,11 @@ for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) 
           const bStarts = new Map<number, number>();
           const bw = new Worker(bq.name, async (job) => void bStarts.set((job.data as { i: number }).i, now()), { connection, concurrency: 4 });
           await bw.waitUntilReady();
-          lines.push(`BullMQ ${redis.version}, same process: ${percentiles(await measure((i) => bq.add('j', { i }, { removeOnComplete: true }), bStarts))}`);
+          lines.push(`BullMQ on redis-server ${redis.version}, same process: ${percentiles(await measure((i) => bq.add('j', { i }, { removeOnComplete: true }), bStarts))}`);
           await bw.close();
           const bx = new Queue(`px${process.pid}`, { connection });
           const bc = await child({ PICKUP_KIND: 'bullmq', PICKUP_REDIS_PORT: String(redis.port), PICKUP_QUEUE: bx.name });
-          lines.push(`BullMQ ${redis.version}, other process: ${percentiles(await measure((i) => bx.add('j', { i }, { removeOnComplete: true }), bc.starts))}`);
+          lines.push(`BullMQ on redis-server ${redis.version}, other process: ${percentiles(await measure((i) => bx.add('j', { i }, { removeOnComplete: true }), bc.starts))}`);
           await bc.stop();
           for (const b of [bq, bx]) {
             await b.obliterate({ force: true }).catch(() => undefined);
