@@ -60,6 +60,19 @@ for (const target of targets()) {
       expect(next.map((j) => j.payload)).toEqual([-1, 10, 11, 12, 13, 14, 15, 16, 17, 18]);
     });
 
+    it('after a full claim, a blocked job this process admits by raising its key\'s limit (due before the backlog) is taken first by the next claim', async () => {
+      const name = `admit${Date.now()}`;
+      const q = here.queue<number>(name);
+      await q.enqueue(0, { concurrencyKey: 'k' });
+      await q.enqueue(1, { concurrencyKey: 'k' }); // blocked: the key's limit is 1
+      await enqueueBacklog(name, 2, 32);
+      const first = await q.claim({ limit: 10, lease: 60 });
+      expect(first.map((j) => j.payload)).toEqual([0, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+      await q.setConcurrencyLimit(2, { key: 'k' });
+      const next = await q.claim({ limit: 10, lease: 60 });
+      expect(next.map((j) => j.payload)).toEqual([1, 11, 12, 13, 14, 15, 16, 17, 18, 19]);
+    });
+
     it('a job another process releases behind this one\'s read position is taken by the claim that finds the backlog ahead short', async () => {
       const name = `short${Date.now()}`;
       await enqueueFirstAndBacklog(name, 15);

@@ -7,6 +7,7 @@ import { intArg, optionsOf, show, toNumber } from '../validate.js';
 import type { Executor } from '../engine/executor.js';
 import { PHASE, queueTables, updateById, type QueueTables } from './tables.js';
 import type { JobRef } from './types.js';
+import { announce } from './doorbell.js';
 
 /** The longest concurrency key, in characters. */
 export const MAX_CONCURRENCY_KEY_CHARS = 128;
@@ -220,25 +221,29 @@ const KEYS_PER_STEP = 500;
  * Stores a concurrency limit (`key` undefined: the queue default; `limit` null: none) and, in the
  * same transaction, admits blocked jobs into the slots a raised limit opened: of `key`, or of every
  * key of the queue. Idempotent, so a retry after a lost reply is exact. Inside the application's
- * transaction it takes effect at that transaction's commit.
+ * transaction it takes effect at that transaction's commit. Jobs it admitted are announced after
+ * the commit (`announce`): idle workers of this process claim them at once, and claims draining a
+ * backlog read from the head again.
  */
 export async function setLimit(exec: Executor, t: QueueTables, queue: string, limit: number | null, key: string | undefined): Promise<void> {
-  await exec.transaction(async (conn) => {
+  const admitted = await exec.transaction(async (conn) => {
     await conn.query(
       `INSERT INTO ${t.keys} (\`queue\`, \`conc_key\`, \`max_running\`) VALUES (?, ?, ?) ON DUPLICATE KEY UPDATE \`max_running\` = VALUES(\`max_running\`)`,
       [queue, key ?? QUEUE_DEFAULT_ROW, limit],
     );
     if (key !== undefined) return freeSlots(conn, t, queue, [key], exec.client.joined);
+    let made = 0;
     for (let after = QUEUE_DEFAULT_ROW; ; ) {
       const { rows } = await conn.query<{ conc_key: string }>(
         `SELECT \`conc_key\` FROM ${t.keys} WHERE \`queue\` = ? AND \`conc_key\` > ? ORDER BY \`conc_key\` LIMIT ${KEYS_PER_STEP}`,
         [queue, after],
       );
-      if (rows.length === 0) return;
-      await freeSlots(conn, t, queue, rows.map((r) => r.conc_key), exec.client.joined);
+      if (rows.length === 0) return made;
+      made += await freeSlots(conn, t, queue, rows.map((r) => r.conc_key), exec.client.joined);
       after = rows[rows.length - 1]!.conc_key;
     }
   }, { isolation: 'READ COMMITTED' });
+  announce(exec, t, queue, admitted);
 }
 
 /** The limit in force for `key` (its own, else the queue default, else 1), or the queue default. Read-only. */
