@@ -5,13 +5,17 @@ import { taskrow } from '@taskrow/mysql2';
 import { mysql2Probe } from '../src/harnesses/mysql2.js';
 import { label, targets } from '../src/targets.js';
 
-// Claims of a process read a backlog from where its last full claim ended (packages/core/src/queue/
+// Claims of a process read the ready rows from where its last read ended (packages/core/src/queue/
 // cursor.ts). These cases check that a job made ready behind that place is never left there: one
 // made ready by this process is taken by the next claim, one made ready by another process is
-// taken by a claim that comes back short or, behind a backlog, within a second.
+// taken by a claim that comes back short or, behind a backlog, within about a second (one claim
+// of the fleet reads the queue from its head about once a second).
 
 /** Paces a loop of claims on the local clock (not a wait for the database). */
 const pause = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** How often (ms) one claim of the fleet reads a queue from its head (documented: once a second). */
+const CURSOR_MS = 1000;
 
 /** Most time (ms) a job made ready behind a backlog by another process may wait: the cursor's 1 s, and slack for a loaded machine. */
 const BEHIND_MS = 2500;
@@ -23,10 +27,13 @@ for (const target of targets()) {
     /** This process's taskrow, and another one standing for another process (its own client, its own read position). */
     let here: Taskrow;
     let other: Taskrow;
+    /** A third process, for the turns at reading from the head. */
+    let third: Taskrow;
     beforeAll(async () => {
-      pools.push(mysql.createPool({ uri: target.url, connectionLimit: 4 }), mysql.createPool({ uri: target.url, connectionLimit: 4 }));
+      for (let i = 0; i < 3; i++) pools.push(mysql.createPool({ uri: target.url, connectionLimit: 4 }));
       here = await taskrow(pools[0]!, { prefix });
       other = await taskrow(pools[1]!, { prefix });
+      third = await taskrow(pools[2]!, { prefix });
       await here.migrate();
     });
     afterAll(async () => {
@@ -83,6 +90,44 @@ for (const target of targets()) {
       await other.queue<number>(name).release(taken!); // back in line at its place: before job 1
       const next = await here.queue<number>(name).claim({ limit: 10, lease: 60 });
       expect(next.map((j) => j.payload)).toEqual([0, 11, 12, 13, 14]);
+    });
+
+    it('processes take turns at reading from the head: a claim due to read it right after another process did goes on from its place', async () => {
+      const name = `turns${Date.now()}`;
+      await enqueueFirstAndBacklog(name, 100);
+      const [taken] = await other.queue<number>(name).claim({ limit: 1, lease: 60 });
+      expect(taken?.payload).toBe(0);
+      expect((await here.queue<number>(name).claim({ limit: 10, lease: 60 })).map((j) => j.payload)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+      expect((await third.queue<number>(name).claim({ limit: 10, lease: 60 })).map((j) => j.payload)).toEqual([11, 12, 13, 14, 15, 16, 17, 18, 19, 20]);
+      await other.queue<number>(name).release(taken!); // behind both places
+      await pause(CURSOR_MS + 100); // the processes' own period (local clock): both are due to read from the head
+      const turn = await here.queue<number>(name).claim({ limit: 10, lease: 60 });
+      expect(turn.map((j) => j.payload)).toEqual([0, 21, 22, 23, 24, 25, 26, 27, 28, 29]); // took the turn: read from the head
+      await here.queue<number>(name).release(turn[0]!); // behind both places again
+      const after = await third.queue<number>(name).claim({ limit: 10, lease: 60 });
+      expect(after.map((j) => j.payload)).toEqual([30, 31, 32, 33, 34, 35, 36, 37, 38, 39]); // the turn was taken: from its place
+    });
+
+    it('a worker that drained a backlog takes a job another process releases behind its read position once idle, within about a second', async () => {
+      const name = `idle${Date.now()}`;
+      await enqueueFirstAndBacklog(name, 15);
+      const [taken] = await other.queue<number>(name).claim({ limit: 1, lease: 60 });
+      expect(taken?.payload).toBe(0);
+      const handled: number[] = [];
+      const w = here.queue<number>(name).work(async (job) => void handled.push(job.payload), { concurrency: 5, pollInterval: 0.05 });
+      try {
+        const start = performance.now();
+        while (handled.length < 14 && performance.now() - start < 10_000) await pause(10);
+        expect(handled.length).toBe(14); // jobs 1 to 14: the worker's place is after job 14
+        await other.queue<number>(name).release(taken!);
+        const released = performance.now();
+        while (!handled.includes(0) && performance.now() - released < 3 * BEHIND_MS) await pause(10);
+        expect(handled.includes(0)).toBe(true);
+        expect(performance.now() - released).toBeLessThan(BEHIND_MS);
+        expect([...handled].sort((a, b) => a - b)).toEqual(Array.from({ length: 15 }, (_, i) => i));
+      } finally {
+        await w.stop();
+      }
     });
 
     it('a job another process releases behind this one\'s read position while a backlog is ahead is taken within a second, and every job once', async () => {

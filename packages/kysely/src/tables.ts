@@ -97,6 +97,8 @@ export interface QueuesTable {
   queue: string;
   /** Set while the queue is paused. */
   paused_at: UtcDateTime | null;
+  /** When a claim last took the turn to read the queue's ready rows from the head. */
+  head_read_at: UtcDateTime | null;
 }
 
 /** Queue: one row per start a rate-limited queue allows per window. */
@@ -237,7 +239,7 @@ export const TASKROW_COLUMNS = {
   resource_edges: ['src_h', 'dst_h', 'kind', 'src', 'dst', 'last_seen'],
   receipts: ['token', 'made_at', 'result'],
   queue_dead_keys: ['id', 'dedup_k'],
-  queues: ['queue', 'paused_at'],
+  queues: ['queue', 'paused_at', 'head_read_at'],
   queue_keys: ['queue', 'conc_key', 'max_running', 'admissions'],
   queue_rate_slots: ['queue', 'slot', 'window_us', 'free_at'],
   queue_schedules: [

@@ -5,7 +5,7 @@ import type { Executor } from '../engine/executor.js';
 import type { SqlConnection } from '../port.js';
 import { toNumber } from '../validate.js';
 import { decodePayload } from './payload.js';
-import type { ClaimCursor, Position } from './cursor.js';
+import { CURSOR_MS, type ClaimCursor, type Position } from './cursor.js';
 import { FROM_MICROS } from '../sql.js';
 import { DUE_ROWS, epochMicros, NOW_MICROS, NOW_PLUS, PHASE, updateById, type QueueTables } from './tables.js';
 import { leaseConfirmed, leaseLeft } from './local-lease.js';
@@ -129,6 +129,38 @@ export class ClaimCall<P> {
 }
 
 /**
+ * Takes this process's turn to read the ready rows of `queue` from the head, when its claims of
+ * `group` read from a place and have not read the head for `CURSOR_MS` (see `cursor.ts`): one
+ * autocommit UPDATE of the queue's row that matches only when no claim of any process took the
+ * turn within `CURSOR_MS` (database clock). The loser's claims go on from their place (`headRead`);
+ * a failed or unanswered turn counts as won (the claim reads the head, as without turns). Not for a
+ * joined client, nor for claims of one group (another group's head read would not take its
+ * jobs): their claims read the head on their own.
+ */
+export async function takeHeadTurn(exec: Executor, t: QueueTables, queue: string, cursor: ClaimCursor, group: string | undefined): Promise<void> {
+  if (exec.client.joined || group !== undefined || !cursor.headDue(group)) return;
+  try {
+    const made = turnRows.get(exec.client) ?? new Set<string>();
+    turnRows.set(exec.client, made);
+    if (!made.has(`${t.queues}\u0000${queue}`)) {
+      await exec.query(`INSERT IGNORE INTO ${t.queues} (\`queue\`) VALUES (?)`, [queue]);
+      made.add(`${t.queues}\u0000${queue}`);
+    }
+    const { affectedRows } = await exec.query(
+      `UPDATE ${t.queues} SET \`head_read_at\` = UTC_TIMESTAMP(6)
+       WHERE \`queue\` = ? AND (\`head_read_at\` IS NULL OR \`head_read_at\` <= UTC_TIMESTAMP(6) - INTERVAL ${CURSOR_MS * 1000} MICROSECOND)`,
+      [queue],
+    );
+    if (affectedRows === 0) cursor.headRead(group);
+  } catch {
+    // the claim reads the head
+  }
+}
+
+/** Per client: the queues (table and name) whose row it made sure of (one `INSERT IGNORE` each). */
+const turnRows = new WeakMap<object, Set<string>>();
+
+/**
  * Claims up to `limit` jobs of `queue` (of `group` when given) in one READ COMMITTED transaction:
  * `SELECT ... FOR UPDATE SKIP LOCKED` over the `claim` index range of ready rows (by priority, due
  * time, then group and id), which also reads the gate and whether due jobs wait (`claimReady`),
@@ -152,6 +184,7 @@ export async function claimJobs<P>(
   progress: (job: JobRef, value: unknown) => Promise<void>,
 ): Promise<Job<P>[]> {
   if (args.limit === 0) return [];
+  await takeHeadTurn(exec, t, queue, state.cursor, args.group);
   const call = new ClaimCall<P>(t, queue, args, state, exec.client.joined, progress);
   const found = await exec.attempts((attempt) => async (conn) => (attempt.afterLost ? await call.lostBefore(conn) : undefined) ?? (await call.run(conn)), {
     isolation: 'READ COMMITTED',

@@ -1,4 +1,4 @@
-import { ClaimCall, claimJobs, type ClaimArgs, type ClaimState } from './claim.js';
+import { ClaimCall, claimJobs, takeHeadTurn, type ClaimArgs, type ClaimState } from './claim.js';
 import { LeaseLostError } from './errors.js';
 import { completeThen, type AckContext } from './settle.js';
 import type { Job, JobRef } from './types.js';
@@ -31,6 +31,7 @@ export async function completeAndClaim<P>(
 ): Promise<CompletedAndClaimed<P>> {
   const claim = (): Promise<Job<P>[]> => claimJobs<P>(c.exec, c.t, c.queue, args, state, progress);
   if (refs.length === 0) return { jobs: await claim(), lost: undefined };
+  if (args.limit > 0) await takeHeadTurn(c.exec, c.t, c.queue, state.cursor, args.group);
   const call = new ClaimCall<P>(c.t, c.queue, args, state, c.exec.client.joined, progress);
   let lost: LeaseLostError | undefined;
   const found = await completeThen(c, refs, results, args.limit === 0 ? undefined : { run: (conn) => call.run(conn), recover: (conn) => call.lostBefore(conn) }).catch(

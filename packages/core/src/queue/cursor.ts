@@ -2,8 +2,8 @@ import { performance } from 'node:perf_hooks';
 import { toNumber } from '../validate.js';
 
 /**
- * How long (ms) claims of a process may go on reading a backlog from where the last full claim
- * ended before one reads from the head of the ready rows again.
+ * How long (ms) claims may go on reading a backlog from where the last full claim ended before one
+ * of them (of any process: see `takeHeadTurn`) reads from the head of the ready rows again.
  */
 export const CURSOR_MS = 1000;
 
@@ -13,7 +13,7 @@ export interface Position {
   readonly dueUs: number;
 }
 
-/** Where the last full claim ended, and when a claim last read from the head. */
+/** Where the last full claim ended, and when a claim of this process (or of another, see `headRead`) last read from the head. */
 interface Mark extends Position {
   readonly since: number;
 }
@@ -43,9 +43,12 @@ interface LastRow {
  * Rows made ready behind the position (a job due again, a blocked job admitted, a release, a
  * job of a lower priority number, a claim rolled back) are seen by: a read from the position that
  * comes back short (the claim then reads from the head in the same transaction), a claim begun
- * after anything of this process made jobs of the queue ready (`rewind`), and a claim made more
- * than `CURSOR_MS` after the last read from the head. So such a job waits at most `CURSOR_MS`
- * behind a backlog that another process feeds, and never while the queue has no backlog.
+ * after anything of this process made jobs of the queue ready (`rewind`), and a read from the
+ * head about once per `CURSOR_MS`. The processes claiming from the queue take turns at that one
+ * (`headDue`, `headRead`, and `takeHeadTurn` in `claim.ts`): one claim of the fleet reads the
+ * head about once per `CURSOR_MS`, not one per process, for each walks the entries purge has not
+ * removed yet. So such a job waits about `CURSOR_MS` at most behind a backlog that another
+ * process feeds, and never while the queue has no backlog.
  */
 export interface ClaimCursor {
   /** Where a claim of `group` may start reading (the ready rows from `from`'s priority and due time on); `from` undefined: at the head. */
@@ -64,6 +67,10 @@ export interface ClaimCursor {
    * (they are behind a position only when it is at a greater priority).
    */
   rewind(priority?: number): void;
+  /** Claims of `group` read from a place and have not read the head for `CURSOR_MS`: the next claim may take the turn to. */
+  headDue(group: string | undefined): boolean;
+  /** A claim of another process took the turn to read the head: claims of `group` go on from their place for `CURSOR_MS`. */
+  headRead(group: string | undefined): void;
 }
 
 interface Marks {
@@ -83,10 +90,11 @@ export function claimCursor(client: object, jobsTable: string, queue: string): C
   const m = queues.get(key) ?? { byGroup: new Map<string, Mark>(), rewinds: 0 };
   queues.set(key, m);
   const head = (): Ticket => ({ from: undefined, rewinds: m.rewinds, since: performance.now() });
+  const due = (mark: Mark | undefined): boolean => mark !== undefined && performance.now() - mark.since >= CURSOR_MS;
   return {
     start(group) {
       const mark = m.byGroup.get(groupKey(group));
-      if (mark === undefined || performance.now() - mark.since >= CURSOR_MS) return head();
+      if (mark === undefined || due(mark)) return head();
       return { from: mark, rewinds: m.rewinds, since: mark.since };
     },
     head,
@@ -100,6 +108,11 @@ export function claimCursor(client: object, jobsTable: string, queue: string): C
       if (priority !== undefined && ![...m.byGroup.values()].some((mark) => mark.priority > priority)) return;
       m.byGroup.clear();
       m.rewinds++;
+    },
+    headDue: (group) => due(m.byGroup.get(groupKey(group))),
+    headRead(group) {
+      const mark = m.byGroup.get(groupKey(group));
+      if (mark !== undefined) m.byGroup.set(groupKey(group), { ...mark, since: performance.now() });
     },
   };
 }

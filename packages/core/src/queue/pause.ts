@@ -1,9 +1,22 @@
 import type { Executor } from '../engine/executor.js';
 import type { SqlConnection } from '../port.js';
-import type { Migration } from '../schema/migration.js';
+import { columnExists, type Migration } from '../schema/migration.js';
 import { TABLE_OPTIONS } from '../schema/tables.js';
 import { toNumber } from '../validate.js';
 import { epochMicros, queueTables, type QueueTables } from './tables.js';
+
+/**
+ * Schema version 15: `head_read_at` on the queue rows, the database time a claim of any process
+ * last took the turn to read the queue's ready rows from the head (see `cursor.ts`).
+ */
+export const QUEUE_HEAD_MIGRATION: Migration = {
+  version: 15,
+  name: 'queue-head-reads',
+  statements: (prefix) => [
+    `ALTER TABLE ${queueTables(prefix).queues} ADD COLUMN \`head_read_at\` DATETIME(6) NULL COMMENT 'UTC; when a claim last took the turn to read the ready rows from the head'`,
+  ],
+  appliedIf: (prefix) => columnExists(prefix, 'queues', 'head_read_at'),
+};
 
 /**
  * Schema version 8: one row per queue that has fleet-wide state. `paused_at` is set while the

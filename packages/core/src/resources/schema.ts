@@ -1,11 +1,7 @@
 import { MAX_KEY_BYTES } from '../keys.js';
-import type { Migration } from '../schema/migration.js';
+import { columnExists, type Migration } from '../schema/migration.js';
 import { TABLE_OPTIONS } from '../schema/tables.js';
 import { resourcesTables } from './tables.js';
-
-/** `information_schema` says whether `column` of `prefix` + `name` exists (a migration's `appliedIf`). */
-const columnExists = (prefix: string, name: string, column: string): string =>
-  `SELECT 1 FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = '${prefix}${name}' AND column_name = '${column}'`;
 
 /**
  * Schema version 13: `lock_seq` on the key rows. Every transaction that locks key rows also adds 1

@@ -11,3 +11,7 @@ export interface Migration {
    */
   readonly appliedIf?: (prefix: string) => string;
 }
+
+/** `information_schema` says whether `column` of `prefix` + `name` exists (a migration's `appliedIf`). */
+export const columnExists = (prefix: string, name: string, column: string): string =>
+  `SELECT 1 FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = '${prefix}${name}' AND column_name = '${column}'`;

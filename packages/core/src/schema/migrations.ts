@@ -4,7 +4,7 @@ import { QUEUE_MIGRATION, TOKEN_COLUMN_MIGRATION } from '../queue/schema.js';
 import { RESOURCES_LOCK_SEQ_MIGRATION, RESOURCES_MIGRATION } from '../resources/schema.js';
 import { RECEIPTS_MIGRATION } from '../receipts/schema.js';
 import { DEAD_KEYS_MIGRATION } from '../queue/dead-keys.js';
-import { QUEUES_MIGRATION } from '../queue/pause.js';
+import { QUEUE_HEAD_MIGRATION, QUEUES_MIGRATION } from '../queue/pause.js';
 import { RESULTS_MIGRATION } from '../queue/results.js';
 import { SCHEDULES_MIGRATION } from '../schedule/schema.js';
 import { LIMITS_MIGRATION } from '../queue/limits.js';
@@ -30,11 +30,13 @@ export function migrationsTableSql(prefix: string): string {
  * primitive: 1 Dones, 2 Loop, 3 Queue, 4 Resources; later changes take the next free number
  * (5 receipts of writes retried after a lost reply, 6 dedup keys of dead jobs, 7 the Queue's
  * fencing token column renamed `token`, 8 per-queue state: paused, 9 job results and progress, 10 the Queue's recurring schedules,
- * 11 per-key concurrency limits, 12 rate limits, 13 Resources' `lock_seq`, written by every lock so clusters certify it, 14 the Queue's doorbell).
+ * 11 per-key concurrency limits, 12 rate limits, 13 Resources' `lock_seq`, written by every lock so clusters certify it, 14 the Queue's doorbell,
+ * 15 the queue rows' `head_read_at`: claims of the fleet take turns to read a queue from its head).
  */
 export const MIGRATIONS: readonly Migration[] = [
   DONES_MIGRATION, LOOP_MIGRATION, QUEUE_MIGRATION, RESOURCES_MIGRATION, RECEIPTS_MIGRATION, DEAD_KEYS_MIGRATION, TOKEN_COLUMN_MIGRATION, QUEUES_MIGRATION,
   RESULTS_MIGRATION, SCHEDULES_MIGRATION, LIMITS_MIGRATION, RATE_MIGRATION, RESOURCES_LOCK_SEQ_MIGRATION, DOORBELL_MIGRATION,
+  QUEUE_HEAD_MIGRATION,
 ].sort((a, b) => a.version - b.version);
 
 /** The newest schema version this build knows. */
