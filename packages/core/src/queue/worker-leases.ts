@@ -6,11 +6,38 @@ import { LeaseLostError } from './errors.js';
 import { MAX_CLAIM } from './options.js';
 import type { Job, JobRef } from './types.js';
 
+/**
+ * A handler's abort signal, made when first read: a handler that never reads it costs no
+ * `AbortController`. An `abort` before that read makes the signal aborted already, with the same
+ * reason; only the first `abort` counts.
+ */
+export class JobAbort {
+  private controller: AbortController | undefined;
+  private aborted = false;
+  private reason: unknown;
+
+  get signal(): AbortSignal {
+    if (this.controller === undefined) {
+      this.controller = new AbortController();
+      if (this.aborted) this.controller.abort(this.reason);
+    }
+    return this.controller.signal;
+  }
+
+  abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    this.controller?.abort(reason);
+  }
+}
+
 /** One job a worker holds, from its claim until its ack. */
 export interface Held<P> {
   readonly job: Job<P>;
-  readonly controller: AbortController;
-  /** The lease on the local monotonic clock; aborts `controller` when it ends unconfirmed. */
+  /** The handler's `signal`. */
+  readonly abort: JobAbort;
+  /** The lease on the local monotonic clock; aborts the handler's signal when it ends unconfirmed. */
   readonly lease: LeaseDeadline;
   started: boolean;
   /** Handed to complete / fail / release: no longer extended, no longer ours to abort. */

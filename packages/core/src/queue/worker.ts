@@ -11,9 +11,9 @@ import type { Bell, Siblings } from './wake.js';
 import { AckBatcher, type AckPort, type Counts } from './worker-acks.js';
 import { Alarm } from './worker-alarm.js';
 import { WorkerSignals, type WorkerEventMap } from './worker-events.js';
-import { Heartbeat, leaseEnded, type ExtendFn, type Held } from './worker-leases.js';
+import { Heartbeat, JobAbort, leaseEnded, type ExtendFn, type Held } from './worker-leases.js';
 import { workerSettings, type WorkerSettings } from './worker-settings.js';
-import type { JobHandler, StopResult, QueueWorker, WorkerCounts, WorkerOptions } from './worker-types.js';
+import type { JobContext, JobHandler, StopResult, QueueWorker, WorkerCounts, WorkerOptions } from './worker-types.js';
 
 /** Milliseconds between purges of kept finished jobs. */
 const PURGE_EVERY_MS = 60_000;
@@ -150,7 +150,7 @@ class Worker<P> {
     this.drop(h);
     const i = this.pending.indexOf(h);
     if (i >= 0) this.pending.splice(i, 1);
-    h.controller.abort(reason);
+    h.abort.abort(reason);
     this.signals.leaseLost(h.job, reason);
   }
 
@@ -173,7 +173,7 @@ class Worker<P> {
     this.running += 1;
     h.started = true;
     Promise.resolve()
-      .then(() => this.signals.trace(h.job, async () => this.handler(h.job, { signal: h.controller.signal, progress: (value) => this.queue.progress(h.job, value) })))
+      .then(() => this.signals.trace(h.job, async () => this.handler(h.job, this.context(h))))
       .then((value: unknown) => this.finish(h, true, value), (err: unknown) => this.finish(h, false, err))
       .finally(() => {
         this.running -= 1;
@@ -182,10 +182,19 @@ class Worker<P> {
       });
   }
 
+  /** The handler's second argument: its `signal` is made when first read (see `JobAbort`). */
+  private context(h: Held<P>): JobContext {
+    return {
+      get signal() {
+        return h.abort.signal;
+      },
+      progress: (value) => this.queue.progress(h.job, value),
+    };
+  }
+
   private hold(job: Job<P>, sentAt: number): void {
-    const controller = new AbortController();
     const lease = new LeaseDeadline(this.s.lease * 1000, sentAt, () => this.lose(job.id, leaseEnded(job.id)));
-    const h: Held<P> = { job, controller, lease, started: false, acking: false, extending: false };
+    const h: Held<P> = { job, abort: new JobAbort(), lease, started: false, acking: false, extending: false };
     this.held.set(job.id, h);
     this.pending.push(h);
   }
@@ -326,7 +335,7 @@ class Worker<P> {
     const mine = list.filter((h) => this.ours(h));
     for (const h of mine) {
       h.acking = true;
-      if (reason !== undefined) h.controller.abort(reason);
+      if (reason !== undefined) h.abort.abort(reason);
     }
     for (const h of list) if (!mine.includes(h)) this.drop(h);
     return this.acks.release(mine);

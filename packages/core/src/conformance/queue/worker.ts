@@ -92,6 +92,29 @@ export function queueWorker<Tx>(ctx: () => SuiteContext<Tx>): void {
     expect(w.counts).toEqual({ completed: 1, failed: 0, lost: 0 });
   });
 
+  it('a handler that reads its signal only after the lease was lost finds it aborted, with the lease-lost reason', async () => {
+    const { session, prefix } = ctx();
+    const name = freshName('q');
+    const q = session.taskrow.queue(name);
+    const { id } = await q.enqueue('x');
+    const g = gate();
+    let started = false;
+    let late: AbortSignal | undefined;
+    const w = q.work(async (_job, context) => {
+      started = true;
+      await g.wait;
+      late = context.signal;
+    }, { lease: 1, pollInterval: 0.05 });
+    await until('job started', () => started);
+    await session.probe.query(`UPDATE \`${prefix}queue_jobs\` SET token = token + 1 WHERE id = ?`, [id]);
+    await until('lease lost', () => w.counts.lost === 1);
+    g.open();
+    await until('signal read', () => late !== undefined);
+    expect(late!.aborted).toBe(true);
+    expect(late!.reason).toBeInstanceOf(LeaseLostError);
+    await w.stop();
+  });
+
   it('fires the signal when the lease is lost, and does not ack the job', async () => {
     const { session, prefix } = ctx();
     const name = freshName('q');
