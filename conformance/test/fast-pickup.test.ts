@@ -15,18 +15,50 @@ const wallNow = (): number => performance.timeOrigin + performance.now();
 
 /**
  * Runs enqueue-process.mjs: another process enqueues `count` jobs (payload 0, 1, ...) into `queue`,
- * `gapMs` apart; resolves to the wall-clock time each enqueue returned, by payload.
+ * `gapMs` apart, through a pool of `poolSize` connections; resolves to the wall-clock time each
+ * enqueue returned, by payload (`took`: how long each enqueue took, ms).
  */
-function enqueueFromAnotherProcess(url: string, prefix: string, queue: string, count: number, gapMs: number): Promise<Map<number, number>> {
+function enqueueFromAnotherProcess(url: string, prefix: string, queue: string, count: number, gapMs: number, took?: Map<number, number>, poolSize = 2): Promise<Map<number, number>> {
   const script = fileURLToPath(new URL('./enqueue-process.mjs', import.meta.url));
-  const env = { ENQ_URL: url, ENQ_PREFIX: prefix, ENQ_QUEUE: queue, ENQ_COUNT: String(count), ENQ_GAP_MS: String(gapMs) };
+  const env = { ENQ_URL: url, ENQ_PREFIX: prefix, ENQ_QUEUE: queue, ENQ_COUNT: String(count), ENQ_GAP_MS: String(gapMs), ENQ_POOL: String(poolSize) };
   const c = fork(script, [], { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const at = new Map<number, number>();
   return new Promise((resolve, reject) => {
-    c.on('message', (m: unknown) => (m === 'done' ? resolve(at) : void at.set((m as { i: number }).i, (m as { at: number }).at)));
+    c.on('message', (m: unknown) => {
+      if (m === 'done') return resolve(at);
+      const { i, at: when, took: ms } = m as { i: number; at: number; took: number };
+      at.set(i, when);
+      took?.set(i, ms);
+    });
     c.on('error', reject);
     c.on('exit', (code) => (code === 0 ? resolve(at) : reject(new Error(`the enqueue process exited with ${code}`))));
   });
+}
+
+/**
+ * A ring taken apart on `ringer`: holds the guard row of `queue` and has read a registration
+ * (READ UNCOMMITTED), and sends no KILL. Tries for 10 s; resolves to the sleeping connection's
+ * id (0 when none was seen).
+ */
+async function ringApart(ringer: mysql.Connection, sleepers: string, queue: string): Promise<number> {
+  await ringer.query('SET SESSION TRANSACTION ISOLATION LEVEL READ UNCOMMITTED');
+  const t0 = performance.now();
+  while (performance.now() - t0 < 10_000) {
+    await ringer.query('BEGIN');
+    await ringer.query(`SELECT conn FROM ${sleepers} WHERE queue = ? AND conn = 0 FOR UPDATE`, [queue]);
+    const [rows] = await ringer.query(`SELECT conn FROM ${sleepers} WHERE queue = ? AND conn > 0`, [queue]);
+    const id = Number((rows as { conn: unknown }[])[0]?.conn ?? 0);
+    if (id > 0) return id;
+    await ringer.query('COMMIT');
+    await pause(20);
+  }
+  return 0;
+}
+
+/** The statement connection `id` runs now, read through `via`. */
+async function statementOf(via: mysql.Connection | mysql.PoolConnection, id: number): Promise<string | null> {
+  const [rows] = await via.query('SELECT INFO AS info FROM information_schema.PROCESSLIST WHERE ID = ?', [id]);
+  return (rows as { info: string | null }[])[0]?.info ?? null;
 }
 
 /** Drops the tables of `prefix` in the database of `url`. */
@@ -251,6 +283,29 @@ for (const target of targets()) {
       }
     }, 40_000);
 
+    it('a producer process\'s ring never holds up its enqueue: through a pool of one connection, with doorbell workers asleep elsewhere, each enqueue takes a few milliseconds and wakes them', async () => {
+      const name = `p${Date.now()}`;
+      const started = new Map<number, number>();
+      const w = tr.queue<number>(name).work(async (job) => void started.set(job.payload, wallNow()), { pollInterval: 30, doorbell: true });
+      try {
+        await pause(300);
+        // The producer has no worker of the queue, so it rings alongside its enqueues; its one
+        // connection MUST go to the enqueue first (a ring waiting there for the commit would hold
+        // each enqueue up for the ring's whole wait).
+        const took = new Map<number, number>();
+        const enqueuedAt = await enqueueFromAnotherProcess(target.url, prefix, name, 20, 30, took, 1);
+        const t0 = performance.now();
+        while (started.size < 20 && performance.now() - t0 < 10_000) await pause(5);
+        expect(started.size).toBe(20);
+        const slow = [...took].filter(([, ms]) => ms >= 40);
+        expect(slow.length, `enqueues of 40 ms or more: ${slow.map(([i, ms]) => `${i}: ${ms.toFixed(1)} ms`).join(', ')}`).toBeLessThanOrEqual(2);
+        const late = [...started].filter(([i, at]) => at - enqueuedAt.get(i)! >= 500);
+        expect(late).toEqual([]);
+      } finally {
+        await w.stop();
+      }
+    }, 40_000);
+
     it('doorbell rings never interrupt another statement on the pool: 300 jobs from another process, each run once, the pool\'s own queries untouched', async () => {
       const name = `r${Date.now()}`;
       const runs = new Map<number, number>();
@@ -288,41 +343,58 @@ for (const target of targets()) {
       const w = tr.queue<number>(name).work(async () => undefined, { pollInterval: 30, doorbell: true });
       const ringer = await mysql.createConnection({ uri: target.url });
       const sleepers = `\`${prefix}queue_sleepers\``;
-      const statementOf = async (id: number): Promise<string | null> => {
-        const [rows] = await ringer.query('SELECT INFO AS info FROM information_schema.PROCESSLIST WHERE ID = ?', [id]);
-        return (rows as { info: string | null }[])[0]?.info ?? null;
-      };
+      const t0 = performance.now();
       try {
         // A ring, taken apart: the guard row, then the registration (READ UNCOMMITTED), and no KILL yet.
-        await ringer.query('SET SESSION TRANSACTION ISOLATION LEVEL READ UNCOMMITTED');
-        let id = 0;
-        const t0 = performance.now();
-        while (id === 0 && performance.now() - t0 < 10_000) {
-          await ringer.query('BEGIN');
-          await ringer.query(`SELECT conn FROM ${sleepers} WHERE queue = ? AND conn = 0 FOR UPDATE`, [name]);
-          const [rows] = await ringer.query(`SELECT conn FROM ${sleepers} WHERE queue = ? AND conn > 0`, [name]);
-          id = Number((rows as { conn: unknown }[])[0]?.conn ?? 0);
-          if (id === 0) {
-            await ringer.query('COMMIT');
-            await pause(20);
-          }
-        }
+        const id = await ringApart(ringer, sleepers, name);
         expect(id).toBeGreaterThan(0);
         // Its SLEEP(1) ends; the sleeper then waits for the guard row this ring holds, inside its transaction.
         let info: string | null = null;
         while (!/LOCK IN SHARE MODE/.test(info ?? '') && performance.now() - t0 < 15_000) {
-          info = await statementOf(id);
+          info = await statementOf(ringer, id);
           await pause(20);
         }
         expect(info).toMatch(/LOCK IN SHARE MODE/);
         await ringer.query(`KILL QUERY ${id}`); // interrupts that wait: the sleeper waits again
         await pause(100); // an observation window: still waiting while the ring holds the guard
-        expect(await statementOf(id)).toMatch(/LOCK IN SHARE MODE/);
+        expect(await statementOf(ringer, id)).toMatch(/LOCK IN SHARE MODE/);
         await ringer.query('COMMIT');
         const t1 = performance.now();
-        while (/LOCK IN SHARE MODE/.test((await statementOf(id)) ?? '') && performance.now() - t1 < 5000) await pause(10);
-        expect((await statementOf(id)) ?? 'idle').not.toMatch(/LOCK IN SHARE MODE/);
+        while (/LOCK IN SHARE MODE/.test((await statementOf(ringer, id)) ?? '') && performance.now() - t1 < 5000) await pause(10);
+        expect((await statementOf(ringer, id)) ?? 'idle').not.toMatch(/LOCK IN SHARE MODE/);
       } finally {
+        await ringer.end();
+        await w.stop();
+      }
+    }, 40_000);
+
+    it('a ring whose KILL reaches a sleeper after its sleep ended (waiting for the guard row) still wakes the workers at once', async () => {
+      const name = `k${Date.now()}`;
+      let picked = 0;
+      const w = tr.queue<number>(name).work(async () => void (picked = performance.now()), { pollInterval: 30, doorbell: true });
+      const started = performance.now();
+      const ringer = await mysql.createConnection({ uri: target.url });
+      const app = await pool.getConnection();
+      try {
+        // A ring taken apart, as above: it holds the guard row and has read the registration.
+        const id = await ringApart(ringer, `\`${prefix}queue_sleepers\``, name);
+        expect(id).toBeGreaterThan(0);
+        // The idle worker's waits double from 10 ms: from about 2.55 s to 5.1 s after it started it
+        // waits without a statement. The sleeper's SLEEP(1) has ended; it waits for the guard row.
+        while ((!/LOCK IN SHARE MODE/.test((await statementOf(app, id)) ?? '') || performance.now() - started < 3000) && performance.now() - started < 15_000) await pause(20);
+        expect(await statementOf(app, id)).toMatch(/LOCK IN SHARE MODE/);
+        // A job committed where nothing in this process rings for it, then the ring's KILL.
+        await app.beginTransaction();
+        await tr.in(app).queue(name).enqueue(1);
+        await app.commit();
+        const killedAt = performance.now();
+        await ringer.query(`KILL QUERY ${id}`);
+        while (picked === 0 && performance.now() - killedAt < 5000) await pause(5);
+        expect(picked).toBeGreaterThan(0);
+        expect(picked - killedAt).toBeLessThan(1000);
+        await ringer.query('COMMIT');
+      } finally {
+        app.release();
         await ringer.end();
         await w.stop();
       }

@@ -3,7 +3,7 @@ import { invalid } from '../errors.js';
 import { FROM_MICROS } from '../sql.js';
 import { intArg, show, toNumber } from '../validate.js';
 import { deadKeysOf, dropDeadKeys } from './dead-keys.js';
-import { announce } from './doorbell.js';
+import { announce } from './ring.js';
 import { deleteById, epochMicros, PHASE, updateById } from './tables.js';
 import type { AckContext } from './settle.js';
 

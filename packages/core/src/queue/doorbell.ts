@@ -1,4 +1,3 @@
-import { performance } from 'node:perf_hooks';
 import type { Executor } from '../engine/executor.js';
 import type { SqlClient, SqlConnection } from '../port.js';
 import type { Migration } from '../schema/migration.js';
@@ -7,7 +6,6 @@ import { NoAnswer } from '../retry.js';
 import { toNumber } from '../validate.js';
 import { queueTables, type QueueTables } from './tables.js';
 import { enqueued } from './wake.js';
-import { claimCursor } from './cursor.js';
 
 /**
  * The doorbell: idle workers in other processes pick a new job up in milliseconds. MySQL has no
@@ -39,23 +37,14 @@ export const DOORBELL_MIGRATION: Migration = {
 
 /** Seconds one sleep lasts; a sleeper registers again after each. */
 const SLEEP_SECONDS = 1;
-/** Milliseconds a ring that found no sleeper of a queue is trusted: 50 ms after the first, doubling to 1 s. */
-const RECHECK_MIN_MS = 50;
-const RECHECK_MS = 1000;
-/** The same for a queue without a guard row: no process ever slept on it. */
-const UNUSED_RECHECK_MS = 5000;
-/** Milliseconds a ring refused by the server (`KILL` denied) keeps a process from ringing that queue. */
-const REFUSED_MS = 60_000;
-/** The most sleepers one ring interrupts. */
-const MAX_RING = 16;
-/** Milliseconds one ring transaction is waited on. */
-const RING_BOUND_MS = 5000;
 
-const ER_NO_SUCH_THREAD = 1094;
-const ER_KILL_DENIED = 1095;
 const ER_QUERY_INTERRUPTED = 1317;
 
-const errnoOf = (client: SqlClient, err: unknown): number | undefined => client.describeError(err).errno;
+/** Resolves after a turn of the event loop: what was set going before it (a claim's statements) is sent first. */
+const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** The server's error number of `err`, as the adapter of `client` reads it. */
+export const errnoOf = (client: SqlClient, err: unknown): number | undefined => client.describeError(err).errno;
 
 /**
  * One process's sleeping connection for one queue, while any of its doorbell workers runs. A ring
@@ -125,12 +114,17 @@ class Sleeper {
         return this.holdGuard(conn, interrupted); // interrupted: a ring may have seen it
       }
       let failed: unknown;
+      let rang = false;
       try {
         const { rows } = await conn.query<{ rang: unknown }>(`SELECT SLEEP(${SLEEP_SECONDS}) AS rang`);
-        if (toNumber(rows[0]?.rang) === 1) this.wake();
+        rang = toNumber(rows[0]?.rang) === 1;
       } catch (err) {
-        this.wake(); // interrupted by a ring (MariaDB: 1317), or failed: either way, look for jobs
+        rang = true; // interrupted by a ring (MariaDB: 1317), or failed: either way, look for jobs
         if (!interrupted(err)) failed = err;
+      }
+      if (rang) {
+        this.wake();
+        await turn(); // the woken workers' claims are sent first
       }
       await this.holdGuard(conn, interrupted);
       if (failed !== undefined) throw failed;
@@ -141,7 +135,8 @@ class Sleeper {
    * Takes the guard row in share mode, waiting for any ring that read this registration to finish
    * its `KILL`s. MUST NOT return before it holds it, whatever interrupts or fails the wait: only a
    * lost connection (which the pool discards) or the transaction's bound (whose connection the
-   * adapter destroys) ends it otherwise.
+   * adapter destroys) ends it otherwise. A ring whose `KILL` interrupts the wait (it read this
+   * registration after the sleep ended) wakes the workers, as one that interrupts the sleep does.
    */
   private async holdGuard(conn: SqlConnection, interrupted: (err: unknown) => boolean): Promise<void> {
     const sql = `SELECT \`conn\` FROM ${this.t.sleepers} WHERE \`queue\` = ? AND \`conn\` = 0 LOCK IN SHARE MODE`;
@@ -154,14 +149,15 @@ class Sleeper {
         // again. A lost or abandoned connection is never given back to the pool: that ends it.
         const info = this.exec.client.describeError(err);
         if (info.lost || info.closed || err instanceof NoAnswer) throw err;
-        if (!interrupted(err)) await new Promise((r) => setTimeout(r, 50));
+        if (interrupted(err)) this.wake();
+        else await new Promise((r) => setTimeout(r, 50));
       }
     }
   }
 }
 
 /** `make()`'s value for `client`, jobs table and queue, made once per process. */
-function perQueue<T>(registry: WeakMap<SqlClient, Map<string, T>>, client: SqlClient, t: QueueTables, queue: string, make: () => T): T {
+export function perQueue<T>(registry: WeakMap<SqlClient, Map<string, T>>, client: SqlClient, t: QueueTables, queue: string, make: () => T): T {
   const byQueue = registry.get(client) ?? new Map<string, T>();
   registry.set(client, byQueue);
   const key = `${t.sleepers}\u0000${queue}`;
@@ -181,90 +177,4 @@ const sleepers = new WeakMap<SqlClient, Map<string, Sleeper>>();
 export function watchDoorbell(exec: Executor, t: QueueTables, queue: string): () => void {
   if (exec.client.joined) return () => undefined;
   return perQueue(sleepers, exec.client, t, queue, () => new Sleeper(exec, t, queue)).watch();
-}
-
-/** What one process knows of the sleepers of one queue. */
-interface Rings {
-  /** When the last ring ended (`performance.now()`). */
-  checkedAt: number;
-  /** How long from then no ring is sent: 0 after a ring that found sleepers. */
-  trustMs: number;
-  /** Jobs not yet rung for. */
-  need: number;
-  ringing: boolean;
-}
-
-const rings = new WeakMap<SqlClient, Map<string, Rings>>();
-
-/**
- * Interrupts up to `jobs` sleepers of `queue` on the server of a connection of `exec`, unawaited.
- * Skipped for a while after a ring that found none: 50 ms after the first such ring, doubling
- * up to a second, or 5 s when the queue has no guard row (no process ever slept on it). So a
- * process that enqueues where no one sleeps sends at most one ring (a read-only transaction) a
- * second per queue, and one per 5 s where nobody uses the doorbell; a server that denies the
- * `KILL` stops its rings for a minute. Never throws: a failed ring only leaves the sleepers to
- * their next poll. Called by `announce` only (never for a joined client).
- */
-function ringSleepers(exec: Executor, t: QueueTables, queue: string, jobs: number): void {
-  const s = perQueue(rings, exec.client, t, queue, () => ({ checkedAt: -Infinity, trustMs: 0, need: 0, ringing: false }));
-  if (performance.now() - s.checkedAt < s.trustMs) return;
-  s.need += jobs;
-  if (!s.ringing) void ringWhileNeeded(exec, t, queue, s);
-}
-
-async function ringWhileNeeded(exec: Executor, t: QueueTables, queue: string, s: Rings): Promise<void> {
-  s.ringing = true;
-  try {
-    while (s.need > 0) {
-      const n = Math.min(s.need, MAX_RING);
-      s.need = 0;
-      const found = await ringOnce(exec, t, queue, n);
-      s.trustMs = found > 0 ? 0 : found < 0 ? UNUSED_RECHECK_MS : Math.min(RECHECK_MS, Math.max(RECHECK_MIN_MS, s.trustMs * 2));
-      s.checkedAt = performance.now();
-    }
-  } catch (err) {
-    s.need = 0;
-    s.checkedAt = performance.now();
-    s.trustMs = errnoOf(exec.client, (err as { cause?: unknown }).cause ?? err) === ER_KILL_DENIED ? REFUSED_MS : RECHECK_MS;
-  } finally {
-    s.ringing = false;
-  }
-}
-
-/**
- * One ring: holds the queue's guard row `FOR UPDATE`, reads up to `n` registrations (uncommitted:
- * READ UNCOMMITTED) and `KILL QUERY`s each. Resolves to the number of sleepers found, -1 when the
- * queue has no guard row. A sleeper
- * that ended meanwhile (`KILL` finds no such thread) is skipped; a retried ring interrupts a
- * sleeper twice at most, which only wakes it.
- */
-function ringOnce(exec: Executor, t: QueueTables, queue: string, n: number): Promise<number> {
-  return exec.within(RING_BOUND_MS).transaction(async (conn) => {
-    const guard = await conn.query(`SELECT \`conn\` FROM ${t.sleepers} WHERE \`queue\` = ? AND \`conn\` = 0 FOR UPDATE`, [queue]);
-    if (guard.rows.length === 0) return -1;
-    const { rows } = await conn.query<{ conn: unknown }>(`SELECT \`conn\` FROM ${t.sleepers} WHERE \`queue\` = ? AND \`conn\` > 0 LIMIT ${n}`, [queue]);
-    for (const r of rows) {
-      const id = BigInt(String(r.conn)); // an integer the server wrote: safe in the text
-      try {
-        await conn.query(`KILL QUERY ${id}`);
-      } catch (err) {
-        if (errnoOf(exec.client, err) !== ER_NO_SUCH_THREAD) throw err;
-      }
-    }
-    return rows.length;
-  }, { isolation: 'READ UNCOMMITTED' });
-}
-
-/**
- * `jobs` jobs of `queue` became ready by a commit of this process: claims of this process read
- * the queue from its head again (see `cursor.ts`), idle workers of this process are rung first,
- * then, for the jobs their claims do not cover, sleepers of other processes. `priority`: the jobs
- * were enqueued ready just now, the least of them with this priority. Not for a joined client:
- * that commit is the application's, and pollers see it.
- */
-export function announce(exec: Executor, t: QueueTables, queue: string, jobs: number, priority?: number): void {
-  if (exec.client.joined || jobs <= 0) return;
-  claimCursor(exec.client, t.jobs, queue).rewind(priority);
-  const uncovered = jobs - enqueued(t.jobs, queue, jobs, exec.client);
-  if (uncovered > 0) ringSleepers(exec, t, queue, uncovered);
 }

@@ -58,9 +58,10 @@ function decodeEnqueued(text: string): Enqueued[] {
  * join the application's transaction (no receipt: nothing is retried there). With dedup keys it
  * runs at READ COMMITTED: the upsert then meets the latest committed row (under REPEATABLE READ,
  * MariaDB 11.6+ snapshot isolation fails it with error 1020 when a concurrent enqueue of the same
- * key won).
+ * key won). `started` is called as each run begins inside its transaction (its connection taken,
+ * BEGIN sent), never on a joined client.
  */
-export async function insertJobs(exec: Executor, t: QueueTables, queue: string, rows: readonly JobRow[]): Promise<Enqueued[]> {
+export async function insertJobs(exec: Executor, t: QueueTables, queue: string, rows: readonly JobRow[], started?: () => void): Promise<Enqueued[]> {
   if (rows.length === 0) return [];
   const bytes = statementBytes(exec.dialect.maxAllowedPacket);
   const parts = [...chunks(rows, { maxRows: INSERT_ROWS, maxBytes: bytes }, (r) => r.payloadBytes + (r.dedup?.length ?? 0) * 2 + (r.concKey?.length ?? 0) * 4 + 200)];
@@ -76,6 +77,7 @@ export async function insertJobs(exec: Executor, t: QueueTables, queue: string, 
   const consecutive = !keyed && !returning && parts.length === 1 && rows.length > 1 && !exec.dialect.multiWriter && !idsApart.has(exec.dialect);
   const out = await exec.attempts(
     (attempt) => async (conn) => {
+      started?.();
       const before = attempt.afterLost ? await readReceipt(conn, t.receipts, token) : undefined;
       if (before !== undefined) return decodeEnqueued(before);
       if (consecutive) return insertConsecutive(exec, conn, t, queue, rows, token);

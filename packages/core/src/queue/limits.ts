@@ -7,7 +7,7 @@ import { intArg, optionsOf, show, toNumber } from '../validate.js';
 import type { Executor } from '../engine/executor.js';
 import { PHASE, queueTables, updateById, type QueueTables } from './tables.js';
 import type { JobRef } from './types.js';
-import { announce } from './doorbell.js';
+import { announce } from './ring.js';
 
 /** The longest concurrency key, in characters. */
 export const MAX_CONCURRENCY_KEY_CHARS = 128;

@@ -3,7 +3,7 @@ import type { Executor } from '../engine/executor.js';
 import type { SqlConnection, SqlValue } from '../port.js';
 import { keepDeadKeys } from './dead-keys.js';
 import { freeSlots, keysOf } from './limits.js';
-import { announce } from './doorbell.js';
+import { announce } from './ring.js';
 import { claimCursor } from './cursor.js';
 import { LeaseLostError } from './errors.js';
 import { leaseConfirmed } from './local-lease.js';

@@ -117,6 +117,11 @@ export function onEnqueue(jobsTable: string, queue: string, bell: Bell, source: 
   };
 }
 
+/** Whether this process has a worker of `queue` of `jobsTable` (of any client). */
+export function hasWorkers(jobsTable: string, queue: string): boolean {
+  return registries.has(keyOf(jobsTable, queue));
+}
+
 const ORDER = { 'before-read': 0, napping: 1, busy: 2 } as const;
 
 /**

@@ -4,7 +4,7 @@ import { DatabaseError } from '../errors.js';
 import { insertJobs } from '../queue/enqueue.js';
 import { toMicros } from '../queue/options.js';
 import type { QueueTables } from '../queue/tables.js';
-import { announce } from '../queue/doorbell.js';
+import { announce } from '../queue/ring.js';
 import { FROM_MICROS } from '../sql.js';
 import { missedArg, scheduledJob } from './spec.js';
 import { readSchedule, timingOf, type StoredSchedule } from './store.js';

@@ -1,0 +1,208 @@
+import { performance } from 'node:perf_hooks';
+import type { Executor } from '../engine/executor.js';
+import type { SqlClient } from '../port.js';
+import type { QueueTables } from './tables.js';
+import { enqueued, hasWorkers } from './wake.js';
+import { claimCursor } from './cursor.js';
+import { errnoOf, perQueue } from './doorbell.js';
+
+/**
+ * The ringing side of the doorbell (see `doorbell.ts`): a process whose enqueue committed
+ * interrupts the sleepers of the queue in other processes with `KILL QUERY`, under the queue's
+ * guard row.
+ */
+
+/** Milliseconds a ring that found no sleeper of a queue is trusted: 50 ms after the first, doubling to 1 s. */
+const RECHECK_MIN_MS = 50;
+const RECHECK_MS = 1000;
+/** The same for a queue without a guard row: no process ever slept on it. */
+const UNUSED_RECHECK_MS = 5000;
+/** Milliseconds a ring refused by the server (`KILL` denied) keeps a process from ringing that queue. */
+const REFUSED_MS = 60_000;
+/** The most sleepers one ring interrupts. */
+const MAX_RING = 16;
+/** Milliseconds one ring transaction is waited on. */
+const RING_BOUND_MS = 5000;
+/** Milliseconds an early ring (see `ringAhead`) holds the guard row waiting for its enqueue to end. */
+const EARLY_WAIT_MS = 50;
+/** Milliseconds without early rings after one found its enqueue waiting for a connection. */
+const EARLY_OFF_MS = 10_000;
+
+const ER_NO_SUCH_THREAD = 1094;
+const ER_KILL_DENIED = 1095;
+
+/** What one process knows of the sleepers of one queue. */
+interface Rings {
+  /** When the last ring ended (`performance.now()`). */
+  checkedAt: number;
+  /** How long from then no ring is sent: 0 after a ring that found sleepers. */
+  trustMs: number;
+  /** Jobs not yet rung for. */
+  need: number;
+  ringing: boolean;
+  /** No early ring before this (`performance.now()`): one found its enqueue waiting for a connection. */
+  earlyOffUntil: number;
+}
+
+const rings = new WeakMap<SqlClient, Map<string, Rings>>();
+
+const ringsOf = (exec: Executor, t: QueueTables, queue: string): Rings =>
+  perQueue(rings, exec.client, t, queue, () => ({ checkedAt: -Infinity, trustMs: 0, need: 0, ringing: false, earlyOffUntil: -Infinity }));
+
+/** A ring would go now: none is in flight, and the last one is no longer trusted. */
+const ringDue = (s: Rings): boolean => !s.ringing && performance.now() - s.checkedAt >= s.trustMs;
+
+/**
+ * Interrupts up to `jobs` sleepers of `queue` on the server of a connection of `exec`, unawaited.
+ * Skipped for a while after a ring that found none: 50 ms after the first such ring, doubling
+ * up to a second, or 5 s when the queue has no guard row (no process ever slept on it). So a
+ * process that enqueues where no one sleeps sends at most one ring (a read-only transaction) a
+ * second per queue, and one per 5 s where nobody uses the doorbell; a server that denies the
+ * `KILL` stops its rings for a minute. Never throws: a failed ring only leaves the sleepers to
+ * their next poll. Called by `announce` only (never for a joined client).
+ */
+function ringSleepers(exec: Executor, t: QueueTables, queue: string, jobs: number): void {
+  const s = ringsOf(exec, t, queue);
+  if (performance.now() - s.checkedAt < s.trustMs) return;
+  s.need += jobs;
+  if (!s.ringing) void ringWhileNeeded(exec, t, queue, s);
+}
+
+/** Rings (`first`, an early ring's, then one per batch of jobs not yet rung for) until no job is left; notes what each found. */
+async function ringWhileNeeded(exec: Executor, t: QueueTables, queue: string, s: Rings, first?: EarlyRing): Promise<void> {
+  s.ringing = true;
+  const noted = (found: number): void => {
+    s.trustMs = found > 0 ? 0 : found < 0 ? UNUSED_RECHECK_MS : Math.min(RECHECK_MS, Math.max(RECHECK_MIN_MS, s.trustMs * 2));
+    s.checkedAt = performance.now();
+  };
+  try {
+    if (first) noted(await ringOnce(exec, t, queue, first).finally(() => first.close()));
+    while (s.need > 0) {
+      const n = Math.min(s.need, MAX_RING);
+      s.need = 0;
+      noted(await ringOnce(exec, t, queue, n));
+    }
+  } catch (err) {
+    s.need = 0;
+    s.checkedAt = performance.now();
+    s.trustMs = errnoOf(exec.client, (err as { cause?: unknown }).cause ?? err) === ER_KILL_DENIED ? REFUSED_MS : RECHECK_MS;
+  } finally {
+    s.ringing = false;
+  }
+}
+
+/**
+ * One ring: holds the queue's guard row `FOR UPDATE`, reads up to `n` registrations (uncommitted:
+ * READ UNCOMMITTED) and `KILL QUERY`s each; an early ring reads up to `MAX_RING` and, when it found
+ * some, waits for its enqueue to say how many to interrupt. Resolves to the number of sleepers
+ * found, -1 when the queue has no guard row. A sleeper that ended meanwhile (`KILL` finds no
+ * such thread) is skipped; a retried ring interrupts a sleeper twice at most, which only wakes it.
+ */
+function ringOnce(exec: Executor, t: QueueTables, queue: string, n: number | EarlyRing): Promise<number> {
+  return exec.within(RING_BOUND_MS).transaction(async (conn) => {
+    const guard = await conn.query(`SELECT \`conn\` FROM ${t.sleepers} WHERE \`queue\` = ? AND \`conn\` = 0 FOR UPDATE`, [queue]);
+    if (guard.rows.length === 0) return -1;
+    const { rows } = await conn.query<{ conn: unknown }>(`SELECT \`conn\` FROM ${t.sleepers} WHERE \`queue\` = ? AND \`conn\` > 0 LIMIT ${typeof n === 'number' ? n : MAX_RING}`, [queue]);
+    const wanted = rows.length === 0 || typeof n === 'number' ? rows.length : await n.sleepers();
+    for (const r of rows.slice(0, wanted)) {
+      const id = BigInt(String(r.conn)); // an integer the server wrote: safe in the text
+      try {
+        await conn.query(`KILL QUERY ${id}`);
+      } catch (err) {
+        if (errnoOf(exec.client, err) !== ER_NO_SUCH_THREAD) throw err;
+      }
+    }
+    return rows.length;
+  }, { isolation: 'READ UNCOMMITTED' });
+}
+
+/**
+ * A ring begun alongside an enqueue (see `ringAhead`): it takes the guard row and reads the
+ * registrations while the enqueue runs, and sends its `KILL`s as soon as the enqueue says how many
+ * jobs its commit made ready. It waits `EARLY_WAIT_MS` at most, then gives up (no `KILL`), and it
+ * waits only for an enqueue whose transaction has begun: one still waiting for a connection may
+ * be waiting for the very one this ring holds (a pool of one, or a pool in full use).
+ */
+export class EarlyRing {
+  private open = true;
+  private begun = false;
+  private settle!: (jobs: number) => void;
+  private readonly wanted = new Promise<number>((resolve) => (this.settle = resolve));
+  private readonly timer = setTimeout(() => this.close(), EARLY_WAIT_MS);
+
+  constructor(private readonly missed: () => void) {
+    this.timer.unref();
+  }
+
+  /** The enqueue's transaction has begun (its connection taken). */
+  begin(): void {
+    this.begun = true;
+  }
+
+  /**
+   * How many sleepers to interrupt, once the enqueue is over: the jobs it made ready that no
+   * worker here covers (0 when it failed). 0 at once when the enqueue has not begun: the ring then
+   * ends, gives its connection back, and the jobs are rung the usual way.
+   */
+  sleepers(): Promise<number> {
+    if (!this.begun && this.open) {
+      this.missed();
+      this.close();
+    }
+    return this.wanted;
+  }
+
+  /**
+   * The enqueue is over: interrupt up to `jobs` sleepers (0: none). False when this ring no longer
+   * takes them (it gave up waiting, found nothing to ring, or failed): ring them the usual way.
+   */
+  ring(jobs: number): boolean {
+    if (!this.open) return false;
+    this.close(jobs);
+    return true;
+  }
+
+  /** No more jobs are taken: the ring interrupts `jobs` sleepers (none by default) and ends. */
+  close(jobs = 0): void {
+    if (!this.open) return;
+    this.open = false;
+    clearTimeout(this.timer);
+    this.settle(jobs);
+  }
+}
+
+/**
+ * Starts a ring of `queue`'s sleepers as an enqueue starts, so that only its `KILL`s are left for
+ * after the commit (`announce(..., early)`): the ring's transaction, its guard row and its read of
+ * the registrations go alongside the enqueue's statements instead of after them. Only in a process
+ * with no worker of the queue (a producer: no worker here could take the jobs), only when a ring
+ * would go now (see `ringSleepers`), and not for `EARLY_OFF_MS` after a ring found its enqueue
+ * still waiting for a connection (see `EarlyRing.sleepers`); otherwise undefined. The caller
+ * MUST call `begin()` once the enqueue's transaction has begun, and end it: `announce` with it
+ * after the commit, or `close()` when the enqueue failed. The guard row is held `EARLY_WAIT_MS`
+ * at most. A sleeper that registers after the read is not rung: it wakes at its workers' next
+ * poll, as with any ring that misses a sleeper between two sleeps.
+ */
+export function ringAhead(exec: Executor, t: QueueTables, queue: string): EarlyRing | undefined {
+  if (exec.client.joined || hasWorkers(t.jobs, queue)) return undefined;
+  const s = ringsOf(exec, t, queue);
+  if (!ringDue(s) || performance.now() < s.earlyOffUntil) return undefined;
+  const early = new EarlyRing(() => void (s.earlyOffUntil = performance.now() + EARLY_OFF_MS));
+  void ringWhileNeeded(exec, t, queue, s, early);
+  return early;
+}
+
+/**
+ * `jobs` jobs of `queue` became ready by a commit of this process: claims of this process read
+ * the queue from its head again (see `cursor.ts`), idle workers of this process are rung first,
+ * then, for the jobs their claims do not cover, sleepers of other processes (through `early`, the
+ * ring begun alongside the enqueue, when it still waits). `priority`: the jobs were enqueued ready
+ * just now, the least of them with this priority. Not for a joined client: that commit is the
+ * application's, and pollers see it.
+ */
+export function announce(exec: Executor, t: QueueTables, queue: string, jobs: number, priority?: number, early?: EarlyRing): void {
+  if (exec.client.joined || jobs <= 0) return early?.close();
+  claimCursor(exec.client, t.jobs, queue).rewind(priority);
+  const uncovered = jobs - enqueued(t.jobs, queue, jobs, exec.client);
+  if (early?.ring(uncovered) !== true && uncovered > 0) ringSleepers(exec, t, queue, uncovered);
+}
