@@ -1,18 +1,25 @@
-// One worker process of chaos scenario e (see workers.chaos.ts). Runs `queue.work()` with 2 s
-// leases; each handler writes its effect row and completes its job in one transaction, and appends
-// to this process's ledger file (outside the database, written synchronously so a SIGKILL cannot
-// lose a line already written): `run <seq> <id> <token>` when a handler starts, `done ...` once
-// its transaction committed, `error <message>` for what the worker reports.
+// One worker process of chaos scenarios e and f (see workers.chaos.ts, doorbell.chaos.ts). Runs
+// `queue.work()` with 2 s leases; each handler writes its effect row and completes its job in one
+// transaction, and appends to this process's ledger file (outside the database, written
+// synchronously so a SIGKILL cannot lose a line already written): `run <seq> <id> <token>` when a
+// handler starts, `done ...` once its transaction committed, `error <message>` for what the worker
+// reports. Scenario f sets CHAOS_DOORBELL=1 (workers sleep on the doorbell, CHAOS_POLL seconds
+// between polls) and CHAOS_APP=<n>: n loops of the application's own statements on the same pool, each a short
+// `SELECT SLEEP`, and `stray <id>` for one that a `KILL QUERY` interrupted while its connection
+// stayed alive (a ring that reached a connection its sleeper had given back); `app <n>` every 50
+// statements that ran.
 import { appendFileSync } from 'node:fs';
 import mysql from 'mysql2/promise';
 import { taskrow } from '@taskrow/mysql2';
 
 const { CHAOS_URL: url, CHAOS_PREFIX: prefix, CHAOS_EFFECTS: effects, CHAOS_LEDGER: ledger } = process.env;
+const queue = process.env.CHAOS_QUEUE ?? 'e';
+const doorbell = process.env.CHAOS_DOORBELL === '1';
 const log = (line) => appendFileSync(ledger, `${line}\n`);
-const pool = mysql.createPool({ uri: url, connectionLimit: 4 });
+const pool = mysql.createPool({ uri: url, connectionLimit: Number(process.env.CHAOS_POOL ?? 4) });
 pool.on('connection', (c) => c.on('error', () => undefined));
 const tr = await taskrow(pool, { prefix, statementTimeout: 2 });
-tr.queue('e').work(
+tr.queue(queue).work(
   async (job) => {
     const { seq } = job.payload;
     log(`run ${seq} ${job.id} ${job.token} ${job.attempt}`);
@@ -21,7 +28,7 @@ tr.queue('e').work(
     try {
       await conn.beginTransaction();
       await conn.query(`INSERT INTO \`${effects}\` (seq, job_id, token, pid) VALUES (?, ?, ?, ?)`, [seq, job.id, job.token, process.pid]);
-      await tr.in(conn).queue('e').complete(job);
+      await tr.in(conn).queue(queue).complete(job);
       await conn.commit();
       log(`done ${seq} ${job.id} ${job.token} ${job.attempt}`);
     } catch (err) {
@@ -31,6 +38,42 @@ tr.queue('e').work(
       conn.release();
     }
   },
-  { concurrency: 4, batchSize: 8, lease: 2, pollInterval: 0.05, onError: (err) => log(`error ${String(err?.code ?? '')} ${String(err?.message ?? err).replace(/\s+/g, ' ').slice(0, 200)}`) },
+  {
+    concurrency: 4,
+    batchSize: 8,
+    lease: 2,
+    pollInterval: Number(process.env.CHAOS_POLL ?? 0.05),
+    doorbell,
+    onError: (err) => log(`error ${String(err?.code ?? '')} ${String(err?.message ?? err).replace(/\s+/g, ' ').slice(0, 200)}`),
+  },
 );
+
+/** One application statement: `stray` when a KILL QUERY interrupted it and its connection is still alive. */
+async function appStatement() {
+  const conn = await pool.getConnection();
+  let interrupted = false;
+  try {
+    // MySQL's SLEEP() returns 1 when interrupted; MariaDB's raises error 1317.
+    const [rows] = await conn.query('SELECT SLEEP(0.005) AS s');
+    interrupted = Number(rows[0]?.s) === 1;
+  } catch (err) {
+    interrupted = err?.errno === 1317;
+  }
+  const alive = await conn.query('SELECT 1').then(() => true, () => false);
+  if (alive) conn.release();
+  else conn.destroy();
+  if (interrupted && alive) log(`stray ${conn.threadId}`);
+  return alive;
+}
+
+let app = 0;
+for (let i = 0; i < Number(process.env.CHAOS_APP ?? 0); i++) {
+  void (async () => {
+    for (;;) {
+      if (!(await appStatement().catch(() => false))) continue;
+      app += 1;
+      if (app % 50 === 0) log(`app ${app}`);
+    }
+  })();
+}
 process.send?.('ready');

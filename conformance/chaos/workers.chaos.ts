@@ -1,11 +1,11 @@
-import { fork, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { label } from '../src/targets.js';
 import { chaosTargets, openScene, report, waitFor, type Scene } from './lib.js';
+import { effectsOf, effectsTable, readLedgers, startWorkerProcess, verdict } from './worker-runs.js';
 
 // Scenario e (issue 12): WORKERS worker processes (queue.work(), 2 s leases) over JOBS jobs; every
 // 150-600 ms one of them, at random, is either SIGKILLed (and replaced) or SIGSTOPped for 0.5-3 s
@@ -15,31 +15,7 @@ import { chaosTargets, openScene, report, waitFor, type Scene } from './lib.js';
 // by the job's latest claim (a stopped worker that wakes up never completes a job taken from it).
 const JOBS = Number(process.env['TASKROW_CHAOS_WORKER_JOBS'] ?? 2000);
 const WORKERS = 4;
-const script = fileURLToPath(new URL('./worker-process.mjs', import.meta.url));
 const pause = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-interface Line {
-  kind: string;
-  seq: number;
-  id: number;
-  token: bigint;
-  /** The claim's attempt count: the job's latest claim has the highest. */
-  attempt: number;
-}
-
-/** Every ledger line the worker processes wrote. */
-function readLedgers(dir: string): { lines: Line[]; errors: string[] } {
-  const lines: Line[] = [];
-  const errors: string[] = [];
-  for (const f of readdirSync(dir)) {
-    for (const l of readFileSync(join(dir, f), 'utf8').split('\n')) {
-      const [kind, seq, id, token, attempt] = l.split(' ');
-      if (kind === 'error') errors.push(l.slice(6));
-      else if (kind === 'run' || kind === 'done') lines.push({ kind, seq: Number(seq), id: Number(id), token: BigInt(token!), attempt: Number(attempt) });
-    }
-  }
-  return { lines, errors };
-}
 
 for (const target of chaosTargets()) {
   describe(`${label(target)} · mysql2 · chaos: worker processes SIGKILLed and SIGSTOPped`, () => {
@@ -57,25 +33,15 @@ for (const target of chaosTargets()) {
     });
 
     it(`${JOBS} jobs, ${WORKERS} worker processes, 2 s leases: each job done once, by its latest claim`, async () => {
-      const effects = `${scene.prefix}effects`;
-      await scene.probe(`CREATE TABLE \`${effects}\` (seq INT NOT NULL, job_id BIGINT UNSIGNED NOT NULL, token BIGINT UNSIGNED NOT NULL, pid INT NOT NULL, KEY (seq)) ENGINE=InnoDB`);
+      const effects = await effectsTable(scene);
       const enqueued = new Map<number, number>();
       for (let i = 0; i < JOBS; i += 500) {
         const seqs = Array.from({ length: Math.min(500, JOBS - i) }, (_, k) => i + k);
         const res = await scene.tr.queue('e').enqueueMany(seqs.map((seq) => ({ payload: { seq }, maxAttempts: 1000 })));
         seqs.forEach((seq, k) => enqueued.set(seq, res[k]!.id));
       }
-      const spawnWorker = (): Promise<void> =>
-        new Promise((resolve, reject) => {
-          const child = fork(script, [], {
-            env: { ...process.env, CHAOS_URL: target.url, CHAOS_PREFIX: scene.prefix, CHAOS_EFFECTS: effects, CHAOS_LEDGER: join(dir, `w${children.size}-${Date.now()}`) },
-            stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-          });
-          children.add(child);
-          child.once('message', () => resolve());
-          child.once('exit', () => children.delete(child));
-          child.once('error', reject);
-        });
+      const spawnWorker = (): Promise<ChildProcess> =>
+        startWorkerProcess({ CHAOS_URL: target.url, CHAOS_PREFIX: scene.prefix, CHAOS_EFFECTS: effects, CHAOS_LEDGER: join(dir, `w${children.size}-${Date.now()}`) }, children);
       await Promise.all(Array.from({ length: WORKERS }, spawnWorker));
       let kills = 0;
       let stops = 0;
@@ -98,24 +64,10 @@ for (const target of chaosTargets()) {
       const seconds = (performance.now() - t0) / 1000;
       await waitFor(async () => (await left()) === 0, 1000, 'drained').catch(() => undefined);
       for (const c of children) (c.kill('SIGCONT'), c.kill('SIGKILL'));
-      const effectRows = await scene.probe<{ seq: number; n: number }>(`SELECT seq, COUNT(*) AS n FROM \`${effects}\` GROUP BY seq`);
+      const effectOf = await effectsOf(scene, effects);
       const stranded = await left();
       const { lines, errors } = readLedgers(dir);
-      const effectOf = new Map(effectRows.map((r) => [Number(r.seq), Number(r.n)]));
-      const idsOf = new Map<number, Set<number>>();
-      // The latest claim of a job is the one that counted the most attempts (tokens are random per claim).
-      const latest = new Map<number, { attempt: number; token: bigint }>();
-      const doneOf = new Map<number, Line[]>();
-      for (const l of lines) {
-        idsOf.set(l.seq, (idsOf.get(l.seq) ?? new Set()).add(l.id));
-        if (l.kind === 'run' && (latest.get(l.id)?.attempt ?? -1) < l.attempt) latest.set(l.id, { attempt: l.attempt, token: l.token });
-        if (l.kind === 'done') doneOf.set(l.seq, [...(doneOf.get(l.seq) ?? []), l]);
-      }
-      const lost = [...enqueued.keys()].filter((s) => !effectOf.has(s)).length;
-      const duplicated = [...idsOf.values()].reduce((n, s) => n + s.size - 1, 0);
-      const doubles = [...effectOf.values()].filter((n) => n > 1).length + [...doneOf.values()].filter((d) => d.length > 1).length;
-      const stale = [...doneOf.values()].flat().filter((d) => d.token !== latest.get(d.id)?.token).length;
-      const reruns = lines.filter((l) => l.kind === 'run').length - JOBS;
+      const { lost, duplicated, doubles, stale, reruns } = verdict(new Set(enqueued.keys()), lines, effectOf);
       report({
         scenario: 'e worker processes SIGKILL / SIGSTOP (2 s leases)', server: `${target.engine} ${target.version}`, adapter: 'mysql2',
         jobs: JOBS, kills, restarts: 0, lost, duplicated, doubleCompletions: doubles, errors: errors.length,
