@@ -43,3 +43,16 @@ taskrow_typecheck() {
   echo "[test] typecheck (packages, tests, benchmarks, examples)" >&2
   pnpm turbo run typecheck --output-logs=errors-only >&2
 }
+
+# taskrow_setup_redis: Debian's redis-server for the benchmarks' BullMQ baselines (never run by the tests).
+taskrow_setup_redis() {
+  if [ -x /usr/bin/redis-server ] || [ -x /usr/local/bin/redis-server ]; then return 0; fi
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "[setup] redis-server: apt-get install -y redis-server (BullMQ, the benchmarks' peer)" >&2
+    { apt-get install -y -q redis-server >/dev/null 2>&1 || { apt-get update -q >/dev/null && apt-get install -y -q redis-server >/dev/null; }; } >&2
+    # The package starts a system service; the benchmarks start their own redis-server per run.
+    { systemctl stop redis-server 2>/dev/null || service redis-server stop 2>/dev/null || true; } >/dev/null 2>&1
+  else
+    echo "[setup] not root on Debian: not installing redis-server; the benchmarks run without BullMQ" >&2
+  fi
+}

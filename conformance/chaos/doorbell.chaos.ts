@@ -14,8 +14,8 @@ import { effectsOf, effectsTable, readLedgers, startWorkerProcess, verdict } fro
 // doorbell (`doorbell: true`, 2 s between polls) and run the application's own short statements on
 // the same pool; this process, which has no worker of the queue (so it begins each ring alongside
 // its enqueue), enqueues JOBS jobs in batches of 5 through PRODUCERS clients of their own (whose
-// rings run at the same time) while the probe KILLs a connection of the run
-// every 150 ms: every third kill a sleeping one (`SELECT SLEEP(1)`), the others at random
+// rings run at the same time) while the probe KILLs a sleeping connection, then a connection of
+// the run every 150 ms: every third kill a sleeping one (`SELECT SLEEP(1)`), the others at random
 // (producers' enqueues and rings, claims, acks, the application's). Must hold: every job's effect
 // exactly once and by its latest claim, nothing left, no enqueue error surfaced, and no
 // application statement interrupted by a ring's `KILL QUERY` (a `KILL` MUST NOT reach a
@@ -27,17 +27,31 @@ const EVERY_MS = 150;
 const BATCH = 5;
 const pause = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-/** KILLs a connection of the run every `EVERY_MS` while `running()`; resolves to the kills, of sleepers and in all. */
+/** The run's connections other than the probe's, and those of them asleep on the doorbell. */
+async function connections(scene: Scene): Promise<{ all: { id: number }[]; asleep: { id: number }[] }> {
+  const all = await scene.probe<{ id: number; info: string | null }>(
+    "SELECT id, info FROM information_schema.processlist WHERE id <> CONNECTION_ID() AND user = 'taskrow' AND db = DATABASE()",
+  ).catch(() => []);
+  return { all, asleep: all.filter((r) => /^SELECT SLEEP\(1\)/.test(r.info ?? '')) };
+}
+
+/**
+ * KILLs a sleeping connection first (waiting up to 5 s for one), then a connection of the run
+ * every `EVERY_MS` while `running()`; resolves to the kills, of sleepers and in all.
+ */
 async function killConnections(scene: Scene, running: () => boolean): Promise<{ kills: number; sleepers: number }> {
   let kills = 0;
   let sleepers = 0;
+  const t0 = performance.now();
+  while (sleepers === 0 && performance.now() - t0 < 5000) {
+    const victim = (await connections(scene)).asleep[0];
+    if (victim && (await scene.probe(`KILL ${Number(victim.id)}`).then(() => true, () => false))) kills = sleepers = 1;
+    else await pause(20);
+  }
   for (let n = 0; running(); n++) {
     await pause(EVERY_MS);
-    const rows = await scene.probe<{ id: number; info: string | null }>(
-      "SELECT id, info FROM information_schema.processlist WHERE id <> CONNECTION_ID() AND user = 'taskrow' AND db = DATABASE()",
-    ).catch(() => []);
-    const asleep = rows.filter((r) => /^SELECT SLEEP\(1\)/.test(r.info ?? ''));
-    const pick = n % 3 === 0 && asleep.length > 0 ? asleep : rows;
+    const { all, asleep } = await connections(scene);
+    const pick = n % 3 === 0 && asleep.length > 0 ? asleep : all;
     const victim = pick[Math.floor(Math.random() * pick.length)];
     if (!victim) continue;
     const done = await scene.probe(`KILL ${Number(victim.id)}`).then(() => true, () => false);
