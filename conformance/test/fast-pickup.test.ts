@@ -55,10 +55,21 @@ async function ringApart(ringer: mysql.Connection, sleepers: string, queue: stri
   return 0;
 }
 
-/** The statement connection `id` runs now, read through `via`. */
+/**
+ * The statement connection `id` runs now, read through `via`. MySQL 9 converts every connection's
+ * statement text to utf8mb3 to fill the process list and fails the read (error 3854) while another
+ * test file's statement carries a 4-byte character: read again then.
+ */
 async function statementOf(via: mysql.Connection | mysql.PoolConnection, id: number): Promise<string | null> {
-  const [rows] = await via.query('SELECT INFO AS info FROM information_schema.PROCESSLIST WHERE ID = ?', [id]);
-  return (rows as { info: string | null }[])[0]?.info ?? null;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const [rows] = await via.query('SELECT INFO AS info FROM information_schema.PROCESSLIST WHERE ID = ?', [id]);
+      return (rows as { info: string | null }[])[0]?.info ?? null;
+    } catch (err) {
+      if ((err as { errno?: number }).errno !== 3854 || attempt >= 100) throw err;
+      await pause(10);
+    }
+  }
 }
 
 /** Drops the tables of `prefix` in the database of `url`. */

@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { placeholderList } from '../chunk.js';
 import type { Executor } from '../engine/executor.js';
-import type { SqlConnection } from '../port.js';
+import type { SqlClient, SqlConnection } from '../port.js';
 import { toNumber } from '../validate.js';
 import { decodePayload } from './payload.js';
 import { CURSOR_MS, type ClaimCursor, type Position } from './cursor.js';
@@ -11,6 +11,7 @@ import { DUE_ROWS, epochMicros, NOW_MICROS, NOW_PLUS, PHASE, updateById, type Qu
 import { leaseConfirmed, leaseLeft } from './local-lease.js';
 import { takeSlots, useSlots } from './rate.js';
 import { promoteDue, PROMOTE_AT_LEAST } from './promote.js';
+import { perQueue } from './registry.js';
 import type { Job, JobRef } from './types.js';
 
 interface ClaimRow {
@@ -140,11 +141,10 @@ export class ClaimCall<P> {
 export async function takeHeadTurn(exec: Executor, t: QueueTables, queue: string, cursor: ClaimCursor, group: string | undefined): Promise<void> {
   if (exec.client.joined || group !== undefined || !cursor.headDue(group)) return;
   try {
-    const made = turnRows.get(exec.client) ?? new Set<string>();
-    turnRows.set(exec.client, made);
-    if (!made.has(`${t.queues}\u0000${queue}`)) {
+    const row = perQueue(queueRows, exec.client, t, queue, () => ({ made: false }));
+    if (!row.made) {
       await exec.query(`INSERT IGNORE INTO ${t.queues} (\`queue\`) VALUES (?)`, [queue]);
-      made.add(`${t.queues}\u0000${queue}`);
+      row.made = true;
     }
     const { affectedRows } = await exec.query(
       `UPDATE ${t.queues} SET \`head_read_at\` = UTC_TIMESTAMP(6)
@@ -157,8 +157,8 @@ export async function takeHeadTurn(exec: Executor, t: QueueTables, queue: string
   }
 }
 
-/** Per client: the queues (table and name) whose row it made sure of (one `INSERT IGNORE` each). */
-const turnRows = new WeakMap<object, Set<string>>();
+/** Per client and queue: whether it made sure of the queue's row (one `INSERT IGNORE` each). */
+const queueRows = new WeakMap<SqlClient, Map<string, { made: boolean }>>();
 
 /**
  * Claims up to `limit` jobs of `queue` (of `group` when given) in one READ COMMITTED transaction:

@@ -6,6 +6,7 @@ import { NoAnswer } from '../retry.js';
 import { toNumber } from '../validate.js';
 import { queueTables, type QueueTables } from './tables.js';
 import { enqueued } from './wake.js';
+import { perQueue } from './registry.js';
 
 /**
  * The doorbell: idle workers in other processes pick a new job up in milliseconds. MySQL has no
@@ -154,16 +155,6 @@ class Sleeper {
       }
     }
   }
-}
-
-/** `make()`'s value for `client`, jobs table and queue, made once per process. */
-export function perQueue<T>(registry: WeakMap<SqlClient, Map<string, T>>, client: SqlClient, t: QueueTables, queue: string, make: () => T): T {
-  const byQueue = registry.get(client) ?? new Map<string, T>();
-  registry.set(client, byQueue);
-  const key = `${t.sleepers}\u0000${queue}`;
-  let value = byQueue.get(key);
-  if (value === undefined) byQueue.set(key, (value = make()));
-  return value;
 }
 
 const sleepers = new WeakMap<SqlClient, Map<string, Sleeper>>();

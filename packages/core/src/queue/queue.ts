@@ -22,7 +22,7 @@ import type { Enqueued, Job, JobRef, Queue, QueueOptions } from './types.js';
 import { onEnqueue } from './wake.js';
 import { claimCursor } from './cursor.js';
 import { watchDoorbell } from './doorbell.js';
-import { announce, ringAhead, type EarlyRing } from './ring.js';
+import { announce, ringAhead } from './ring.js';
 import { startWorker } from './worker.js';
 import { boolArg, intArg, optionsOf, secondsArg, show } from '../validate.js';
 
@@ -40,20 +40,17 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
   const claimWith = (args: ClaimArgs): Promise<Job<P>[]> => claimJobs<P>(exec, t, queue, args, claimState, progress);
   // Idle workers claim at once after a committed enqueue (not inside the application's
   // transaction: its commit is the application's, and pollers see it).
-  // Jobs that start delayed or blocked become ready later, through a claim's promotion.
-  const readyNow = (rows: readonly JobRow[]): JobRow[] => rows.filter((r) => !r.delayed && r.concKey === null);
-  const wake = (rows: readonly JobRow[], res: Enqueued[], early: EarlyRing | undefined): Enqueued[] => {
-    announce(exec, t, queue, res.filter((r) => !r.deduplicated).length, Math.min(...readyNow(rows).map((r) => r.priority)), early);
-    return res;
-  };
-  // A process without workers of the queue begins its ring of other processes' sleepers alongside the enqueue.
+  // A process without workers of the queue begins its ring of other processes' sleepers alongside
+  // the enqueue. Jobs that start delayed or blocked become ready later, through a claim's promotion.
   const enqueueRows = async (rows: readonly JobRow[]): Promise<Enqueued[]> => {
-    const early = readyNow(rows).length > 0 ? ringAhead(exec, t, queue) : undefined;
+    const ready = rows.filter((r) => !r.delayed && r.concKey === null).map((r) => r.priority);
+    const early = ready.length > 0 ? ringAhead(exec, t, queue) : undefined;
     const res = await insertJobs(exec, t, queue, rows, early && (() => early.begin())).catch((err: unknown) => {
       early?.close();
       throw err;
     });
-    return wake(rows, res, early);
+    announce(exec, t, queue, res.filter((r) => !r.deduplicated).length, Math.min(...ready), early);
+    return res;
   };
   const self: Queue<P> = {
     name: queue,

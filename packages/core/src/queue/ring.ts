@@ -4,7 +4,8 @@ import type { SqlClient } from '../port.js';
 import type { QueueTables } from './tables.js';
 import { enqueued, hasWorkers } from './wake.js';
 import { claimCursor } from './cursor.js';
-import { errnoOf, perQueue } from './doorbell.js';
+import { errnoOf } from './doorbell.js';
+import { perQueue } from './registry.js';
 
 /**
  * The ringing side of the doorbell (see `doorbell.ts`): a process whose enqueue committed
@@ -49,8 +50,8 @@ const rings = new WeakMap<SqlClient, Map<string, Rings>>();
 const ringsOf = (exec: Executor, t: QueueTables, queue: string): Rings =>
   perQueue(rings, exec.client, t, queue, () => ({ checkedAt: -Infinity, trustMs: 0, need: 0, ringing: false, earlyOffUntil: -Infinity }));
 
-/** A ring would go now: none is in flight, and the last one is no longer trusted. */
-const ringDue = (s: Rings): boolean => !s.ringing && performance.now() - s.checkedAt >= s.trustMs;
+/** What the last ring found still stands: no ring goes for now. */
+const trusted = (s: Rings): boolean => performance.now() - s.checkedAt < s.trustMs;
 
 /**
  * Interrupts up to `jobs` sleepers of `queue` on the server of a connection of `exec`, unawaited.
@@ -63,7 +64,7 @@ const ringDue = (s: Rings): boolean => !s.ringing && performance.now() - s.check
  */
 function ringSleepers(exec: Executor, t: QueueTables, queue: string, jobs: number): void {
   const s = ringsOf(exec, t, queue);
-  if (performance.now() - s.checkedAt < s.trustMs) return;
+  if (trusted(s)) return;
   s.need += jobs;
   if (!s.ringing) void ringWhileNeeded(exec, t, queue, s);
 }
@@ -186,7 +187,7 @@ export class EarlyRing {
 export function ringAhead(exec: Executor, t: QueueTables, queue: string): EarlyRing | undefined {
   if (exec.client.joined || hasWorkers(t.jobs, queue)) return undefined;
   const s = ringsOf(exec, t, queue);
-  if (!ringDue(s) || performance.now() < s.earlyOffUntil) return undefined;
+  if (s.ringing || trusted(s) || performance.now() < s.earlyOffUntil) return undefined;
   const early = new EarlyRing(() => void (s.earlyOffUntil = performance.now() + EARLY_OFF_MS));
   void ringWhileNeeded(exec, t, queue, s, early);
   return early;
