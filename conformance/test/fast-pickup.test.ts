@@ -465,7 +465,8 @@ describe('fast pickup · two databases, one process, same tables', () => {
     let reached: () => void = () => undefined;
     const atGate = new Promise<void>((r) => (reached = r));
     const inner = mysql2Client(pools[1]!);
-    const gated: SqlClient = { ...inner, transaction: (fn, options) => inner.transaction(async (conn) => (reached(), await held, fn(conn)), options) };
+    // No kept connection (`session`): every transaction of the second database goes through the gate.
+    const gated: SqlClient = { ...inner, session: undefined, transaction: (fn, options) => inner.transaction(async (conn) => (reached(), await held, fn(conn)), options) };
     const second = await createTaskrow<Mysql2Connection>({ client: gated, joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } });
     await first.migrate();
     await (await taskrow(pools[1]!, { prefix })).migrate();

@@ -20,7 +20,7 @@ export { MAX_LOOP_ID_BYTES } from './loop/ids.js';
 export * from './queue/index.js';
 export * from './schedule/index.js';
 export * from './inspect/index.js';
-export type { SqlClient, SqlConnection, SqlResult, SqlValue, DriverErrorInfo, IsolationLevel } from './port.js';
+export type { SqlClient, SqlSession, SqlConnection, SqlResult, SqlValue, DriverErrorInfo, IsolationLevel } from './port.js';
 export { dialectFromVersion, type Dialect } from './dialect.js';
 export {
   TaskrowError,
@@ -36,7 +36,7 @@ export { SCHEMA_VERSION, MIGRATIONS } from './schema/migrations.js';
 export { applyMigrationStep, migrationSteps, schemaSql, type MigrationStep, type MigrateResult } from './schema/migrate.js';
 export { serialClient } from './serial.js';
 export { describeMysql2Error } from './engine/mysql-errors.js';
-export { driverClient, toSqlResult, type DriverClientSpec, type DriverConnection, type DriverPool, type DriverTarget } from './engine/driver.js';
+export { driverClient, toSqlResult, waitsOf, type EnqueueEmitter, type DriverClientSpec, type DriverConnection, type DriverPool, type DriverTarget } from './engine/driver.js';
 export type {
   Resources,
   ResourcesOptions,

@@ -78,4 +78,24 @@ export interface SqlClient extends SqlConnection {
   transaction<T>(fn: (conn: SqlConnection) => Promise<T>, options?: TransactionOptions): Promise<T>;
   /** Classifies a driver error (see `DriverErrorInfo`). */
   describeError(err: unknown): DriverErrorInfo;
+  /**
+   * Optional: a client of the same database whose transactions keep one pooled connection
+   * between them (see `SqlSession`). Clients that cannot tell when their pool runs short leave
+   * it out; the engine then runs every transaction through `transaction`.
+   */
+  session?(): SqlSession;
+}
+
+/**
+ * A client that keeps one connection of the pool between its transactions, so that one caller's
+ * stream of short transactions (a worker's claims and acks) costs no BEGIN or isolation statement
+ * each. It MUST give the connection back, its transaction ended, as soon as another caller waits
+ * for a connection of the pool, after a short idle time, on `end()`, and on any failure; it MUST
+ * NOT hand a connection back inside an open transaction. A transaction asked while the kept
+ * connection is busy runs on a connection of its own, as through the plain client. `query` is
+ * the plain client's (autocommit).
+ */
+export interface SqlSession extends SqlClient {
+  /** Gives the kept connection back (its transaction ended) once no transaction runs on it; later transactions go through the pool. MUST NOT reject. */
+  end(): Promise<void>;
 }

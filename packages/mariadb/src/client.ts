@@ -1,4 +1,4 @@
-import { driverClient, toSqlResult, type DriverPool, type SqlClient, type SqlConnection, type SqlValue } from '@taskrow/core';
+import { driverClient, toSqlResult, waitsOf, type DriverPool, type EnqueueEmitter, type SqlClient, type SqlConnection, type SqlValue } from '@taskrow/core';
 import { describeMariadbError } from './errors.js';
 
 /** A statement with the per-query options taskrow sets (see `QUERY_OPTIONS`). */
@@ -24,7 +24,7 @@ export interface MariadbPoolConnection extends MariadbConnection {
 }
 
 /** The parts of a `mariadb` promise Pool taskrow uses. */
-export interface MariadbPool {
+export interface MariadbPool extends EnqueueEmitter {
   query(sql: string | MariadbQuery, values?: unknown): Promise<unknown>;
   getConnection(): Promise<MariadbPoolConnection>;
   /** True once `pool.end()` was called. */
@@ -62,7 +62,8 @@ export function isMariadbPool(target: MariadbClient): target is MariadbPool {
 
 /**
  * A Pool lends its connections. One that broke (a lost error, or no longer valid) is destroyed; the
- * others are released, and destroyed should the release fail.
+ * others are released, and destroyed should the release fail. Its `enqueue` event (a caller waits
+ * for a connection) tells a worker's kept connection to go back.
  */
 function poolOf(pool: MariadbPool): DriverPool<MariadbPoolConnection> {
   return {
@@ -70,6 +71,7 @@ function poolOf(pool: MariadbPool): DriverPool<MariadbPoolConnection> {
     acquire: () => pool.getConnection(),
     unusable: (conn) => !conn.isValid(),
     release: (conn, broken) => (broken ? conn.destroy() : conn.release().catch(() => conn.destroy())),
+    ...waitsOf(pool),
   };
 }
 

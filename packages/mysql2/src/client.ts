@@ -1,4 +1,4 @@
-import { describeMysql2Error, driverClient, toSqlResult, type DriverPool, type SqlClient, type SqlConnection, type SqlResult, type SqlValue } from '@taskrow/core';
+import { describeMysql2Error, driverClient, toSqlResult, waitsOf, type DriverPool, type EnqueueEmitter, type SqlClient, type SqlConnection, type SqlResult, type SqlValue } from '@taskrow/core';
 
 /** The parts of mysql2's promise Connection / PoolConnection taskrow uses. */
 export interface Mysql2Connection {
@@ -9,7 +9,7 @@ export interface Mysql2Connection {
 }
 
 /** The parts of mysql2's promise Pool taskrow uses. */
-export interface Mysql2Pool {
+export interface Mysql2Pool extends EnqueueEmitter {
   query(sql: string, values?: unknown): Promise<[unknown, unknown]>;
   getConnection(): Promise<Mysql2Connection & { release(): void; destroy?(): void }>;
 }
@@ -82,12 +82,16 @@ function isPool(target: Mysql2Client): target is Mysql2Pool {
   return typeof (target as Partial<Mysql2Pool>).getConnection === 'function';
 }
 
-/** A Pool lends its connections; a broken one is destroyed (when the driver can) instead of released. */
+/**
+ * A Pool lends its connections; a broken one is destroyed (when the driver can) instead of released.
+ * Its `enqueue` event (a caller waits for a connection) tells a worker's kept connection to go back.
+ */
 function poolOf(pool: Mysql2Pool): DriverPool<Mysql2PoolConnection> {
   return {
     ...connectionOf(pool),
     acquire: async () => direct(await pool.getConnection()),
     release: (conn, broken) => (broken && conn.destroy ? conn.destroy() : conn.release()),
+    ...waitsOf(pool),
   };
 }
 

@@ -1,7 +1,8 @@
-import { invalid } from '../errors.js';
 import type { DriverErrorInfo, IsolationLevel, SqlClient, SqlConnection, SqlResult } from '../port.js';
 import { serialClient } from '../serial.js';
 import { noteRaisedAtCommit } from '../retry.js';
+import { isolationStatement } from './isolation.js';
+import { keptSession } from './session.js';
 
 /**
  * The transaction calls of a raw driver connection (a mysql2 or `mariadb` promise Connection or
@@ -29,6 +30,12 @@ export interface DriverPool<P extends DriverConnection> extends SqlConnection {
    * `conn` can no longer be used (for example `mariadb`'s `!conn.isValid()`).
    */
   unusable?(conn: P): boolean;
+  /**
+   * Subscribes `listener` to the pool's "a caller now waits for a connection" (mysql2's and
+   * `mariadb`'s `enqueue` event) and returns the unsubscribe. A pool that leaves it out gets no
+   * `SqlClient.session`: taskrow then never keeps one of its connections between transactions.
+   */
+  onWait?(listener: () => void): () => void;
 }
 
 /**
@@ -52,21 +59,6 @@ export interface DriverClientSpec<C extends DriverConnection, P extends C = C> {
   /** The engine's `SqlConnection` over one driver connection: the adapter's per-query options and result shape. */
   readonly connectionOf: (conn: C) => SqlConnection;
   readonly target: DriverTarget<C, P>;
-}
-
-/** The only isolation statements taskrow sends: one per `IsolationLevel`, nothing spliced. */
-const SET_ISOLATION: Readonly<Record<IsolationLevel, string>> = Object.freeze({
-  'READ UNCOMMITTED': 'SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED',
-  'READ COMMITTED': 'SET TRANSACTION ISOLATION LEVEL READ COMMITTED',
-  'REPEATABLE READ': 'SET TRANSACTION ISOLATION LEVEL REPEATABLE READ',
-});
-
-/** The statement that sets the next transaction's isolation level; rejects any other value. */
-function isolationStatement(level: IsolationLevel): string {
-  if (!Object.hasOwn(SET_ISOLATION, level)) {
-    throw invalid(`unknown isolation level ${JSON.stringify(level)}: expected READ UNCOMMITTED, READ COMMITTED or REPEATABLE READ`);
-  }
-  return SET_ISOLATION[level];
 }
 
 /** Runs `fn` between BEGIN and COMMIT on `conn`; ROLLBACK (errors ignored) and rethrow when it rejects. */
@@ -107,38 +99,7 @@ export function driverClient<C extends DriverConnection, P extends C = C>(spec: 
     const conn = target.joined;
     return { adapter, joined: true, describeError, query: conn.query.bind(conn), transaction: (fn) => fn(conn) };
   }
-  if ('pool' in target) {
-    const pool = target.pool;
-    return {
-      adapter,
-      joined: false,
-      describeError,
-      query: pool.query.bind(pool),
-      async transaction(fn, options) {
-        const conn = await pool.acquire();
-        // Given back exactly once: when the transaction settles, or at once (destroyed) when the
-        // engine stops waiting for it, since a statement may still be in flight on it.
-        let returned = false;
-        const giveBack = (broken: boolean): void | Promise<void> => {
-          if (returned) return;
-          returned = true;
-          return pool.release(conn, broken);
-        };
-        const onAbort = (): void => void giveBack(true);
-        options?.signal?.addEventListener('abort', onAbort, { once: true });
-        let broken = false;
-        try {
-          return await inTransaction(conn, connectionOf(conn), fn, options?.isolation);
-        } catch (err) {
-          broken = describeError(err).lost === true || pool.unusable?.(conn) === true;
-          throw err;
-        } finally {
-          options?.signal?.removeEventListener('abort', onAbort);
-          await giveBack(broken);
-        }
-      },
-    };
-  }
+  if ('pool' in target) return poolClient(adapter, describeError, connectionOf, target.pool);
   const conn = target.connection;
   const base = connectionOf(conn);
   return serialClient({
@@ -148,6 +109,84 @@ export function driverClient<C extends DriverConnection, P extends C = C>(spec: 
     query: base.query.bind(base),
     transaction: (fn, options) => inTransaction(conn, base, fn, options?.isolation),
   });
+}
+
+/** A driver pool that emits `enqueue` when a caller waits for a connection (mysql2's and `mariadb`'s Pool). */
+export interface EnqueueEmitter {
+  on?(event: 'enqueue', listener: () => void): unknown;
+  off?(event: 'enqueue', listener: () => void): unknown;
+}
+
+/** `DriverPool.onWait` over a pool's `enqueue` event, or nothing when the pool has no such event. */
+export function waitsOf(pool: EnqueueEmitter): Pick<DriverPool<never>, 'onWait'> {
+  const { on, off } = pool;
+  if (typeof on !== 'function' || typeof off !== 'function') return {};
+  return {
+    onWait: (listener) => {
+      on.call(pool, 'enqueue', listener);
+      return () => void off.call(pool, 'enqueue', listener);
+    },
+  };
+}
+
+/**
+ * A pool's client: one connection lent per transaction (see `driverClient`), and sessions that
+ * keep one between transactions (`keptSession`) when the pool tells of its waiters.
+ */
+function poolClient<C extends DriverConnection, P extends C>(adapter: string, describeError: (err: unknown) => DriverErrorInfo, connectionOf: (conn: C) => SqlConnection, pool: DriverPool<P>): SqlClient {
+  const plain: SqlClient = {
+    adapter,
+    joined: false,
+    describeError,
+    query: pool.query.bind(pool),
+    async transaction(fn, options) {
+      const conn = await pool.acquire();
+      // Given back exactly once: when the transaction settles, or at once (destroyed) when the
+      // engine stops waiting for it, since a statement may still be in flight on it.
+      let returned = false;
+      const giveBack = (broken: boolean): void | Promise<void> => {
+        if (returned) return;
+        returned = true;
+        return pool.release(conn, broken);
+      };
+      const onAbort = (): void => void giveBack(true);
+      options?.signal?.addEventListener('abort', onAbort, { once: true });
+      let broken = false;
+      try {
+        return await inTransaction(conn, connectionOf(conn), fn, options?.isolation);
+      } catch (err) {
+        broken = describeError(err).lost === true || pool.unusable?.(conn) === true;
+        throw err;
+      } finally {
+        options?.signal?.removeEventListener('abort', onAbort);
+        await giveBack(broken);
+      }
+    },
+  };
+  if (!pool.onWait) return plain;
+  const onWait = waitSignal(pool.onWait.bind(pool));
+  return { ...plain, session: () => keptSession<P>({ pool, connectionOf, describeError, plain, onWait }) };
+}
+
+/**
+ * One subscription to the pool's waiters per client, shared by its sessions (a worker each), so a
+ * pool never carries more than one listener of a client.
+ */
+function waitSignal(onWait: (listener: () => void) => () => void): (listener: () => void) => () => void {
+  const listeners = new Set<() => void>();
+  let unsubscribe: (() => void) | undefined;
+  return (listener) => {
+    listeners.add(listener);
+    unsubscribe ??= onWait(() => {
+      for (const l of [...listeners]) l();
+    });
+    return () => {
+      listeners.delete(listener);
+      if (listeners.size > 0 || !unsubscribe) return;
+      unsubscribe();
+      unsubscribe = undefined;
+    };
+  };
 }
 
 /**

@@ -79,6 +79,18 @@ export class Executor {
     return new Executor(this.client, this.dialect, { ...this.retry, attempts: Math.min(this.retry.attempts, 3) }, bound);
   }
 
+  /**
+   * An executor like this one whose transactions keep one pooled connection between them (see
+   * `SqlSession`: no BEGIN or isolation statement after the first), with the `end` that gives the
+   * connection back; this executor and a no-op `end` when the client has no sessions. For one
+   * caller's stream of short transactions (a worker's claims and completions).
+   */
+  session(): { readonly exec: Executor; end(): Promise<void> } {
+    const kept = this.client.session?.();
+    if (!kept) return { exec: this, end: () => Promise.resolve() };
+    return { exec: new Executor(kept, this.dialect, this.retry, this.timeoutMs), end: () => kept.end() };
+  }
+
   /** One statement in autocommit (or in the joined transaction), retried as a whole. */
   query<Row = Record<string, unknown>>(sql: string, params: readonly SqlValue[] = []): Promise<SqlResult<Row>> {
     return withRetry(this.client, this.retry, () => bounded(this.timeoutMs, () => this.client.query<Row>(sql, params)), this.multiWriter);

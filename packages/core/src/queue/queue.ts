@@ -37,7 +37,7 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
   const c: AckContext = { exec, t, queue, settings };
   const claimState = { lastPromote: -Infinity, rated: false, cursor: claimCursor(exec.client, t.jobs, queue) };
   const progress = (job: JobRef, value: unknown): Promise<void> => self.progress(job, value);
-  const claimWith = (args: ClaimArgs): Promise<Job<P>[]> => claimJobs<P>(exec, t, queue, args, claimState, progress);
+  const claimWith = (args: ClaimArgs, via: Executor = exec): Promise<Job<P>[]> => claimJobs<P>(via, t, queue, args, claimState, progress);
   // Idle workers claim at once after a committed enqueue (not inside the application's
   // transaction: its commit is the application's, and pollers see it).
   // A process without workers of the queue begins its ring of other processes' sleepers alongside
@@ -112,12 +112,16 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
       const o = optionsArg('getConcurrencyLimit()', opts, ['key']);
       return getLimit(exec, t, queue, o.key === undefined ? undefined : concurrencyKeyArg('getConcurrencyLimit() key', o.key));
     },
-    work: (handler, opts) =>
-      startWorker<P>(
+    work(handler, opts) {
+      // A worker's claims and completions keep one pooled connection between them (see `SqlSession`).
+      const kept = exec.session();
+      const own: AckContext = { ...c, exec: kept.exec };
+      return startWorker<P>(
         {
-          claim: async (o, reading) => claimWith({ ...claimArgs(o), reading }),
-          complete: (refs, results) => completeJobs(c, refsArg(queue, refs, 'complete'), results),
-          completeAndClaim: async (refs, results, o, reading) => completeAndClaim<P>(c, refsArg(queue, refs, 'complete'), results, { ...claimArgs(o), reading }, claimState, progress),
+          claim: async (o, reading) => claimWith({ ...claimArgs(o), reading }, kept.exec),
+          complete: (refs, results) => completeJobs(own, refsArg(queue, refs, 'complete'), results),
+          completeAndClaim: async (refs, results, o, reading) => completeAndClaim<P>(own, refsArg(queue, refs, 'complete'), results, { ...claimArgs(o), reading }, claimState, progress),
+          close: () => kept.end(),
           progress,
           fail: (ref, error) => self.fail(ref, error),
           release: (refs) => self.release(refs),
@@ -132,7 +136,8 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
         },
         handler,
         opts,
-      ),
+      );
+    },
   };
   return self;
 }

@@ -36,6 +36,8 @@ export interface WorkerQueue<P> extends AckPort {
   readonly name: string;
   /** Whether a claim could take anything now (one cheap statement; see `claimable`). */
   claimable(group: string | undefined): Promise<boolean>;
+  /** Gives back what the worker's claims and completions kept (a pooled connection) once they ended. MUST NOT reject. */
+  close(): Promise<void>;
 }
 
 /** What `work()` returns: the worker's events, its counts and `stop()`. */
@@ -360,6 +362,7 @@ class Worker<P> {
     this.heartbeat.stop();
     if (this.purger) clearInterval(this.purger);
     for (const h of this.held.values()) h.lease.stop();
+    await this.queue.close();
     return { released };
   }
 }
