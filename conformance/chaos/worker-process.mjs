@@ -7,7 +7,9 @@
 // between polls) and CHAOS_APP=<n>: n loops of the application's own statements on the same pool, each a short
 // `SELECT SLEEP`, and `stray <id>` for one that a `KILL QUERY` interrupted while its connection
 // stayed alive (a ring that reached a connection its sleeper had given back); `app <n>` every 50
-// statements that ran.
+// statements that ran. Scenario g sets CHAOS_TIMEOUT=<ms>: the handler's own statements and new
+// connections give up after that long (its connections go through a proxy that blackholes them),
+// and a `run` line ends with the wall-clock time the handler started.
 import { appendFileSync } from 'node:fs';
 import mysql from 'mysql2/promise';
 import { taskrow } from '@taskrow/mysql2';
@@ -16,26 +18,33 @@ const { CHAOS_URL: url, CHAOS_PREFIX: prefix, CHAOS_EFFECTS: effects, CHAOS_LEDG
 const queue = process.env.CHAOS_QUEUE ?? 'e';
 const doorbell = process.env.CHAOS_DOORBELL === '1';
 const log = (line) => appendFileSync(ledger, `${line}\n`);
-const pool = mysql.createPool({ uri: url, connectionLimit: Number(process.env.CHAOS_POOL ?? 4) });
+const timeout = process.env.CHAOS_TIMEOUT ? Number(process.env.CHAOS_TIMEOUT) : undefined;
+const pool = mysql.createPool({ uri: url, connectionLimit: Number(process.env.CHAOS_POOL ?? 4), ...(timeout ? { connectTimeout: timeout } : {}) });
 pool.on('connection', (c) => c.on('error', () => undefined));
 const tr = await taskrow(pool, { prefix, statementTimeout: 2 });
 tr.queue(queue).work(
   async (job) => {
     const { seq } = job.payload;
-    log(`run ${seq} ${job.id} ${job.token} ${job.attempt}`);
+    log(`run ${seq} ${job.id} ${job.token} ${job.attempt}${timeout ? ` ${Date.now()}` : ''}`);
     await new Promise((r) => setTimeout(r, Math.random() * 10));
     const conn = await pool.getConnection();
+    const q = (sql, params) => conn.query(timeout ? { sql, timeout } : sql, params);
+    let broken = false;
     try {
-      await conn.beginTransaction();
-      await conn.query(`INSERT INTO \`${effects}\` (seq, job_id, token, pid) VALUES (?, ?, ?, ?)`, [seq, job.id, job.token, process.pid]);
+      await q('BEGIN');
+      await q(`INSERT INTO \`${effects}\` (seq, job_id, token, pid) VALUES (?, ?, ?, ?)`, [seq, job.id, job.token, process.pid]);
       await tr.in(conn).queue(queue).complete(job);
-      await conn.commit();
+      await q('COMMIT');
       log(`done ${seq} ${job.id} ${job.token} ${job.attempt}`);
     } catch (err) {
-      await conn.rollback().catch(() => undefined);
+      broken = true;
+      // Behind a silent network, a ROLLBACK would queue behind the statement still in flight on
+      // the connection: destroying it rolls the transaction back on the server instead.
+      if (!timeout) await q('ROLLBACK').catch(() => undefined);
       throw err;
     } finally {
-      conn.release();
+      if (broken && timeout) conn.destroy();
+      else conn.release();
     }
   },
   {

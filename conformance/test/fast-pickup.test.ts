@@ -308,9 +308,12 @@ for (const target of targets()) {
         const t0 = performance.now();
         while (started.size < 20 && performance.now() - t0 < 10_000) await pause(5);
         expect(started.size).toBe(20);
-        const slow = [...took].filter(([, ms]) => ms >= 40);
-        expect(slow.length, `enqueues of 40 ms or more: ${slow.map(([i, ms]) => `${i}: ${ms.toFixed(1)} ms`).join(', ')}`).toBeLessThanOrEqual(2);
-        const late = [...started].filter(([i, at]) => at - enqueuedAt.get(i)! >= 500);
+        // A ring that waited for an enqueue not yet begun held every enqueue up for its whole
+        // 50 ms wait (51-57 ms each); a loaded machine slows a few of them on its own.
+        const slow = [...took].filter(([, ms]) => ms >= 45);
+        expect(slow.length, `enqueues of 45 ms or more: ${slow.map(([i, ms]) => `${i}: ${ms.toFixed(1)} ms`).join(', ')}`).toBeLessThanOrEqual(8);
+        // Unrung, a job would wait for the worker's next poll (30 s).
+        const late = [...started].filter(([i, at]) => at - enqueuedAt.get(i)! >= 2000);
         expect(late).toEqual([]);
       } finally {
         await w.stop();

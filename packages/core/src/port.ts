@@ -61,8 +61,20 @@ export interface DriverErrorInfo {
   readonly closed?: boolean;
 }
 
+/** How the engine runs one autocommit statement through a client. */
+export interface QueryOptions {
+  /**
+   * Aborted when the engine gives up waiting for the statement. An adapter that lends the
+   * statement a connection of a pool SHOULD then destroy that connection: a statement with no
+   * answer on a silent socket would otherwise keep it from the pool for good.
+   */
+  readonly signal?: AbortSignal;
+}
+
 /** What an adapter implements. */
 export interface SqlClient extends SqlConnection {
+  /** `SqlConnection.query`, in autocommit (or in the joined transaction); see `QueryOptions`. */
+  query<Row = Record<string, unknown>>(sql: string, params?: readonly SqlValue[], options?: QueryOptions): Promise<SqlResult<Row>>;
   /** The adapter's name, for messages (`mysql2`, `mariadb`, `knex`, `kysely`). */
   readonly adapter: string;
   /**
@@ -83,7 +95,16 @@ export interface SqlClient extends SqlConnection {
    * between them (see `SqlSession`). Clients that cannot tell when their pool runs short leave
    * it out; the engine then runs every transaction through `transaction`.
    */
-  session?(): SqlSession;
+  session?(options?: SessionOptions): SqlSession;
+}
+
+/** How a `SqlSession` bounds what it sends on its own (outside the engine's transactions). */
+export interface SessionOptions {
+  /**
+   * The longest the session waits for the end of its chained transaction before it gives the
+   * connection back; past it the connection is destroyed. Default 30,000 ms.
+   */
+  readonly timeoutMs?: number;
 }
 
 /**

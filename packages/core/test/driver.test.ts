@@ -53,6 +53,26 @@ describe('driverClient', () => {
     }
   });
 
+  it('on a pool: a statement with a signal runs on a lent connection, destroyed at once when the signal aborts', async () => {
+    const log: string[] = [];
+    const { client } = poolClient(log);
+    await client.query('SELECT 1', [], { signal: new AbortController().signal });
+    expect(log).toEqual(['c1 SELECT 1', 'release']);
+    // A statement that never answers (a silent socket): the abort gives its connection back destroyed.
+    log.length = 0;
+    const hanging = driverClient({
+      adapter: 'fake',
+      describeError: () => ({}),
+      connectionOf: () => ({ query: () => (log.push('c1 SELECT SLEEP'), new Promise<never>(() => undefined)) }),
+      target: { pool: { ...connectionOf(log, 'pool'), acquire: async () => fakeConnection(log, 'c1'), release: (_c, broken) => void log.push(broken ? 'destroy' : 'release') } },
+    });
+    const controller = new AbortController();
+    void hanging.query('SELECT SLEEP(1)', [], { signal: controller.signal });
+    await new Promise((r) => setImmediate(r));
+    controller.abort();
+    expect(log).toEqual(['c1 SELECT SLEEP', 'destroy']);
+  });
+
   it('refuses an isolation level outside IsolationLevel, sends nothing and releases the connection', async () => {
     const log: string[] = [];
     const { client } = poolClient(log);

@@ -6,7 +6,7 @@ import type { SqlClient, SqlConnection, SqlSession } from '../src/port.js';
  * The order of what a kept session sends, over driver connections that log every call: a pool
  * that lends c1, c2, ... in turn and tells of waiters when the test calls `wait()`.
  */
-function fixture(lost = false) {
+function fixture(lost = false, silentRollback = false) {
   const log: string[] = [];
   const listeners = new Set<() => void>();
   let lent = 0;
@@ -22,7 +22,8 @@ function fixture(lost = false) {
     acquire: async () => {
       const name = `c${++lent}`;
       const call = (what: string) => async () => void log.push(`${name} ${what}`);
-      return { name, beginTransaction: call('BEGIN'), commit: call('COMMIT'), rollback: call('ROLLBACK') };
+      const rollback = silentRollback ? () => (log.push(`${name} ROLLBACK`), new Promise<void>(() => undefined)) : call('ROLLBACK');
+      return { name, beginTransaction: call('BEGIN'), commit: call('COMMIT'), rollback };
     },
     release: (c, broken) => void log.push(`${broken ? 'destroy' : 'release'} ${c.name}`),
     onWait: (l) => {
@@ -31,7 +32,7 @@ function fixture(lost = false) {
     },
   };
   const client: SqlClient = driverClient<Conn>({ adapter: 'fake', describeError: () => ({ lost }), connectionOf: (c) => connectionOf(c.name), target: { pool } });
-  const session = client.session!() as SqlSession;
+  const session = client.session!({ timeoutMs: 50 }) as SqlSession;
   const wait = (): void => {
     for (const l of [...listeners]) l();
   };
@@ -130,6 +131,15 @@ describe('kept session', () => {
     }, { signal: controller.signal });
     await expect(running).rejects.toThrow('no answer');
     expect(log).toEqual(['c1 SET TRANSACTION ISOLATION LEVEL READ COMMITTED', 'c1 BEGIN', 'c1 SELECT 1', 'destroy c1']);
+  });
+
+  it('a chained transaction whose ROLLBACK gets no answer: the connection is destroyed after the bound, and end() resolves', async () => {
+    const { log, session } = fixture(false, true);
+    await session.transaction((c) => c.query('SELECT 1'));
+    const t0 = performance.now();
+    await session.end();
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(45);
+    expect(log.slice(-2)).toEqual(['c1 ROLLBACK', 'destroy c1']);
   });
 
   it('after end(), transactions go through the pool one connection each', async () => {

@@ -134,38 +134,45 @@ export function waitsOf(pool: EnqueueEmitter): Pick<DriverPool<never>, 'onWait'>
  * keep one between transactions (`keptSession`) when the pool tells of its waiters.
  */
 function poolClient<C extends DriverConnection, P extends C>(adapter: string, describeError: (err: unknown) => DriverErrorInfo, connectionOf: (conn: C) => SqlConnection, pool: DriverPool<P>): SqlClient {
+  /**
+   * Runs `work` on a connection of the pool, given back exactly once: when `work` settles
+   * (destroyed when it failed with a lost connection or the pool calls the connection unusable),
+   * or at once, destroyed, when `signal` aborts (the engine stopped waiting: a statement may still
+   * be in flight on it, and on a silent socket it would never come back).
+   */
+  const lend = async <T>(signal: AbortSignal | undefined, work: (conn: P) => Promise<T>): Promise<T> => {
+    const conn = await pool.acquire();
+    let returned = false;
+    const giveBack = (broken: boolean): void | Promise<void> => {
+      if (returned) return;
+      returned = true;
+      return pool.release(conn, broken);
+    };
+    const onAbort = (): void => void giveBack(true);
+    if (signal?.aborted) onAbort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    let broken = false;
+    try {
+      return await work(conn);
+    } catch (err) {
+      broken = describeError(err).lost === true || pool.unusable?.(conn) === true;
+      throw err;
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+      await giveBack(broken);
+    }
+  };
   const plain: SqlClient = {
     adapter,
     joined: false,
     describeError,
-    query: pool.query.bind(pool),
-    async transaction(fn, options) {
-      const conn = await pool.acquire();
-      // Given back exactly once: when the transaction settles, or at once (destroyed) when the
-      // engine stops waiting for it, since a statement may still be in flight on it.
-      let returned = false;
-      const giveBack = (broken: boolean): void | Promise<void> => {
-        if (returned) return;
-        returned = true;
-        return pool.release(conn, broken);
-      };
-      const onAbort = (): void => void giveBack(true);
-      options?.signal?.addEventListener('abort', onAbort, { once: true });
-      let broken = false;
-      try {
-        return await inTransaction(conn, connectionOf(conn), fn, options?.isolation);
-      } catch (err) {
-        broken = describeError(err).lost === true || pool.unusable?.(conn) === true;
-        throw err;
-      } finally {
-        options?.signal?.removeEventListener('abort', onAbort);
-        await giveBack(broken);
-      }
-    },
+    // With a signal, the statement's connection is lent here so that it can be destroyed.
+    query: (sql, params, options) => (options?.signal ? lend(options.signal, (conn) => connectionOf(conn).query(sql, params)) : pool.query(sql, params)),
+    transaction: (fn, options) => lend(options?.signal, (conn) => inTransaction(conn, connectionOf(conn), fn, options?.isolation)),
   };
   if (!pool.onWait) return plain;
   const onWait = waitSignal(pool.onWait.bind(pool));
-  return { ...plain, session: () => keptSession<P>({ pool, connectionOf, describeError, plain, onWait }) };
+  return { ...plain, session: (options) => keptSession<P>({ pool, connectionOf, describeError, plain, onWait, timeoutMs: options?.timeoutMs ?? 30_000 }) };
 }
 
 /**

@@ -86,14 +86,17 @@ export class Executor {
    * caller's stream of short transactions (a worker's claims and completions).
    */
   session(): { readonly exec: Executor; end(): Promise<void> } {
-    const kept = this.client.session?.();
+    const kept = this.client.session?.({ timeoutMs: this.timeoutMs });
     if (!kept) return { exec: this, end: () => Promise.resolve() };
     return { exec: new Executor(kept, this.dialect, this.retry, this.timeoutMs), end: () => kept.end() };
   }
 
-  /** One statement in autocommit (or in the joined transaction), retried as a whole. */
+  /**
+   * One statement in autocommit (or in the joined transaction), retried as a whole; a statement with
+   * no answer within the bound is abandoned (its pooled connection destroyed, see `QueryOptions`).
+   */
   query<Row = Record<string, unknown>>(sql: string, params: readonly SqlValue[] = []): Promise<SqlResult<Row>> {
-    return withRetry(this.client, this.retry, () => bounded(this.timeoutMs, () => this.client.query<Row>(sql, params)), this.multiWriter);
+    return withRetry(this.client, this.retry, () => bounded(this.timeoutMs, (signal) => this.client.query<Row>(sql, params, { signal })), this.multiWriter);
   }
 
   /**

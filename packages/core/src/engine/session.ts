@@ -19,6 +19,8 @@ export interface SessionParts<P extends DriverConnection> {
   readonly plain: SqlClient;
   /** Subscribes to the pool's "a caller waits for a connection"; returns the unsubscribe. */
   readonly onWait: (listener: () => void) => () => void;
+  /** The longest the session waits for the ROLLBACK that ends its chained transaction (then it destroys the connection). */
+  readonly timeoutMs: number;
 }
 
 /** The kept connection, and the transaction chained on it (`open`: begun at `level`, nothing run in it yet). */
@@ -48,7 +50,7 @@ export function keptSession<P extends DriverConnection>(parts: SessionParts<P>):
     adapter: parts.plain.adapter,
     joined: false,
     describeError: parts.describeError,
-    query: (sql, params) => parts.plain.query(sql, params),
+    query: (sql, params, options) => parts.plain.query(sql, params, options),
     transaction: (fn, options) => session.transaction(fn, options),
     end: () => session.end(),
   };
@@ -141,18 +143,25 @@ class KeptSession<P extends DriverConnection> {
     else this.idle = setTimeout(() => void this.giveBack(), SESSION_IDLE_MS).unref();
   }
 
-  /** Ends the chained transaction and gives the connection back (destroyed when that fails). MUST NOT reject. */
+  /**
+   * Ends the chained transaction and gives the connection back: destroyed when the ROLLBACK fails
+   * or gets no answer within `timeoutMs`. MUST NOT reject.
+   */
   private async giveBack(): Promise<void> {
     const k = this.kept;
     if (!k || this.busy) return;
     this.busy = true;
     clearTimeout(this.idle);
     let broken = false;
+    let timer: NodeJS.Timeout | undefined;
     try {
-      if (k.open) await k.conn.rollback();
+      // A silent connection MUST NOT keep the session busy forever (nor `end()` waiting).
+      const silent = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('no answer')), this.parts.timeoutMs)));
+      if (k.open) await Promise.race([k.conn.rollback(), silent]);
     } catch {
       broken = true;
     } finally {
+      clearTimeout(timer);
       this.drop(k, broken);
       this.busy = false;
       for (const resolve of this.whenFree.splice(0)) resolve();
