@@ -16,7 +16,7 @@ import { effectsOf, effectsTable, readLedgers, startWorkerProcess, verdict } fro
 // Must hold: every job's effect exactly once, by its latest claim, nothing left, no enqueue
 // error; and once the network is back, the doorbell is too: jobs enqueued one by one are picked
 // up within a second at the median (a sleeper or a kept connection stuck on a silent socket
-// would leave them to the next poll).
+// would leave them to the next poll); and `worker.stop()` then returns.
 const JOBS = Number(process.env['TASKROW_CHAOS_BLACKHOLE_JOBS'] ?? 1000);
 const POLL = 5;
 const BATCH = 5;
@@ -35,6 +35,20 @@ async function outages(proxy: Proxy, running: () => boolean): Promise<number> {
     proxy.setMode('forward');
   }
   return n;
+}
+
+/** Asks a worker process to stop its worker; resolves to how long `stop()` took (ms), or null after `ms`. */
+function stopWorker(child: ChildProcess, ms: number): Promise<number | null> {
+  const t0 = performance.now();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(null), ms);
+    child.on('message', (m) => {
+      if (m !== 'stopped') return;
+      clearTimeout(timer);
+      resolve(performance.now() - t0);
+    });
+    child.send('stop');
+  });
 }
 
 /** The wall-clock start of each handler run, by sequence number (the `run` lines' last field). */
@@ -102,6 +116,7 @@ for (const target of chaosTargets()) {
         await pause(300);
       }
       await waitFor(async () => (await left()) === 0, 3 * POLL * 1000, 'drained after').catch(() => undefined);
+      const stopTook = await stopWorker([...children][0]!, 15_000);
       for (const c of children) c.kill('SIGKILL');
       const effectOf = await effectsOf(scene, effects);
       const stranded = await left();
@@ -113,7 +128,7 @@ for (const target of chaosTargets()) {
       report({
         scenario: `g doorbell worker behind a blackholing network (${cuts} outages of 1-2.5 s)`, server: `${target.engine} ${target.version}`, adapter: 'mysql2',
         jobs: JOBS + AFTER, kills: 0, restarts: 0, lost, duplicated, doubleCompletions: doubles, errors: enqueueErrors.length,
-        note: `drained in ${drainedIn.toFixed(1)} s; ${proxy.counters.blackholedBytes} bytes blackholed; ${reruns} extra runs; ${errors.length} worker errors reported; after: pickup median ${median} ms, slowest ${waits.at(-1)} ms; stranded ${stranded}`,
+        note: `drained in ${drainedIn.toFixed(1)} s; ${proxy.counters.blackholedBytes} bytes blackholed; ${reruns} extra runs; ${errors.length} worker errors reported; after: pickup median ${median} ms, slowest ${waits.at(-1)} ms; stop() ${stopTook === null ? 'did not return' : `${Math.round(stopTook)} ms`}; stranded ${stranded}`,
       });
       expect(cuts, 'outages').toBeGreaterThan(0);
       expect(proxy.counters.blackholedBytes, 'bytes blackholed').toBeGreaterThan(0);
@@ -126,6 +141,7 @@ for (const target of chaosTargets()) {
       expect(stale, 'completions by a claim that was not the latest').toBe(0);
       expect(errors.filter((e) => e.startsWith('INVALID_ARGUMENT')), 'heartbeat refused').toEqual([]);
       expect(median, `pickup waits once the network is back (ms): ${waits.join(', ')}`).toBeLessThan(1000);
+      expect(stopTook, 'worker.stop() returned (ms)').not.toBeNull();
     }, 240_000);
   });
 }

@@ -22,7 +22,7 @@ const timeout = process.env.CHAOS_TIMEOUT ? Number(process.env.CHAOS_TIMEOUT) : 
 const pool = mysql.createPool({ uri: url, connectionLimit: Number(process.env.CHAOS_POOL ?? 4), ...(timeout ? { connectTimeout: timeout } : {}) });
 pool.on('connection', (c) => c.on('error', () => undefined));
 const tr = await taskrow(pool, { prefix, statementTimeout: 2 });
-tr.queue(queue).work(
+const worker = tr.queue(queue).work(
   async (job) => {
     const { seq } = job.payload;
     log(`run ${seq} ${job.id} ${job.token} ${job.attempt}${timeout ? ` ${Date.now()}` : ''}`);
@@ -85,4 +85,9 @@ for (let i = 0; i < Number(process.env.CHAOS_APP ?? 0); i++) {
     }
   })();
 }
+// `stop` from the test: stops the worker, then answers `stopped` (scenario g: a stop MUST NOT wait
+// on a connection the network lost).
+process.on('message', (m) => {
+  if (m === 'stop') void worker.stop({ timeout: 5 }).then(() => process.send?.('stopped'));
+});
 process.send?.('ready');

@@ -126,10 +126,24 @@ describe('kept session', () => {
     const controller = new AbortController();
     const running = session.transaction(async (c) => {
       await c.query('SELECT 1');
-      controller.abort();
+      controller.abort(new Error('no answer'));
       throw new Error('no answer');
     }, { signal: controller.signal });
     await expect(running).rejects.toThrow('no answer');
+    expect(log).toEqual(['c1 SET TRANSACTION ISOLATION LEVEL READ COMMITTED', 'c1 BEGIN', 'c1 SELECT 1', 'destroy c1']);
+  });
+
+  it('a transaction that never settles (a statement on a silent socket): abandoned on the abort, its connection destroyed, and end() does not wait for it', async () => {
+    const { log, session } = fixture();
+    const controller = new AbortController();
+    const running = session.transaction(async (c) => {
+      await c.query('SELECT 1');
+      return new Promise<never>(() => undefined);
+    }, { signal: controller.signal });
+    await tick();
+    controller.abort(new Error('no answer'));
+    await expect(running).rejects.toThrow('no answer');
+    await session.end();
     expect(log).toEqual(['c1 SET TRANSACTION ISOLATION LEVEL READ COMMITTED', 'c1 BEGIN', 'c1 SELECT 1', 'destroy c1']);
   });
 

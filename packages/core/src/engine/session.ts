@@ -72,9 +72,16 @@ class KeptSession<P extends DriverConnection> {
     if (this.busy || this.ended) return this.parts.plain.transaction(fn, options);
     this.busy = true;
     clearTimeout(this.idle);
+    const run = this.run(fn, options);
+    // A run the engine stopped waiting for ends here, its connection destroyed: a statement in
+    // flight on a destroyed connection may never settle, and MUST NOT keep the session (and
+    // `end()`, and the worker's stop) waiting.
+    const abandoned = abandonedBy(options?.signal);
     try {
-      return await this.run(fn, options);
+      return await Promise.race([run, abandoned.promise]);
     } finally {
+      abandoned.dispose();
+      run.catch(() => undefined);
       this.busy = false;
       this.settle();
     }
@@ -176,4 +183,17 @@ class KeptSession<P extends DriverConnection> {
     k.unwatch();
     void Promise.resolve(this.parts.pool.release(k.conn, broken)).catch(() => undefined);
   }
+}
+
+/** A promise that rejects with `signal`'s reason once it aborts (never without a signal), and its dispose. */
+function abandonedBy(signal: AbortSignal | undefined): { promise: Promise<never>; dispose(): void } {
+  if (!signal) return { promise: new Promise<never>(() => undefined), dispose: () => undefined };
+  let onAbort: () => void = () => undefined;
+  const promise = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  promise.catch(() => undefined);
+  return { promise, dispose: () => signal.removeEventListener('abort', onAbort) };
 }
