@@ -147,6 +147,42 @@ describe('kept session', () => {
     expect(log).toEqual(['c1 SET TRANSACTION ISOLATION LEVEL READ COMMITTED', 'c1 BEGIN', 'c1 SELECT 1', 'destroy c1']);
   });
 
+  it('a run abandoned while it waits for the pool gives back the connection it gets, and the next run keeps its own', async () => {
+    const log: string[] = [];
+    let lend: (() => void) | undefined;
+    const gate = new Promise<void>((r) => (lend = r));
+    let lent = 0;
+    type Conn = DriverConnection & { name: string };
+    const connOf = (name: string): SqlConnection => ({ query: async <Row>(sql: string) => (log.push(`${name} ${sql}`), toSqlResult<Row>({ affectedRows: 0 })) });
+    const pool: DriverPool<Conn> = {
+      ...connOf('pool'),
+      acquire: async () => {
+        const name = `c${++lent}`;
+        if (name === 'c1') await gate; // the first lending waits for the pool
+        const call = (what: string) => async () => void log.push(`${name} ${what}`);
+        return { name, beginTransaction: call('BEGIN'), commit: call('COMMIT'), rollback: call('ROLLBACK') };
+      },
+      release: (c, broken) => void log.push(`${broken ? 'destroy' : 'release'} ${c.name}`),
+      onWait: () => () => undefined,
+    };
+    const session = driverClient<Conn>({ adapter: 'fake', describeError: () => ({}), connectionOf: (c) => connOf(c.name), target: { pool } }).session!();
+    const controller = new AbortController();
+    const first = session.transaction((c) => c.query('SELECT 1'), { signal: controller.signal });
+    await tick();
+    controller.abort(new Error('no answer'));
+    await expect(first).rejects.toThrow('no answer');
+    await session.transaction((c) => c.query('SELECT 2'));
+    lend!();
+    await tick();
+    await session.transaction((c) => c.query('SELECT 3'));
+    expect(log).toEqual([
+      'c2 SET TRANSACTION ISOLATION LEVEL READ COMMITTED', 'c2 BEGIN', 'c2 SELECT 2', 'c2 COMMIT AND CHAIN',
+      'release c1',
+      'c2 SELECT 3', 'c2 COMMIT AND CHAIN',
+    ]);
+    await session.end();
+  });
+
   it('a chained transaction whose ROLLBACK gets no answer: the connection is destroyed after the bound, and end() resolves', async () => {
     const { log, session } = fixture(false, true);
     await session.transaction((c) => c.query('SELECT 1'));

@@ -95,7 +95,7 @@ class KeptSession<P extends DriverConnection> {
 
   private async run<T>(fn: (conn: SqlConnection) => Promise<T>, options: TransactionOptions | undefined): Promise<T> {
     const level = options?.isolation ?? 'READ COMMITTED';
-    const k = this.kept ?? (await this.take(level));
+    const k = this.kept ?? (await this.take(level, options?.signal));
     const onAbort = (): void => this.drop(k, true);
     options?.signal?.addEventListener('abort', onAbort, { once: true });
     try {
@@ -129,9 +129,17 @@ class KeptSession<P extends DriverConnection> {
     }
   }
 
-  /** Takes a connection of the pool and watches for callers waiting on the pool while it is kept. */
-  private async take(level: IsolationLevel): Promise<Kept<P>> {
+  /**
+   * Takes a connection of the pool and watches for callers waiting on the pool while it is kept.
+   * A run abandoned while it waited for the pool MUST NOT keep what it got (another run may be
+   * on the session by then): that connection goes straight back.
+   */
+  private async take(level: IsolationLevel, signal: AbortSignal | undefined): Promise<Kept<P>> {
     const conn = await this.parts.pool.acquire();
+    if (signal?.aborted) {
+      void Promise.resolve(this.parts.pool.release(conn, false)).catch(() => undefined);
+      throw signal.reason;
+    }
     this.wanted = false;
     const unwatch = this.parts.onWait(() => {
       this.wanted = true;
