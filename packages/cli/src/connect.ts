@@ -35,7 +35,7 @@ export async function connect(values: Parsed['values'], options: { embeddedByDef
     const { startServer } = await loadServers();
     process.stderr.write(`taskrow: no --url given; starting an embedded ${engine} server through @taskrow/servers...\n`);
     server = await startServer({ engine: engine as Engine });
-    process.stderr.write(`taskrow: started ${server.engine} ${server.versionString} (${server.source}) at ${redactUrl(server.url)}\n`);
+    process.stderr.write(`taskrow: started ${server.engine} ${server.versionString} (${server.source}) at ${redactUrl(server.url)}${server.pid === undefined ? '' : ` (pid ${server.pid}, data in ${server.dataDir ?? '?'})`}\n`);
     url = server.url;
   } else {
     throw new UsageError('no database: pass --url mysql://user:password@host:port/database, set TASKROW_URL, or use --embedded');

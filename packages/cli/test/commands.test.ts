@@ -1,4 +1,4 @@
-import { createConnection as tcp } from 'node:net';
+import { existsSync } from 'node:fs';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { taskrow } from './run.js';
@@ -8,12 +8,15 @@ const prefix = `clc${process.pid}_`;
 const env = { TASKROW_URL: target.url };
 const common = ['--prefix', prefix];
 
-const portOpen = (port: number): Promise<boolean> =>
-  new Promise((resolve) => {
-    const s = tcp({ host: '127.0.0.1', port });
-    s.once('connect', () => (s.destroy(), resolve(true)));
-    s.once('error', () => resolve(false));
-  });
+/** Whether a process `pid` runs (signal 0 checks without sending). */
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 describe(`taskrow loop, queue, resources and demo against ${target.engine} ${target.version}`, () => {
   let probe: mysql.Connection;
@@ -210,8 +213,11 @@ describe(`taskrow loop, queue, resources and demo against ${target.engine} ${tar
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/started mariadb \S+/);
     expect(r.stderr).toContain('stopped the embedded mariadb server');
-    const port = Number(/127\.0\.0\.1:(\d+)/.exec(r.stderr)?.[1]);
-    expect(port).toBeGreaterThan(0);
-    expect(await portOpen(port)).toBe(false);
+    // Gone: its process and its data directory (its port, from the ephemeral range, may already
+    // serve another test's server).
+    const [, pid, dataDir] = /\(pid (\d+), data in (\S+)\)/.exec(r.stderr) ?? [];
+    expect(Number(pid)).toBeGreaterThan(0);
+    expect(existsSync(dataDir!)).toBe(false);
+    expect(alive(Number(pid))).toBe(false);
   });
 });
