@@ -80,6 +80,43 @@ for (const target of targets()) {
       expect(next.map((j) => j.payload)).toEqual([1, 11, 12, 13, 14, 15, 16, 17, 18, 19]);
     });
 
+    it('after a full claim, a blocked job a worker\'s completion admits (due before the backlog) is taken first by the next claim of the process', async () => {
+      // The worker's completions run on its kept pooled connection (a session); the admission
+      // MUST move the read position of the process's claims, not one of the session's own.
+      const name = `wadmit${Date.now()}`;
+      const q = here.queue<number>(name);
+      await q.enqueue(0, { concurrencyKey: 'k' });
+      await q.enqueue(1, { concurrencyKey: 'k' }); // blocked: the key's limit is 1
+      await enqueueBacklog(name, 2, 32);
+      let entered!: () => void;
+      const inHandler = new Promise<void>((r) => (entered = r));
+      let finish!: () => void;
+      const gate = new Promise<void>((r) => (finish = r));
+      const ran: number[] = [];
+      const w = q.work(async (job) => {
+        ran.push(job.payload);
+        entered();
+        await gate;
+      }, { concurrency: 1, batchSize: 1, pollInterval: 30 });
+      let stopped: Promise<unknown> | undefined;
+      try {
+        await inHandler;
+        expect(ran).toEqual([0]);
+        const first = await q.claim({ limit: 10, lease: 60 });
+        expect(first.map((j) => j.payload)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+        stopped = w.stop(); // the worker completes job 0 (admitting job 1) and claims nothing more
+        finish();
+        await stopped;
+        expect(ran).toEqual([0]);
+        expect(w.counts.completed).toBe(1);
+        const next = await q.claim({ limit: 10, lease: 60 });
+        expect(next.map((j) => j.payload)).toEqual([1, 12, 13, 14, 15, 16, 17, 18, 19, 20]);
+      } finally {
+        finish();
+        await (stopped ?? w.stop());
+      }
+    });
+
     it('a job another process releases behind this one\'s read position is taken by the claim that finds the backlog ahead short', async () => {
       const name = `short${Date.now()}`;
       await enqueueFirstAndBacklog(name, 15);

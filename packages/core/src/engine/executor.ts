@@ -67,6 +67,13 @@ export class Executor {
     readonly dialect: Dialect,
     readonly retry: RetryOptions = DEFAULT_RETRY,
     readonly timeoutMs: number = DEFAULT_STATEMENT_TIMEOUT * 1000,
+    /**
+     * The application's client this executor works for: `client` itself, or the client a
+     * session was taken from. Per-process state (a queue's claim read position, its doorbell, what
+     * its rings found) is kept per owner, so a worker's session shares it with every other handle
+     * of the same client.
+     */
+    readonly owner: SqlClient = client,
   ) {}
 
   /**
@@ -76,7 +83,7 @@ export class Executor {
    */
   within(ms: number): Executor {
     const bound = Math.max(1, Math.min(this.timeoutMs, ms));
-    return new Executor(this.client, this.dialect, { ...this.retry, attempts: Math.min(this.retry.attempts, 3) }, bound);
+    return new Executor(this.client, this.dialect, { ...this.retry, attempts: Math.min(this.retry.attempts, 3) }, bound, this.owner);
   }
 
   /**
@@ -88,7 +95,7 @@ export class Executor {
   session(): { readonly exec: Executor; end(): Promise<void> } {
     const kept = this.client.session?.({ timeoutMs: this.timeoutMs });
     if (!kept) return { exec: this, end: () => Promise.resolve() };
-    return { exec: new Executor(kept, this.dialect, this.retry, this.timeoutMs), end: () => kept.end() };
+    return { exec: new Executor(kept, this.dialect, this.retry, this.timeoutMs, this.owner), end: () => kept.end() };
   }
 
   /**

@@ -141,7 +141,7 @@ export class ClaimCall<P> {
 export async function takeHeadTurn(exec: Executor, t: QueueTables, queue: string, cursor: ClaimCursor, group: string | undefined): Promise<void> {
   if (exec.client.joined || group !== undefined || !cursor.headDue(group)) return;
   try {
-    const row = perQueue(queueRows, exec.client, t, queue, () => ({ made: false }));
+    const row = perQueue(queueRows, exec.owner, t, queue, () => ({ made: false }));
     if (!row.made) {
       await exec.query(`INSERT IGNORE INTO ${t.queues} (\`queue\`) VALUES (?)`, [queue]);
       row.made = true;

@@ -90,7 +90,7 @@ class Sleeper {
     this.running = false;
   }
 
-  private readonly wake = (): void => void enqueued(this.t.jobs, this.queue, 1, this.exec.client);
+  private readonly wake = (): void => void enqueued(this.t.jobs, this.queue, 1, this.exec.owner);
 
   /** The queue's guard row, written once (an `INSERT IGNORE` that finds it writes nothing). */
   private async guardRow(): Promise<void> {
@@ -167,5 +167,5 @@ const sleepers = new WeakMap<SqlClient, Map<string, Sleeper>>();
  */
 export function watchDoorbell(exec: Executor, t: QueueTables, queue: string): () => void {
   if (exec.client.joined) return () => undefined;
-  return perQueue(sleepers, exec.client, t, queue, () => new Sleeper(exec, t, queue)).watch();
+  return perQueue(sleepers, exec.owner, t, queue, () => new Sleeper(exec, t, queue)).watch();
 }

@@ -35,7 +35,7 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
   const queue = validateName('queue name', name);
   const settings = queueSettings(options);
   const c: AckContext = { exec, t, queue, settings };
-  const claimState = { lastPromote: -Infinity, rated: false, cursor: claimCursor(exec.client, t.jobs, queue) };
+  const claimState = { lastPromote: -Infinity, rated: false, cursor: claimCursor(exec.owner, t.jobs, queue) };
   const progress = (job: JobRef, value: unknown): Promise<void> => self.progress(job, value);
   const claimWith = (args: ClaimArgs, via: Executor = exec): Promise<Job<P>[]> => claimJobs<P>(via, t, queue, args, claimState, progress);
   // Idle workers claim at once after a committed enqueue (not inside the application's
@@ -129,7 +129,7 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
           // The worker's own jobs, bounded by the time left on their leases.
           extend: (refs, seconds, boundMs) => extendJobs({ ...c, exec: exec.within(boundMs) }, refs, seconds),
           keepsFinished: settings.keepFinishedFor > 0,
-          onEnqueue: (bell) => onEnqueue(t.jobs, queue, bell, exec.client),
+          onEnqueue: (bell) => onEnqueue(t.jobs, queue, bell, exec.owner),
           watchDoorbell: () => watchDoorbell(exec, t, queue),
           name: queue,
           claimable: (group) => claimable(exec, t, queue, group),

@@ -48,7 +48,7 @@ interface Rings {
 const rings = new WeakMap<SqlClient, Map<string, Rings>>();
 
 const ringsOf = (exec: Executor, t: QueueTables, queue: string): Rings =>
-  perQueue(rings, exec.client, t, queue, () => ({ checkedAt: -Infinity, trustMs: 0, need: 0, ringing: false, earlyOffUntil: -Infinity }));
+  perQueue(rings, exec.owner, t, queue, () => ({ checkedAt: -Infinity, trustMs: 0, need: 0, ringing: false, earlyOffUntil: -Infinity }));
 
 /** What the last ring found still stands: no ring goes for now. */
 const trusted = (s: Rings): boolean => performance.now() - s.checkedAt < s.trustMs;
@@ -203,7 +203,7 @@ export function ringAhead(exec: Executor, t: QueueTables, queue: string): EarlyR
  */
 export function announce(exec: Executor, t: QueueTables, queue: string, jobs: number, priority?: number, early?: EarlyRing): void {
   if (exec.client.joined || jobs <= 0) return early?.close();
-  claimCursor(exec.client, t.jobs, queue).rewind(priority);
-  const uncovered = jobs - enqueued(t.jobs, queue, jobs, exec.client);
+  claimCursor(exec.owner, t.jobs, queue).rewind(priority);
+  const uncovered = jobs - enqueued(t.jobs, queue, jobs, exec.owner);
   if (early?.ring(uncovered) !== true && uncovered > 0) ringSleepers(exec, t, queue, uncovered);
 }

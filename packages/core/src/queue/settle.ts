@@ -153,7 +153,7 @@ export async function releaseJobs(c: AckContext, refs: readonly JobRef[], delay:
       expectAll('release', await write(conn, held.map((h) => h.ref)), held);
     });
   }
-  if (delay === 0) claimCursor(c.exec.client, c.t.jobs, c.queue).rewind(); // back in line at their run time
+  if (delay === 0) claimCursor(c.exec.owner, c.t.jobs, c.queue).rewind(); // back in line at their run time
   slots.ring();
 }
 

@@ -57,9 +57,9 @@ const lastPurge = new WeakMap<object, number>();
 export function purgeReceiptsNow(exec: Executor, table: string): void {
   if (exec.client.joined) return;
   const now = performance.now();
-  const last = lastPurge.get(exec.client);
+  const last = lastPurge.get(exec.owner);
   if (last !== undefined && now - last < PURGE_EVERY_MS) return;
-  lastPurge.set(exec.client, now);
+  lastPurge.set(exec.owner, now);
   void exec
     .query(
       `DELETE FROM ${table} WHERE \`made_at\` < UTC_TIMESTAMP(6) - INTERVAL ${RECEIPT_HOURS} HOUR ORDER BY \`made_at\` LIMIT ${PURGE_ROWS}`,
