@@ -29,7 +29,7 @@ export interface LoseReplies {
   /** Every `every`-th matching statement loses its reply, with no end (1: all of them). */
   readonly every?: number;
   readonly then: LostReply;
-  /** Which COM_QUERY texts count; default a `COMMIT` (case-insensitive, trimmed). */
+  /** Which COM_QUERY texts count; default a `COMMIT` or `COMMIT AND CHAIN` (case-insensitive, trimmed). */
   readonly match?: (sql: string) => boolean;
   /**
    * Only statements of a transaction (since the last BEGIN / COMMIT / ROLLBACK on that connection)
@@ -86,7 +86,8 @@ const COM_QUERY = 0x03;
 const COM_STMT_PREPARE = 0x16;
 /** Longest statement text kept to match `within` against. */
 const TEXT_BYTES = 4096;
-const isCommit = (sql: string): boolean => /^commit$/i.test(sql.trim());
+/** A COMMIT, or a `COMMIT AND CHAIN` (whose reply is its commit's too; a new transaction follows it). */
+const isCommit = (sql: string): boolean => /^commit(\s+and\s+chain)?$/i.test(sql.trim());
 
 /** Starts a proxy on 127.0.0.1 (port 0: the kernel picks one) to `target`. */
 export async function startProxy(target: { host: string; port: number }, port = 0): Promise<Proxy> {
@@ -236,7 +237,7 @@ class Conn implements ProxyConnection {
     if (lost) this.losing = lost;
     if (/^\s*(commit|rollback|begin|start transaction)\b/i.test(sql)) {
       this.tx = [];
-      this.inTx = /^\s*(begin|start)/i.test(sql);
+      this.inTx = /^\s*(begin|start)|\band\s+chain\s*$/i.test(sql);
     } else {
       this.tx.push(sql);
       if (this.tx.length > 32) this.tx.shift(); // autocommit statements: keep only the latest

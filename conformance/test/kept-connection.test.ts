@@ -158,6 +158,80 @@ for (const target of targets()) {
         }
       }, 40_000);
 
+      /** The jobs of queue `name` as the database holds them: payload -> how many rows. */
+      const jobCounts = async (name: string): Promise<Map<number, number>> => {
+        const seen = new Map<number, number>();
+        for (const r of await probe.query<{ payload: unknown }>(`SELECT payload FROM \`${prefix}queue_jobs\` WHERE queue = ?`, [name])) {
+          const n = Number(JSON.parse(String(r.payload)));
+          seen.set(n, (seen.get(n) ?? 0) + 1);
+        }
+        return seen;
+      };
+
+      it('enqueues one at a time take a connection of the pool a few times, not once per enqueue', async () => {
+        const p = await pools[adapter]!(target, prefix, 4);
+        try {
+          await p.tr.migrate();
+          const q = p.tr.queue<number>(`enq${Date.now()}`);
+          await q.enqueue(-1);
+          const before = p.acquires();
+          for (let i = 0; i < 100; i++) await q.enqueue(i);
+          // Lent per transaction, 100 enqueues take at least 100 lendings.
+          expect(p.acquires() - before).toBeLessThan(10);
+        } finally {
+          await p.end();
+        }
+      });
+
+      it('a pool of one connection: the application\'s statements between enqueues get it, outside any transaction, and each enqueue is committed when it returns', async () => {
+        const p = await pools[adapter]!(target, prefix, 1);
+        const run = `penq${Date.now()}`;
+        try {
+          await p.tr.migrate();
+          const q = p.tr.queue<number>(run);
+          for (let i = 1; i <= 20; i++) {
+            await q.enqueue(i);
+            expect((await jobCounts(run)).get(i)).toBe(1); // committed: another connection sees it
+            await p.app(`INSERT INTO \`${effects}\` (job, run) VALUES (?, ?)`, [i, run]);
+            expect((await effectCounts(run)).get(i)).toBe(1); // the application's autocommit INSERT committed on its own
+          }
+          const jobs = await jobCounts(run);
+          expect([...jobs.keys()].sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+          expect([...jobs.values()].every((n) => n === 1)).toBe(true);
+        } finally {
+          await p.end();
+        }
+      });
+
+      it('a pool ended right after an enqueue ends within a second (the kept connection goes back when unused)', async () => {
+        const p = await pools[adapter]!(target, prefix, 2);
+        await p.tr.migrate();
+        await p.tr.queue<number>(`pend${Date.now()}`).enqueue(1);
+        const t0 = performance.now();
+        await p.end();
+        expect(performance.now() - t0).toBeLessThan(1000);
+      });
+
+      it('a producer\'s kept connection killed between enqueues: the next enqueue goes through on another, and every job is there once', async () => {
+        const p = await pools[adapter]!(target, prefix, 2);
+        const run = `pkill${Date.now()}`;
+        try {
+          await p.tr.migrate();
+          const q = p.tr.queue<number>(run);
+          const ids: number[] = [];
+          for (let round = 0; round < 5; round++) {
+            for (let i = 0; i < 10; i++) ids.push((await q.enqueue(round * 10 + i)).id);
+            for (const id of p.threads()) await probe.query(`KILL ${Number(id)}`).catch(() => undefined); // some are gone already
+          }
+          const jobs = await jobCounts(run);
+          expect([...jobs.keys()].sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => i));
+          expect([...jobs.values()].every((n) => n === 1)).toBe(true);
+          expect(new Set(ids).size).toBe(50);
+        } finally {
+          await p.end();
+        }
+      });
+
       it('a kept connection killed between transactions: the worker goes on with another, and every job runs once', async () => {
         const p = await pools[adapter]!(target, prefix, 2);
         const run = `kill${Date.now()}`;

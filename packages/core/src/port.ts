@@ -105,6 +105,11 @@ export interface SessionOptions {
    * connection back; past it the connection is destroyed. Default 30,000 ms.
    */
   readonly timeoutMs?: number;
+  /**
+   * How long the kept connection may sit unused before it goes back to the pool. Default
+   * 5,000 ms (a worker's stream of claims); shorter for callers whose streams come in bursts.
+   */
+  readonly idleMs?: number;
 }
 
 /**

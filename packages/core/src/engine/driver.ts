@@ -2,7 +2,7 @@ import type { DriverErrorInfo, IsolationLevel, SqlClient, SqlConnection, SqlResu
 import { serialClient } from '../serial.js';
 import { noteRaisedAtCommit } from '../retry.js';
 import { isolationStatement } from './isolation.js';
-import { keptSession } from './session.js';
+import { keptSession, SESSION_IDLE_MS } from './session.js';
 
 /**
  * The transaction calls of a raw driver connection (a mysql2 or `mariadb` promise Connection or
@@ -172,7 +172,7 @@ function poolClient<C extends DriverConnection, P extends C>(adapter: string, de
   };
   if (!pool.onWait) return plain;
   const onWait = waitSignal(pool.onWait.bind(pool));
-  return { ...plain, session: (options) => keptSession<P>({ pool, connectionOf, describeError, plain, onWait, timeoutMs: options?.timeoutMs ?? 30_000 }) };
+  return { ...plain, session: (options) => keptSession<P>({ pool, connectionOf, describeError, plain, onWait, timeoutMs: options?.timeoutMs ?? 30_000, idleMs: options?.idleMs ?? SESSION_IDLE_MS }) };
 }
 
 /**

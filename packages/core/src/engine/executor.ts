@@ -90,10 +90,11 @@ export class Executor {
    * An executor like this one whose transactions keep one pooled connection between them (see
    * `SqlSession`: no BEGIN or isolation statement after the first), with the `end` that gives the
    * connection back; this executor and a no-op `end` when the client has no sessions. For one
-   * caller's stream of short transactions (a worker's claims and completions).
+   * caller's stream of short transactions (a worker's claims and completions, a process's
+   * enqueues); `idleMs`: see `SessionOptions`.
    */
-  session(): { readonly exec: Executor; end(): Promise<void> } {
-    const kept = this.client.session?.({ timeoutMs: this.timeoutMs });
+  session(options: { readonly idleMs?: number } = {}): { readonly exec: Executor; end(): Promise<void> } {
+    const kept = this.client.session?.({ timeoutMs: this.timeoutMs, ...options });
     if (!kept) return { exec: this, end: () => Promise.resolve() };
     return { exec: new Executor(kept, this.dialect, this.retry, this.timeoutMs, this.owner), end: () => kept.end() };
   }

@@ -21,6 +21,8 @@ export interface SessionParts<P extends DriverConnection> {
   readonly onWait: (listener: () => void) => () => void;
   /** The longest the session waits for the ROLLBACK that ends its chained transaction (then it destroys the connection). */
   readonly timeoutMs: number;
+  /** How long the kept connection may sit unused before it goes back (see `SessionOptions.idleMs`). */
+  readonly idleMs: number;
 }
 
 /** The kept connection, and the transaction chained on it (`open`: begun at `level`, nothing run in it yet). */
@@ -155,7 +157,7 @@ class KeptSession<P extends DriverConnection> {
     for (const resolve of this.whenFree.splice(0)) resolve();
     if (!this.kept) return;
     if (this.wanted || this.ended) void this.giveBack();
-    else this.idle = setTimeout(() => void this.giveBack(), SESSION_IDLE_MS).unref();
+    else this.idle = setTimeout(() => void this.giveBack(), this.parts.idleMs).unref();
   }
 
   /**

@@ -8,6 +8,7 @@ import { claimJobs, type ClaimArgs } from './claim.js';
 import { completeAndClaim } from './complete-claim.js';
 import { purgeDeadJobs, purgeFinished, retryDeadJobs } from './dead.js';
 import { insertJobs, jobRows } from './enqueue.js';
+import { producerOf } from './producer.js';
 import { getJobInfo, listArgs, listJobs } from './list.js';
 import { claimArgs, jobRow, MAX_DELAY_SECONDS, MAX_LEASE_SECONDS, positiveSeconds, queueSettings, type JobRow } from './options.js';
 import { completeJobs, extendJobs, failJob, releaseJobs, type AckContext } from './settle.js';
@@ -45,7 +46,7 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
   const enqueueRows = async (rows: readonly JobRow[]): Promise<Enqueued[]> => {
     const ready = rows.filter((r) => !r.delayed && r.concKey === null).map((r) => r.priority);
     const early = ready.length > 0 ? ringAhead(exec, t, queue) : undefined;
-    const res = await insertJobs(exec, t, queue, rows, early && (() => early.begin())).catch((err: unknown) => {
+    const res = await insertJobs(producerOf(exec), t, queue, rows, early && (() => early.begin())).catch((err: unknown) => {
       early?.close();
       throw err;
     });
