@@ -4,7 +4,7 @@ import type { DriverConnection, DriverPool } from './driver.js';
 import { isolationStatement } from './isolation.js';
 
 /**
- * How long a kept connection may sit unused before it goes back to the pool: longer than an idle
+ * How long a kept connection may sit unused before it goes back to the pool, by default (`idleMs`): longer than an idle
  * worker's default poll (1 s), so an idle worker keeps its connection (given back at once when the
  * pool has a waiter) and each poll is two statements (the read, COMMIT AND CHAIN).
  */
@@ -42,7 +42,7 @@ interface Kept<P> {
  * READ COMMITTED; one asking another level ends the chained transaction first. The connection
  * goes back to the pool, after a plain COMMIT (or a ROLLBACK of the empty chained transaction)
  * and never inside a transaction: when a caller waits for a connection of the pool (at once when
- * the session is idle, else at the end of its transaction), after `SESSION_IDLE_MS` unused, on
+ * the session is idle, else at the end of its transaction), after its idle time unused (`idleMs`), on
  * `end()`, and on any failure (destroyed when the failure says the connection is lost or the pool
  * calls it unusable, or at once when the engine stops waiting for the transaction).
  */
