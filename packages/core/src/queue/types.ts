@@ -253,6 +253,15 @@ export interface Queue<Payload = unknown> {
   /** Deletes dead jobs (the given ids, or all). Resolves to the number deleted. */
   purgeDead(options?: { ids?: readonly number[] }): Promise<number>;
   /**
+   * Deletes the rows of this queue's concurrency keys that have no job left (in any state) and no
+   * limit of their own (`<prefix>queue_keys`: one row per key ever used). A purged key's row is
+   * made again when the key is next used, with the queue's default limit as before. MUST NOT
+   * change a limit in force nor let two admissions of one key overlap (it waits for an admission
+   * that holds a key's row). Workers run it about once a minute per process. Resolves to the
+   * number of rows deleted.
+   */
+  purgeKeys(): Promise<number>;
+  /**
    * A page of the queue's jobs, read without locking: states in the order ready, delayed, running,
    * done, dead; within a state in the order of the queue's index (ready jobs in claim order:
    * priority, due time, group, id; the other states by their `dueAt`). Each page is one index

@@ -15,7 +15,7 @@ import { Heartbeat, JobAbort, leaseEnded, type ExtendFn, type Held } from './wor
 import { workerSettings, type WorkerSettings } from './worker-settings.js';
 import type { JobContext, JobHandler, StopResult, QueueWorker, WorkerCounts, WorkerOptions } from './worker-types.js';
 
-/** Milliseconds between purges of kept finished jobs. */
+/** Milliseconds between a worker's purges (kept finished jobs, idle concurrency key rows). */
 const PURGE_EVERY_MS = 60_000;
 
 /** What a worker needs from its queue. */
@@ -25,8 +25,9 @@ export interface WorkerQueue<P> extends AckPort {
   /** Completes `refs` and claims, in one transaction when it can (see `completeAndClaim`). */
   completeAndClaim(refs: readonly JobRef[], results: ReadonlyMap<number, string> | undefined, options: ClaimOptions, reading: () => void): Promise<CompletedAndClaimed<P>>;
   extend: ExtendFn;
+  /** Housekeeping the worker runs every `PURGE_EVERY_MS`: kept finished jobs past their retention, idle key rows. */
   purge(): Promise<number>;
-  /** True when finished jobs are kept (then the worker purges them now and then). */
+  /** True when finished jobs are kept (a job's result is then stored). */
   readonly keepsFinished: boolean;
   progress(ref: JobRef, value: unknown): Promise<void>;
   /** Tells `bell` of enqueues into this queue that committed in this process (see `wake.ts`); returns the unsubscribe. */
@@ -79,7 +80,7 @@ class Worker<P> {
   private readonly alarm = new Alarm();
   private readonly acks: AckBatcher<P>;
   private readonly heartbeat: Heartbeat<P>;
-  private readonly purger: NodeJS.Timeout | undefined;
+  private readonly purger: NodeJS.Timeout;
   private readonly looping: Promise<void>;
   /** The other workers of this queue in this process: wake-ups and shared polls (see `wake.ts`). */
   private readonly siblings: Siblings;
@@ -116,7 +117,7 @@ class Worker<P> {
     this.signals = new WorkerSignals(this.handle, queue.name, s.logger, s.onError);
     this.acks = new AckBatcher(queue, this.counts, (h) => this.drop(h), this.signals);
     this.heartbeat = new Heartbeat(this.held, s.lease, queue.extend, (id, reason) => this.lose(id, reason), report);
-    this.purger = queue.keepsFinished ? setInterval(() => void queue.purge().catch(report), PURGE_EVERY_MS) : undefined;
+    this.purger = setInterval(() => void queue.purge().catch(report), PURGE_EVERY_MS);
     this.siblings = queue.onEnqueue({
       group: s.group,
       ring: () => {
@@ -360,7 +361,7 @@ class Worker<P> {
     }
     await this.acks.settled();
     this.heartbeat.stop();
-    if (this.purger) clearInterval(this.purger);
+    clearInterval(this.purger);
     for (const h of this.held.values()) h.lease.stop();
     await this.queue.close();
     return { released };

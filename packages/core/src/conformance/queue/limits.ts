@@ -84,6 +84,89 @@ export function queueLimits<Tx>(ctx: () => SuiteContext<Tx>): void {
     expect(await q.getConcurrencyLimit({ key: 'A' })).toBe(1);
   });
 
+  it('purgeKeys deletes the rows of keys with no job and no limit of their own; kept overrides hold, and a purged key starts again at the default limit', async () => {
+    const { session, prefix } = ctx();
+    const name = freshName('q');
+    const q = session.taskrow.queue<string>(name);
+    const keyRows = async (): Promise<string[]> =>
+      (await session.probe.query<{ k: string }>(`SELECT conc_key AS k FROM \`${prefix}queue_keys\` WHERE queue = ? ORDER BY conc_key`, [name])).map((r) => r.k);
+    await q.setConcurrencyLimit(2, { key: 'C' });
+    await q.enqueueMany(['A', 'B', 'C', 'D'].map((k) => ({ payload: `${k}1`, concurrencyKey: k })));
+    await q.enqueue('D2', { concurrencyKey: 'D', delay: 3600 }); // a delayed job of D: D keeps its row
+    const jobs = await q.claim({ limit: 10, lease: 60 });
+    expect(byPayload(jobs)).toEqual(['A1', 'B1', 'C1', 'D1']);
+    expect(await keyRows()).toEqual(['A', 'B', 'C', 'D']);
+    await q.complete(jobs.filter((j) => j.payload !== 'B1'));
+    expect(await q.purgeKeys()).toBe(1); // A: no job, no limit of its own. B runs, C has its limit, D a delayed job
+    expect(await keyRows()).toEqual(['B', 'C', 'D']);
+    expect(await q.purgeKeys()).toBe(0);
+    expect(await q.getConcurrencyLimit({ key: 'C' })).toBe(2);
+    // A used again: its row comes back and the default limit (1) holds.
+    await q.enqueueMany([{ payload: 'A2', concurrencyKey: 'A' }, { payload: 'A3', concurrencyKey: 'A' }]);
+    expect(byPayload(await q.claim({ limit: 10, lease: 60 }))).toEqual(['A2']);
+    expect(await keyRows()).toEqual(['A', 'B', 'C', 'D']);
+    const c = await q.enqueueMany([{ payload: 'C2', concurrencyKey: 'C' }, { payload: 'C3', concurrencyKey: 'C' }, { payload: 'C4', concurrencyKey: 'C' }]);
+    expect(byPayload(await q.claim({ limit: 10, lease: 60 }))).toEqual(['C2', 'C3']); // C's own limit, 2
+    expect(c).toHaveLength(3);
+  });
+
+  it('purges running beside enqueues, claims and completions of the same keys keep every limit: at most the limit of a key runs at once, the limit is reached, every job runs once', async () => {
+    const { session } = ctx();
+    const name = freshName('q');
+    const q = session.taskrow.queue<{ key: string; n: number }>(name);
+    const KEYS = 6;
+    const PER_KEY = 3;
+    const ROUNDS = 8;
+    await q.setConcurrencyLimit(2); // the queue default's row: a purge MUST leave it
+    const runs = new Map<number, number>();
+    const inHandler = new Map<string, number>();
+    let mostInHandler = 0;
+    let purged = 0;
+    let purges = 0;
+    const { clients, close } = await session.openClients(2);
+    let workers: QueueWorker[] = [];
+    let purging = true;
+    const purger = (async () => {
+      while (purging) {
+        purged += await clients[1]!.queue(name).purgeKeys();
+        purges += 1;
+        await new Promise((resolve) => setTimeout(resolve, 5)); // paces the loop (not a wait for the database)
+      }
+    })();
+    try {
+      workers = clients.flatMap((c) =>
+        Array.from({ length: 4 }, () =>
+          c.queue<{ key: string; n: number }>(name).work(async (job) => {
+            const now = (inHandler.get(job.payload.key) ?? 0) + 1;
+            inHandler.set(job.payload.key, now);
+            mostInHandler = Math.max(mostInHandler, now);
+            runs.set(job.payload.n, (runs.get(job.payload.n) ?? 0) + 1);
+            await new Promise((resolve) => setTimeout(resolve, 20)); // the job's own work
+            inHandler.set(job.payload.key, inHandler.get(job.payload.key)! - 1);
+          }, { concurrency: 1, batchSize: 1, pollInterval: 0.05 }),
+        ),
+      );
+      // Each round: three jobs per key (the limit of 2 blocks the third); between rounds the keys
+      // have no job, so the purges delete their rows while the next round makes them again.
+      for (let r = 0; r < ROUNDS; r++) {
+        await q.enqueueMany(Array.from({ length: KEYS * PER_KEY }, (_, i) => ({ payload: { key: `k${i % KEYS}`, n: r * KEYS * PER_KEY + i }, concurrencyKey: `k${i % KEYS}` })));
+        await until(`round ${r} ran`, () => runs.size === (r + 1) * KEYS * PER_KEY, 60);
+      }
+      await Promise.all(workers.map((w) => w.stop()));
+    } finally {
+      purging = false;
+      await purger;
+      await Promise.all(workers.map((w) => w.stop()));
+      await close();
+    }
+    expect(runs.size).toBe(ROUNDS * KEYS * PER_KEY);
+    expect([...runs.values()].every((n) => n === 1)).toBe(true);
+    expect(mostInHandler).toBe(2); // never past the limit, and the limit (the default row) held
+    expect(purges).toBeGreaterThan(ROUNDS);
+    expect(purged).toBeGreaterThan(0); // rows were purged between rounds and made again
+    expect(await q.getConcurrencyLimit()).toBe(2);
+  });
+
   it('an expired lease keeps its slot for its own retry; dying on its last attempt, the job hands it to the next', async () => {
     const { session, prefix } = ctx();
     const name = freshName('q');

@@ -1,0 +1,72 @@
+import type { Executor } from '../engine/executor.js';
+import type { SqlClient } from '../port.js';
+import { toNumber } from '../validate.js';
+import type { QueueTables } from './tables.js';
+import { perQueue } from './registry.js';
+import { QUEUE_DEFAULT_ROW } from './limits.js';
+
+/** Key rows one purge transaction looks at, at most (one range of the primary key). */
+const KEY_WINDOW = 5000;
+
+/** How often (ms) a process's workers purge a window of a queue's key rows, at most. */
+export const KEY_PURGE_EVERY_MS = 60_000;
+
+/**
+ * In one READ COMMITTED transaction, deletes the `<prefix>queue_keys` rows of `queue` among the
+ * next `KEY_WINDOW` keys after `after` (in key order; the queue default's row, the empty key, is
+ * never among them) whose key has no job left in the queue (in any state) and no limit of its own.
+ * Resolves to the number deleted and the key to go on after, undefined when the window reached the
+ * last key. A key's row holds its limit override and is what admissions of the key lock; a row
+ * without an override is made again by the next admission of its key, and the delete waits for
+ * an admission that holds it, so a purge never changes a limit in force and never lets two
+ * admissions of one key overlap.
+ */
+async function purgeWindow(exec: Executor, t: QueueTables, queue: string, after: string): Promise<{ deleted: number; next: string | undefined }> {
+  return exec.transaction(async (conn) => {
+    const { rows } = await conn.query<{ n: unknown; last: string | null }>(
+      `SELECT COUNT(*) AS n, MAX(w.\`conc_key\`) AS last FROM (
+         SELECT \`conc_key\` FROM ${t.keys} WHERE \`queue\` = ? AND \`conc_key\` > ? ORDER BY \`conc_key\` LIMIT ${KEY_WINDOW}) AS w`,
+      [queue, after],
+    );
+    const last = rows[0]?.last;
+    if (last === null || last === undefined) return { deleted: 0, next: undefined };
+    const { affectedRows } = await conn.query(
+      `DELETE FROM ${t.keys} WHERE \`queue\` = ? AND \`conc_key\` > ? AND \`conc_key\` <= ? AND \`max_running\` IS NULL
+         AND NOT EXISTS (SELECT 1 FROM ${t.jobs} FORCE INDEX (\`keyed\`) WHERE ${t.jobs}.\`queue\` = ${t.keys}.\`queue\` AND ${t.jobs}.\`conc_key\` = ${t.keys}.\`conc_key\`)`,
+      [queue, after, last],
+    );
+    return { deleted: affectedRows, next: toNumber(rows[0]!.n) < KEY_WINDOW ? undefined : last };
+  }, { isolation: 'READ COMMITTED' });
+}
+
+/**
+ * Deletes every key row of `queue` that `purgeWindow` would, window after window (each its own
+ * transaction); see `Queue.purgeKeys`. Resolves to the number deleted.
+ */
+export async function purgeIdleKeys(exec: Executor, t: QueueTables, queue: string): Promise<number> {
+  let total = 0;
+  for (let after: string | undefined = QUEUE_DEFAULT_ROW; after !== undefined; ) {
+    const { deleted, next } = await purgeWindow(exec, t, queue, after);
+    total += deleted;
+    after = next;
+  }
+  return total;
+}
+
+const purges = new WeakMap<SqlClient, Map<string, { at: number; after: string }>>();
+
+/**
+ * One `purgeWindow` of `queue`, at most once per `KEY_PURGE_EVERY_MS` per client and queue in
+ * this process however many workers ask (0 at once otherwise); each goes on from where the last
+ * one of the process ended, round the keys. So a process looks at `KEY_WINDOW` key rows a minute,
+ * whatever the number of keys.
+ */
+export async function purgeIdleKeysNow(exec: Executor, t: QueueTables, queue: string): Promise<number> {
+  const p = perQueue(purges, exec.owner, t, queue, () => ({ at: -Infinity, after: QUEUE_DEFAULT_ROW }));
+  const now = performance.now();
+  if (now - p.at < KEY_PURGE_EVERY_MS) return 0;
+  p.at = now;
+  const { deleted, next } = await purgeWindow(exec, t, queue, p.after);
+  p.after = next ?? QUEUE_DEFAULT_ROW;
+  return deleted;
+}
