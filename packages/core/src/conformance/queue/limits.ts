@@ -8,6 +8,25 @@ import { makeDue, probeKeyed, probeRunningByKey, probeTotal, until } from './pro
 
 const byPayload = (jobs: readonly Job<string>[]): string[] => jobs.map((j) => j.payload).sort();
 
+/**
+ * A ledger kept outside the database for workers of keyed jobs (payload `{ key, n }`): runs per job
+ * `n`, and the most handlers of one key seen running at once. The handler takes 20 ms of work.
+ */
+function keyedLedger(): { handler: (job: Job<{ key: string; n: number }>) => Promise<void>; runs: Map<number, number>; most: () => number } {
+  const runs = new Map<number, number>();
+  const inHandler = new Map<string, number>();
+  let most = 0;
+  const handler = async (job: Job<{ key: string; n: number }>): Promise<void> => {
+    const now = (inHandler.get(job.payload.key) ?? 0) + 1;
+    inHandler.set(job.payload.key, now);
+    most = Math.max(most, now);
+    runs.set(job.payload.n, (runs.get(job.payload.n) ?? 0) + 1);
+    await new Promise((resolve) => setTimeout(resolve, 20)); // the job's own work
+    inHandler.set(job.payload.key, inHandler.get(job.payload.key)! - 1);
+  };
+  return { handler, runs, most: () => most };
+}
+
 /** Per-key concurrency limits: counted by the database for every process; blocked jobs admitted as slots free. */
 export function queueLimits<Tx>(ctx: () => SuiteContext<Tx>): void {
   it('holds at most the limit (default 1) of a key ready or running; the rest wait blocked and are admitted first enqueued first', async () => {
@@ -118,9 +137,8 @@ export function queueLimits<Tx>(ctx: () => SuiteContext<Tx>): void {
     const PER_KEY = 3;
     const ROUNDS = 8;
     await q.setConcurrencyLimit(2); // the queue default's row: a purge MUST leave it
-    const runs = new Map<number, number>();
-    const inHandler = new Map<string, number>();
-    let mostInHandler = 0;
+    const ledger = keyedLedger();
+    const { runs } = ledger;
     let purged = 0;
     let purges = 0;
     const { clients, close } = await session.openClients(2);
@@ -136,14 +154,7 @@ export function queueLimits<Tx>(ctx: () => SuiteContext<Tx>): void {
     try {
       workers = clients.flatMap((c) =>
         Array.from({ length: 4 }, () =>
-          c.queue<{ key: string; n: number }>(name).work(async (job) => {
-            const now = (inHandler.get(job.payload.key) ?? 0) + 1;
-            inHandler.set(job.payload.key, now);
-            mostInHandler = Math.max(mostInHandler, now);
-            runs.set(job.payload.n, (runs.get(job.payload.n) ?? 0) + 1);
-            await new Promise((resolve) => setTimeout(resolve, 20)); // the job's own work
-            inHandler.set(job.payload.key, inHandler.get(job.payload.key)! - 1);
-          }, { concurrency: 1, batchSize: 1, pollInterval: 0.05 }),
+          c.queue<{ key: string; n: number }>(name).work(ledger.handler, { concurrency: 1, batchSize: 1, pollInterval: 0.05 }),
         ),
       );
       // Each round: three jobs per key (the limit of 2 blocks the third); between rounds the keys
@@ -161,7 +172,7 @@ export function queueLimits<Tx>(ctx: () => SuiteContext<Tx>): void {
     }
     expect(runs.size).toBe(ROUNDS * KEYS * PER_KEY);
     expect([...runs.values()].every((n) => n === 1)).toBe(true);
-    expect(mostInHandler).toBeLessThanOrEqual(2); // never past the limit
+    expect(ledger.most()).toBeLessThanOrEqual(2); // never past the limit
     expect(purges).toBeGreaterThan(ROUNDS);
     expect(purged).toBeGreaterThan(0); // rows were purged between rounds and made again
     expect(await q.getConcurrencyLimit()).toBe(2); // the queue default's row was never purged
@@ -234,9 +245,8 @@ export function queueLimits<Tx>(ctx: () => SuiteContext<Tx>): void {
     const PER_KEY = 8;
     await q.setConcurrencyLimit(2);
     await q.enqueueMany(Array.from({ length: KEYS * PER_KEY }, (_, i) => ({ payload: { key: `k${i % KEYS}`, n: i }, concurrencyKey: `k${i % KEYS}` })));
-    const runs = new Map<number, number>();
-    const inHandler = new Map<string, number>();
-    let mostInHandler = 0;
+    const ledger = keyedLedger();
+    const { runs } = ledger;
     let mostInDatabase = 0;
     let samples = 0;
     const { clients, close } = await session.openClients(4);
@@ -251,14 +261,7 @@ export function queueLimits<Tx>(ctx: () => SuiteContext<Tx>): void {
     try {
       workers = clients.flatMap((c) =>
         Array.from({ length: 8 }, () =>
-          c.queue<{ key: string; n: number }>(name).work(async (job) => {
-            const now = (inHandler.get(job.payload.key) ?? 0) + 1;
-            inHandler.set(job.payload.key, now);
-            mostInHandler = Math.max(mostInHandler, now);
-            runs.set(job.payload.n, (runs.get(job.payload.n) ?? 0) + 1);
-            await new Promise((resolve) => setTimeout(resolve, 20)); // the job's own work
-            inHandler.set(job.payload.key, inHandler.get(job.payload.key)! - 1);
-          }, { concurrency: 1, batchSize: 1, pollInterval: 0.05 }),
+          c.queue<{ key: string; n: number }>(name).work(ledger.handler, { concurrency: 1, batchSize: 1, pollInterval: 0.05 }),
         ),
       );
       await until('every job ran', () => runs.size === KEYS * PER_KEY, 120);
@@ -270,7 +273,7 @@ export function queueLimits<Tx>(ctx: () => SuiteContext<Tx>): void {
       await close();
     }
     expect([...runs.values()].every((n) => n === 1)).toBe(true);
-    expect(mostInHandler).toBeLessThanOrEqual(2);
+    expect(ledger.most()).toBeLessThanOrEqual(2);
     expect(mostInDatabase).toBeLessThanOrEqual(2);
     expect(mostInDatabase).toBe(2); // the limit was reached, so the samples could see a breach
     expect(samples).toBeGreaterThan(5);
