@@ -14,10 +14,12 @@ commands:
   loop check LOOP [ID...] | loop stats LOOP       since-updated / locked-for seconds; loop stats
   queue enqueue QUEUE [JSON...]            enqueue payloads (stdin, one JSON per line, when none);
                                            --delay S --priority N --max-attempts N --group G --dedup-key K
+                                           --concurrency-key K
   queue list QUEUE [--state S[,S...]] [--group G] [--limit N] [--after CURSOR]
                                            a page of jobs: id, state, attempt/max, priority, group, due, payload
   queue show QUEUE ID                      one job, every field, its last error included
   queue stats QUEUE | queue retry-dead QUEUE [--limit N]
+  queue purge-keys QUEUE                   delete the rows of concurrency keys with no job and no limit of their own
   queue pause QUEUE | queue resume QUEUE   stop / restart claims of the queue in every process
   schedule add NAME --queue Q (--cron EXPR [--tz TZ] | --every S) [JSON]   create or replace a recurring
                                            schedule; --missed skip|once|each:N and the enqueue flags above

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { taskrow as taskrowOf } from '@taskrow/mysql2';
 import { taskrow } from './run.js';
 
 const target = inject('targets')[0]!;
@@ -75,6 +76,32 @@ describe(`taskrow loop, queue, resources and demo against ${target.engine} ${tar
     const again = await taskrow(['queue', 'enqueue', 'mail', '{"x":1}', '--dedup-key', 'once', ...common], { env });
     expect(dedup.stdout).toBe('1 enqueued\n');
     expect(again.stdout).toBe('0 enqueued, 1 already queued\n');
+  });
+
+  it('enqueues jobs under a concurrency key, and purge-keys deletes the rows of keys with no job and no limit of their own', async () => {
+    const run = (args: string[]) => taskrow([...args, ...common], { env });
+    expect((await run(['queue', 'enqueue', 'keyed', '{"n":1}', '--concurrency-key', 'alpha'])).stdout).toBe('1 enqueued\n');
+    expect((await run(['queue', 'enqueue', 'keyed', '{"n":2}', '--concurrency-key', 'beta'])).stdout).toBe('1 enqueued\n');
+    const pool = mysql.createPool({ uri: target.url, connectionLimit: 4 });
+    try {
+      const tr = await taskrowOf(pool, { prefix });
+      const q = tr.queue<{ n: number }>('keyed');
+      const ran: number[] = [];
+      const worker = q.work((job) => void ran.push(job.payload.n), { pollInterval: 0.05 });
+      for (const t0 = Date.now(); ran.length < 2 && Date.now() - t0 < 30_000; ) await new Promise((r) => setTimeout(r, 20));
+      await worker.stop();
+      expect(ran.sort()).toEqual([1, 2]);
+      await q.setConcurrencyLimit(3, { key: 'beta' }); // beta keeps its row: it holds a limit of its own
+      await tr.close();
+    } finally {
+      await pool.end();
+    }
+    const keysOf = async (): Promise<string[]> =>
+      (await probe.query<mysql.RowDataPacket[]>(`SELECT conc_key AS k FROM \`${prefix}queue_keys\` WHERE queue = 'keyed' AND conc_key <> '' ORDER BY conc_key`))[0].map((r) => String(r['k']));
+    expect(await keysOf()).toEqual(['alpha', 'beta']);
+    expect((await run(['queue', 'purge-keys', 'keyed', '--json'])).stdout).toBe('{"queue":"keyed","purged":1}\n');
+    expect(await keysOf()).toEqual(['beta']);
+    expect((await run(['queue', 'purge-keys', 'keyed'])).stdout).toBe('0\n');
   });
 
   it('adds, lists and removes recurring schedules; bad input is refused and changes nothing', async () => {

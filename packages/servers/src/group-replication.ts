@@ -37,6 +37,11 @@ function grArgs(nodes: readonly GrNode[], n: GrNode, group: string, singlePrimar
     '--group-replication-ip-allowlist=127.0.0.1/8',
     `--group-replication-single-primary-mode=${singlePrimary ? 'ON' : 'OFF'}`,
     `--group-replication-enforce-update-everywhere-checks=${singlePrimary ? 'OFF' : 'ON'}`,
+    // A loaded 2-core machine stalls a member for seconds at a time: neither its redo log (the
+    // kit's million-row cases fill the default 100 MB, and writes wait for the checkpoint) nor a
+    // missed heartbeat (expelled after 5 s by default) may take it out of the group.
+    '--innodb-redo-log-capacity=512M',
+    '--group-replication-member-expel-timeout=30',
     // Distributed recovery logs in as the taskrow account (caching_sha2_password) over TLS.
     '--group-replication-recovery-use-ssl=ON',
     '--group-replication-recovery-get-public-key=ON',

@@ -5,8 +5,8 @@ import { UsageError } from '../errors.js';
 import { batches, stdinLines } from '../io.js';
 import type { Command } from './command.js';
 
-const USAGE = 'taskrow queue enqueue|list|show|stats|retry-dead|pause|resume QUEUE [PAYLOAD_JSON... | ID]';
-const ACTIONS = ['enqueue', 'list', 'show', 'stats', 'retry-dead', 'pause', 'resume'];
+const USAGE = 'taskrow queue enqueue|list|show|stats|retry-dead|purge-keys|pause|resume QUEUE [PAYLOAD_JSON... | ID]';
+const ACTIONS = ['enqueue', 'list', 'show', 'stats', 'retry-dead', 'purge-keys', 'pause', 'resume'];
 
 /** `--state ready,dead`: the states to list, each checked. */
 function statesFlag(raw: string | boolean | undefined): JobState[] | undefined {
@@ -52,6 +52,7 @@ export const queueCommand: Command = async (argv, out) => {
     'max-attempts': { type: 'string' },
     'dedup-key': { type: 'string' },
     group: { type: 'string' },
+    'concurrency-key': { type: 'string' },
     limit: { type: 'string' },
     state: { type: 'string' },
     after: { type: 'string' },
@@ -72,6 +73,7 @@ export const queueCommand: Command = async (argv, out) => {
     ...(values['priority'] === undefined ? {} : { priority: intFlag(values, 'priority', 0, -1e9, 1e9) }),
     ...(values['max-attempts'] === undefined ? {} : { maxAttempts: intFlag(values, 'max-attempts', 1, 1, 1000) }),
     ...(values['group'] === undefined ? {} : { group: values['group'] as string }),
+    ...(values['concurrency-key'] === undefined ? {} : { concurrencyKey: values['concurrency-key'] as string }),
   };
   const dedupKey = values['dedup-key'] as string | undefined;
   const conn = await connect(values);
@@ -117,6 +119,11 @@ export const queueCommand: Command = async (argv, out) => {
     if (action === 'retry-dead') {
       const n = await queue.retryDead(values['limit'] === undefined ? {} : { limit: intFlag(values, 'limit', 1, 1, 1_000_000) });
       await out.write(asJson ? `${JSON.stringify({ queue: name, retried: n })}\n` : `${n}\n`);
+      return 0;
+    }
+    if (action === 'purge-keys') {
+      const n = await queue.purgeKeys();
+      await out.write(asJson ? `${JSON.stringify({ queue: name, purged: n })}\n` : `${n}\n`);
       return 0;
     }
     if (dedupKey !== undefined && rest.length !== 1) throw new UsageError('--dedup-key takes exactly one payload argument');

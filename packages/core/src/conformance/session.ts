@@ -43,10 +43,17 @@ function printOneNodeCases(): void {
 export function useSession<Tx>(harness: ConformanceHarness<Tx>, target: ConformanceTarget): () => SuiteContext<Tx> {
   const prefix = `${freshName('c')}_`;
   let ctx: SuiteContext<Tx> | undefined;
+  let failed: unknown;
   const extras: HarnessSession<Tx>[] = [];
-  beforeAll(async () => {
+  // A session that does not open fails every case of the suite with the reason (a failing
+  // beforeAll would only mark them skipped, and reports keep no hook errors).
+  beforeAll(() => openSuite().catch((err: unknown) => void (failed = err)));
+  const openSuite = async (): Promise<void> => {
     const session = await harness.open(target, { prefix });
-    await session.taskrow.migrate();
+    await session.taskrow.migrate().catch(async (err: unknown) => {
+      await session.close().catch(() => undefined);
+      throw err;
+    });
     ctx = {
       target,
       prefix,
@@ -57,17 +64,20 @@ export function useSession<Tx>(harness: ConformanceHarness<Tx>, target: Conforma
         return s;
       },
     };
-  });
+  };
   afterAll(async () => {
     if (!ctx) return;
     await ctx.session.taskrow.close().catch(() => undefined);
-    await dropPrefix(ctx.session.probe, prefix);
-    await Promise.allSettled(extras.map((s) => s.close()));
-    await ctx.session.close();
-    printOneNodeCases();
+    try {
+      await dropPrefix(ctx.session.probe, prefix);
+    } finally {
+      await Promise.allSettled(extras.map((s) => s.close()));
+      await ctx.session.close();
+      printOneNodeCases();
+    }
   });
   return () => {
-    if (!ctx) throw new Error('the conformance session did not open (see the beforeAll error)');
+    if (!ctx) throw new Error(`the conformance session did not open: ${failed instanceof Error ? failed.message : String(failed)}`, { cause: failed });
     return ctx;
   };
 }

@@ -1,6 +1,7 @@
 import { expect, it } from 'vitest';
 import type { Job } from '../../queue/types.js';
 import type { QueueWorker } from '../../queue/worker-types.js';
+import { expectNone } from '../expect.js';
 import { freshName } from '../harness.js';
 import type { SuiteContext } from '../session.js';
 import { probeJobs, until } from './probe.js';
@@ -73,11 +74,11 @@ export function queueConcurrency<Tx>(ctx: () => SuiteContext<Tx>): void {
       await until('every job handled', () => runs.size === total, 120);
       const stopped = await Promise.all(workers.map((w) => w.stop()));
       expect(stopped.reduce((s, r) => s + r.released, 0)).toBe(0);
-      expect(errors).toEqual([]);
+      expectNone('errors reported to onError', errors);
       expect([...runs.values()].every((n) => n === 1)).toBe(true);
       expect(workers.reduce((s, w) => s + w.counts.completed, 0)).toBe(total);
       expect(workers.filter((w) => w.counts.completed > 0).length).toBeGreaterThan(1);
-      expect(await probeJobs(session.probe, prefix, name)).toEqual([]);
+      expectNone('jobs left in the table', await probeJobs(session.probe, prefix, name), (j) => `${j.state}, attempt ${j.attempt}`);
     } finally {
       await Promise.allSettled(workers.map((w) => w.stop({ timeout: 0 })));
       await close();

@@ -1,4 +1,5 @@
 import { expect, it } from 'vitest';
+import { expectNone } from '../expect.js';
 import { TaskrowError } from '../../errors.js';
 import { freshName, type ConformanceTarget } from '../harness.js';
 import type { SuiteContext } from '../session.js';
@@ -44,7 +45,7 @@ export function queueHolding<Tx>(ctx: () => SuiteContext<Tx>): void {
     await until('both jobs settled', () => outcome.size === 2, 10 + 5 * lease);
     await w.stop();
     expect(Object.fromEntries(outcome)).toEqual({ a: 'extended', b: 'extended' });
-    expect(errors).toEqual([]);
+    expectNone('errors reported to onError', errors);
     expect(w.counts).toEqual({ completed: 2, failed: 0, lost: 0 });
     expect(await probeJobs(session.probe, prefix, name)).toEqual([]);
   });
