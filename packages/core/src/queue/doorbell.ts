@@ -55,7 +55,8 @@ export const errnoOf = (client: SqlClient, err: unknown): number | undefined => 
 class Sleeper {
   private workers = 0;
   private guarded = false;
-  private running = false;
+  /** The sleep loop, while it runs. */
+  private looping: Promise<void> | undefined;
 
   constructor(
     private readonly exec: Executor,
@@ -63,17 +64,18 @@ class Sleeper {
     private readonly queue: string,
   ) {}
 
-  /** One more worker sleeps on this doorbell; returns its unwatch. */
-  watch(): () => void {
+  /**
+   * One more worker sleeps on this doorbell; returns its unwatch, which resolves once the sleeping
+   * connection is back (its transaction rolled back) when it was the last watcher, at once otherwise.
+   */
+  watch(): () => Promise<void> {
     this.workers += 1;
-    if (!this.running) {
-      this.running = true;
-      void this.loop();
-    }
+    this.looping ??= this.loop().finally(() => (this.looping = undefined));
     let watching = true;
-    return () => {
+    return async () => {
       if (watching) this.workers -= 1;
       watching = false;
+      if (this.workers === 0) await this.looping;
     };
   }
 
@@ -87,7 +89,6 @@ class Sleeper {
         if (this.workers > 0) await new Promise((r) => setTimeout(r, SLEEP_SECONDS * 1000));
       }
     }
-    this.running = false;
   }
 
   private readonly wake = (): void => void enqueued(this.t.jobs, this.queue, 1, this.exec.owner);
@@ -165,7 +166,7 @@ const sleepers = new WeakMap<SqlClient, Map<string, Sleeper>>();
  * process's workers of the queue within milliseconds. One sleeping connection per client, jobs
  * table and queue serves every worker of the queue in the process. A no-op on a joined client.
  */
-export function watchDoorbell(exec: Executor, t: QueueTables, queue: string): () => void {
-  if (exec.client.joined) return () => undefined;
+export function watchDoorbell(exec: Executor, t: QueueTables, queue: string): () => Promise<void> {
+  if (exec.client.joined) return () => Promise.resolve();
   return perQueue(sleepers, exec.owner, t, queue, () => new Sleeper(exec, t, queue)).watch();
 }

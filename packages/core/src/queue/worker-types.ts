@@ -73,7 +73,9 @@ export interface QueueWorker<P = unknown> extends EventEmitter<WorkerEventMap<P>
   /**
    * Stops claiming, gives back the claimed jobs that have not started, waits up to `timeout`
    * seconds (default 30) for running handlers, then aborts the rest (their signal fires) and
-   * gives them back. Resolves once every ack has been written. Safe to call twice.
+   * gives them back. Resolves once every ack has been written and, when it was the process's
+   * last doorbell worker of the queue, once the doorbell's sleeping connection is back in the pool
+   * (its sleep lasts at most a second). Safe to call twice.
    */
   stop(options?: { timeout?: number }): Promise<StopResult>;
   readonly counts: WorkerCounts;

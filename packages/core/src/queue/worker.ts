@@ -33,7 +33,7 @@ export interface WorkerQueue<P> extends AckPort {
   /** Tells `bell` of enqueues into this queue that committed in this process (see `wake.ts`); returns the unsubscribe. */
   onEnqueue(bell: Bell): Siblings;
   /** Sleeps on the queue's doorbell (another process's enqueue rings this process's workers, see `doorbell.ts`); returns the unwatch. */
-  watchDoorbell(): () => void;
+  watchDoorbell(): () => Promise<void>;
   readonly name: string;
   /** Whether a claim could take anything now (one cheap statement; see `claimable`). */
   claimable(group: string | undefined): Promise<boolean>;
@@ -85,7 +85,7 @@ class Worker<P> {
   /** The other workers of this queue in this process: wake-ups and shared polls (see `wake.ts`). */
   private readonly siblings: Siblings;
   /** Ends this worker's watch of the doorbell (`doorbell: true`). */
-  private readonly unwatch: (() => void) | undefined;
+  private readonly unwatch: (() => Promise<void>) | undefined;
   readonly handle: Handle<P>;
   private readonly signals: WorkerSignals<P>;
   private running = 0;
@@ -347,7 +347,7 @@ class Worker<P> {
   private async stop(timeoutMs: number): Promise<StopResult> {
     this.stopping = true;
     this.siblings.unsubscribe();
-    this.unwatch?.();
+    const asleep = this.unwatch?.();
     this.alarm.ring();
     await this.looping;
     let released = await this.releaseAll(this.pending.splice(0));
@@ -363,6 +363,7 @@ class Worker<P> {
     this.heartbeat.stop();
     clearInterval(this.purger);
     for (const h of this.held.values()) h.lease.stop();
+    await asleep; // the doorbell's sleeping connection, back once its sleep (at most 1 s) ends
     await this.queue.close();
     return { released };
   }

@@ -3,7 +3,7 @@ import { freshName } from '../harness.js';
 import { lockingSession, type SuiteContext } from '../session.js';
 import { until } from './probe.js';
 
-const CASE = 'a worker on the doorbell wakes when a ring interrupts its sleep, seconds before its next poll';
+const CASE = 'a worker on the doorbell wakes when a ring interrupts its sleep, seconds before its next poll, and stop() gives its sleeping connection back';
 
 /** `work({ doorbell: true })`: the sleeping connection, woken by a ring taken apart through the probe. */
 export function queueDoorbell<Tx>(ctx: () => SuiteContext<Tx>): void {
@@ -40,6 +40,13 @@ export function queueDoorbell<Tx>(ctx: () => SuiteContext<Tx>): void {
       }
       await until('the job started', () => started.length === 1, 10);
       expect(started[0]! - rungAt).toBeLessThan(2000);
+      // stop() resolves with the sleeping connection back: no registration left, even uncommitted.
+      await w.stop();
+      await session.probe.query('SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED');
+      await session.probe.query('BEGIN');
+      const left = await session.probe.query<{ conn: unknown }>(`SELECT conn FROM ${sleepers} WHERE queue = ? AND conn > 0`, [queue]);
+      await session.probe.query('COMMIT');
+      expect(left).toEqual([]);
     } finally {
       await w.stop();
     }
