@@ -18,7 +18,8 @@ const N = Number(process.env['TASKROW_BENCH_ENQUEUES'] ?? 3000);
 const RUNS = Number(process.env['TASKROW_BENCH_RUNS'] ?? 3);
 const PRODUCERS = Number(process.env['TASKROW_BENCH_PRODUCERS'] ?? 16);
 const ONLY = process.env['TASKROW_BENCH_TARGETS']?.split(',').map((s) => s.trim());
-const BATCH = 100;
+/** The batch sizes of the `enqueueMany` scenarios. */
+const BATCHES = [100, 1000];
 
 const payload = (): { d: string; e: string } => ({ d: letters(), e: letters() });
 
@@ -35,7 +36,7 @@ async function rate(n: number, width: number, op: (i: number) => Promise<unknown
 
 for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) {
   describe(`enqueue bench · ${label(target)}`, () => {
-    it(`${N} single enqueues (1 and ${PRODUCERS} producers) and batches of ${BATCH}: taskrow with receipts, a bare INSERT, BullMQ`, async () => {
+    it(`${N} single enqueues (1 and ${PRODUCERS} producers) and batches of ${BATCHES.join(' and ')}: taskrow with receipts, a bare INSERT, BullMQ`, async () => {
       const server = await describeServer(target);
       const pool = mysql.createPool({ uri: target.url, connectionLimit: PRODUCERS });
       const prefix = `ebench${process.pid}_`;
@@ -45,7 +46,7 @@ for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) 
       await pool.query(BASELINE_DDL(base));
       const q = tr.queue('bench');
       const bare = (): Promise<unknown> => pool.query(`INSERT INTO ${base} (d, e, status) VALUES (?, ?, 'unclaimed')`, [letters(), letters()]);
-      const bareBatch = (): Promise<unknown> => pool.query(`INSERT INTO ${base} (d, e, status) VALUES ?`, [Array.from({ length: BATCH }, () => [letters(), letters(), 'unclaimed'])]);
+      const bareBatch = (size: number) => (): Promise<unknown> => pool.query(`INSERT INTO ${base} (d, e, status) VALUES ?`, [Array.from({ length: size }, () => [letters(), letters(), 'unclaimed'])]);
       const redis = await startRedis();
       const bull = redis ? new Queue(`ebench${process.pid}`, { connection: { host: '127.0.0.1', port: redis.port, maxRetriesPerRequest: null } }) : undefined;
       const opts = { removeOnComplete: true, removeOnFail: true };
@@ -55,11 +56,12 @@ for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) 
         const scenarios: [string, number, number, () => Promise<unknown>, () => Promise<unknown>, (() => Promise<unknown>) | undefined][] = [
           ['single enqueue, 1 producer', N, 1, () => q.enqueue(payload()), bare, bull && (() => bull.add('job', payload(), opts))],
           [`single enqueue, ${PRODUCERS} producers`, N, PRODUCERS, () => q.enqueue(payload()), bare, bull && (() => bull.add('job', payload(), opts))],
-          [`enqueueMany of ${BATCH}, 1 producer (jobs/s)`, Math.ceil(N / BATCH), 1, () => q.enqueueMany(Array.from({ length: BATCH }, () => ({ payload: payload() }))), bareBatch,
-            bull && (() => bull.addBulk(Array.from({ length: BATCH }, () => ({ name: 'job', data: payload(), opts }))))],
+          ...BATCHES.map((size): (typeof scenarios)[number] => [`enqueueMany of ${size}, 1 producer (jobs/s)`, Math.max(5, Math.ceil(N / size)), 1,
+            () => q.enqueueMany(Array.from({ length: size }, () => ({ payload: payload() }))), bareBatch(size),
+            bull && (() => bull.addBulk(Array.from({ length: size }, () => ({ name: 'job', data: payload(), opts }))))]),
         ];
         for (const [scenario, n, width, ours, theirs, bullmq] of scenarios) {
-          const per = scenario.includes('enqueueMany') ? BATCH : 1;
+          const per = Number(/enqueueMany of (\d+)/.exec(scenario)?.[1] ?? 1);
           const t = (await rate(n, width, ours)) * per;
           const b = (await rate(n, width, theirs)) * per;
           rows.push({ scenario, taskrow: t, baseline: b, unit: 'ops/s' });
