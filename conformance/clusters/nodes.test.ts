@@ -2,16 +2,7 @@ import mysql from 'mysql2/promise';
 import { taskrow } from '@taskrow/mysql2';
 import { describe, expect, it } from 'vitest';
 import { clusters } from '../src/cluster-harness.js';
-
-/** Runs `sql` on its own connection to `url`. */
-async function on<Row = mysql.RowDataPacket>(url: string, sql: string, params: unknown[] = []): Promise<Row[]> {
-  const conn = await mysql.createConnection(url);
-  try {
-    return (await conn.query(sql, params))[0] as Row[];
-  } finally {
-    await conn.end();
-  }
-}
+import { clusterProblems, on } from '../src/cluster-health.js';
 
 // The clusters the kit runs on are real clusters: three server processes, each a member, and a
 // row written on any writable node is read on every node (the run's read-your-writes setting).
@@ -19,16 +10,12 @@ for (const c of clusters()) {
   describe(`${c.kind} · nodes`, () => {
     it('has three nodes on three ports, each a member of one three-node cluster', async () => {
       expect(new Set(c.urls.map((u) => new URL(u).port)).size).toBe(3);
-      for (const url of c.urls) {
-        if (c.kind === 'galera') {
-          const rows = await on(url, "SHOW GLOBAL STATUS WHERE Variable_name IN ('wsrep_cluster_size', 'wsrep_local_state_comment', 'wsrep_cluster_status')");
-          const st = Object.fromEntries(rows.map((r) => [r['Variable_name'], r['Value']]));
-          expect(st).toEqual({ wsrep_cluster_size: '3', wsrep_local_state_comment: 'Synced', wsrep_cluster_status: 'Primary' });
-        } else {
-          const rows = await on(url, 'SELECT member_state AS s, member_role AS r FROM performance_schema.replication_group_members');
-          expect(rows.map((r) => r['s'])).toEqual(['ONLINE', 'ONLINE', 'ONLINE']);
-          const primaries = rows.filter((r) => r['r'] === 'PRIMARY').length;
-          expect(primaries).toBe(c.kind === 'group-replication' ? 3 : 1);
+      // Galera: size 3, Synced, Primary on each node; Group Replication: three ONLINE members.
+      expect(await clusterProblems(c)).toEqual([]);
+      if (c.kind !== 'galera') {
+        for (const url of c.urls) {
+          const rows = await on(url, "SELECT COUNT(*) AS n FROM performance_schema.replication_group_members WHERE member_role = 'PRIMARY'");
+          expect(Number(rows[0]!['n'])).toBe(c.kind === 'group-replication' ? 3 : 1);
         }
       }
     });

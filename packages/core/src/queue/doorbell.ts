@@ -70,7 +70,7 @@ class Sleeper {
    */
   watch(): () => Promise<void> {
     this.workers += 1;
-    this.looping ??= this.loop().finally(() => (this.looping = undefined));
+    this.looping ??= this.loop();
     let watching = true;
     return async () => {
       if (watching) this.workers -= 1;
@@ -89,6 +89,8 @@ class Sleeper {
         if (this.workers > 0) await new Promise((r) => setTimeout(r, SLEEP_SECONDS * 1000));
       }
     }
+    // Cleared in the same turn that saw no watcher: a watch() after it starts a new loop.
+    this.looping = undefined;
   }
 
   private readonly wake = (): void => void enqueued(this.t.jobs, this.queue, 1, this.exec.owner);
