@@ -10,7 +10,10 @@ import { startRedis } from './queue-bullmq.js';
 // What exact enqueues cost. taskrow's enqueue writes a receipt in the same transaction (so a retry
 // after a lost COMMIT reply returns the first attempt's id instead of inserting again): BEGIN,
 // INSERT job, INSERT receipt, COMMIT. The baseline is one autocommit INSERT of the same payload
-// through bare mysql2 (no retry safety); BullMQ's `add()` on a local Redis is the peer.
+// through bare mysql2 (no retry safety); BullMQ's `add()` on a local Redis is the peer. Batches
+// are also read against their floor: the same rows (queue, times, token, the payload's JSON) in one
+// autocommit multi-row INSERT into a copy of taskrow's own jobs table (same columns and indexes),
+// with no transaction, receipt, validation or ids.
 // Scale: TASKROW_BENCH_ENQUEUES (default 3,000 per run), TASKROW_BENCH_RUNS (default 3),
 // TASKROW_BENCH_PRODUCERS (concurrent producers of the second scenario, default 16),
 // TASKROW_BENCH_TARGETS (labels such as "mysql 9.7"; default every server).
@@ -21,17 +24,29 @@ const ONLY = process.env['TASKROW_BENCH_TARGETS']?.split(',').map((s) => s.trim(
 /** The batch sizes of the `enqueueMany` scenarios. */
 const BATCHES = [100, 1000];
 
-const payload = (): { d: string; e: string } => ({ d: letters(), e: letters() });
+/** Payloads made before any timing (making 64 random letters costs more than some enqueues): a ring of 2,000 fresh objects. */
+const PAYLOADS = Array.from({ length: 2000 }, () => ({ d: letters(), e: letters() }));
+let next = 0;
+const payload = (): { d: string; e: string } => {
+  const p = PAYLOADS[next++ % PAYLOADS.length]!;
+  return { d: p.d, e: p.e };
+};
 
-/** Median rate (operations per second) of `RUNS` runs of `n` operations, `width` at a time. */
-async function rate(n: number, width: number, op: (i: number) => Promise<unknown>): Promise<number> {
-  const rates: number[] = [];
+/**
+ * Median rates (operations per second) of `RUNS` runs of `n` operations, `width` at a time, of
+ * each of `ops`: the runs take turns (one of each, then again), so a slower minute of this shared
+ * machine falls on every contender alike.
+ */
+async function rates(n: number, width: number, ops: readonly ((i: number) => Promise<unknown>)[]): Promise<number[]> {
+  const runs: number[][] = ops.map(() => []);
   for (let r = 0; r < RUNS; r++) {
-    const t0 = performance.now();
-    await inParallel(n, width, async (i) => void (await op(i)));
-    rates.push(n / ((performance.now() - t0) / 1000));
+    for (const [k, op] of ops.entries()) {
+      const t0 = performance.now();
+      await inParallel(n, width, async (i) => void (await op(i)));
+      runs[k]!.push(n / ((performance.now() - t0) / 1000));
+    }
   }
-  return median(rates);
+  return runs.map(median);
 }
 
 for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) {
@@ -45,8 +60,28 @@ for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) 
       await tr.migrate();
       await pool.query(BASELINE_DDL(base));
       const q = tr.queue('bench');
-      const bare = (): Promise<unknown> => pool.query(`INSERT INTO ${base} (d, e, status) VALUES (?, ?, 'unclaimed')`, [letters(), letters()]);
-      const bareBatch = (size: number) => (): Promise<unknown> => pool.query(`INSERT INTO ${base} (d, e, status) VALUES ?`, [Array.from({ length: size }, () => [letters(), letters(), 'unclaimed'])]);
+      const bare = (): Promise<unknown> => {
+        const p = payload();
+        return pool.query(`INSERT INTO ${base} (d, e, status) VALUES (?, ?, 'unclaimed')`, [p.d, p.e]);
+      };
+      const bareBatch = (size: number) => (): Promise<unknown> =>
+        pool.query(`INSERT INTO ${base} (d, e, status) VALUES ?`, [
+          Array.from({ length: size }, () => {
+            const p = payload();
+            return [p.d, p.e, 'unclaimed'];
+          }),
+        ]);
+      const floor = `\`${prefix}floor_jobs\``;
+      await pool.query(`CREATE TABLE ${floor} LIKE \`${prefix}queue_jobs\``);
+      // The floor's row: constants in the text, the statement's own time for the three times.
+      const floorRow = "('bench', '', 0, 0, 0, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6), 25, ?, NULL, ?, NULL, UTC_TIMESTAMP(6))";
+      const floorBatch = (size: number) => (): Promise<unknown> => {
+        const token = 1 + Math.floor(Math.random() * 2 ** 47);
+        return pool.query(
+          `INSERT INTO ${floor} (queue, grp, phase, priority, ready_priority, due_at, run_at, max_attempts, token, dedup_k, payload, conc_key, created_at) VALUES ${Array(size).fill(floorRow).join(', ')}`,
+          Array.from({ length: size }, () => [token, JSON.stringify(payload())]).flat(),
+        );
+      };
       const redis = await startRedis();
       const bull = redis ? new Queue(`ebench${process.pid}`, { connection: { host: '127.0.0.1', port: redis.port, maxRetriesPerRequest: null } }) : undefined;
       const opts = { removeOnComplete: true, removeOnFail: true };
@@ -56,21 +91,25 @@ for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) 
         const scenarios: [string, number, number, () => Promise<unknown>, () => Promise<unknown>, (() => Promise<unknown>) | undefined][] = [
           ['single enqueue, 1 producer', N, 1, () => q.enqueue(payload()), bare, bull && (() => bull.add('job', payload(), opts))],
           [`single enqueue, ${PRODUCERS} producers`, N, PRODUCERS, () => q.enqueue(payload()), bare, bull && (() => bull.add('job', payload(), opts))],
-          ...BATCHES.map((size): (typeof scenarios)[number] => [`enqueueMany of ${size}, 1 producer (jobs/s)`, Math.max(5, Math.ceil(N / size)), 1,
+          ...BATCHES.map((size): (typeof scenarios)[number] => [`enqueueMany of ${size}, 1 producer (jobs/s)`, Math.max(20, Math.ceil(N / size)), 1,
             () => q.enqueueMany(Array.from({ length: size }, () => ({ payload: payload() }))), bareBatch(size),
             bull && (() => bull.addBulk(Array.from({ length: size }, () => ({ name: 'job', data: payload(), opts }))))]),
         ];
         for (const [scenario, n, width, ours, theirs, bullmq] of scenarios) {
           const per = Number(/enqueueMany of (\d+)/.exec(scenario)?.[1] ?? 1);
-          const t = (await rate(n, width, ours)) * per;
-          const b = (await rate(n, width, theirs)) * per;
-          rows.push({ scenario, taskrow: t, baseline: b, unit: 'ops/s' });
-          if (!bullmq) continue;
-          const p = (await rate(n, width, bullmq)) * per;
+          const contenders = { ours, theirs, floor: per > 1 ? floorBatch(per) : undefined, bullmq };
+          const entries = Object.entries(contenders).filter((e): e is [string, () => Promise<unknown>] => e[1] !== undefined);
+          const measured = await rates(n, width, entries.map((e) => e[1]));
+          const r = Object.fromEntries(entries.map(([name], k) => [name, measured[k]! * per]));
+          const t = r['ours']!;
+          rows.push({ scenario, taskrow: t, baseline: r['theirs']!, unit: 'ops/s' });
+          if (r['floor'] !== undefined) rows.push({ scenario: `${scenario} against its floor`, taskrow: t, baseline: r['floor'], unit: 'ops/s' });
+          const p = r['bullmq'];
+          if (p === undefined) continue;
           peer.push(`${scenario}: BullMQ ${Math.round(p).toLocaleString('en-US')}/s (taskrow ${(t / p).toFixed(2)}x)`);
         }
         report('Enqueue cost: taskrow (job + receipt in one transaction) against one autocommit INSERT', server, rows, [
-          `medians of ${RUNS} runs; mysql2 pool of ${PRODUCERS}; payload two 64-letter strings; the baseline row has no receipt and no retry safety`,
+          `medians of ${RUNS} runs; mysql2 pool of ${PRODUCERS}; payload two 64-letter strings (made before timing); the baseline row has no receipt and no retry safety`,
           ...(redis ? [`BullMQ on redis ${redis.version} (no persistence), same payloads:`, ...peer] : ['BullMQ: redis-server not installed, not run']),
         ]);
       } finally {

@@ -1,6 +1,7 @@
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { taskrow } from '@taskrow/mysql2';
+import { createTaskrow, type SqlClient } from '@taskrow/core';
+import { mysql2Client, taskrow, type Mysql2Connection } from '@taskrow/mysql2';
 import { label, targets } from '../src/targets.js';
 
 /**
@@ -52,5 +53,48 @@ for (const target of targets()) {
         expect(returned.map((id) => stored.get(id))).toEqual(Array.from({ length: 75 }, (_, k) => ({ batch: Math.floor(k / 25), i: k % 25 })));
       });
     }
+
+    it('a batch whose transaction is still open holds up no other producer: its ids check locks nothing', async () => {
+      const name = `open${Date.now()}`;
+      // Producer A's transactions stop after their last statement, before COMMIT, until released.
+      let release: () => void = () => undefined;
+      const held = new Promise<void>((r) => (release = r));
+      let reached: () => void = () => undefined;
+      const atCommit = new Promise<void>((r) => (reached = r));
+      // Enough connections for both producers and the rings of their enqueues (a ring waits for its enqueue's commit).
+      const own = mysql.createPool({ uri: target.url, connectionLimit: 6 });
+      const inner = mysql2Client(own);
+      // No kept connection (`session`): every transaction sets its own isolation level, as under load.
+      const gated: SqlClient = {
+        ...inner,
+        session: undefined,
+        transaction: (fn, options) => inner.transaction(async (conn) => {
+          const out = await fn(conn);
+          reached();
+          await held;
+          return out;
+        }, options),
+      };
+      const a = (await createTaskrow<Mysql2Connection>({ client: gated, joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } })).queue(name);
+      const b = (await taskrow(own, { prefix })).queue(name);
+      const first = a.enqueueMany(Array.from({ length: 40 }, (_, i) => ({ payload: { by: 'a', i } })));
+      await atCommit;
+      // Bounds the failure only: a producer B waiting on A's locks finishes after this, never before.
+      let released = false;
+      const bound = setTimeout(() => ((released = true), release()), 10_000);
+      try {
+        const second = await b.enqueueMany(Array.from({ length: 40 }, (_, i) => ({ payload: { by: 'b', i } })));
+        expect(released, 'B waited for A to commit').toBe(false);
+        release();
+        const ids = [...(await first).map((e) => e.id), ...second.map((e) => e.id)];
+        const stored = await payloadsById(name);
+        expect(ids.map((id) => stored.get(id))).toEqual([...Array.from({ length: 40 }, (_, i) => ({ by: 'a', i })), ...Array.from({ length: 40 }, (_, i) => ({ by: 'b', i }))]);
+      } finally {
+        clearTimeout(bound);
+        release();
+        await first.catch(() => undefined);
+        await own.end();
+      }
+    });
   });
 }

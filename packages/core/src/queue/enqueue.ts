@@ -1,22 +1,24 @@
 import { randomInt } from 'node:crypto';
-import { chunks, placeholderList, placeholderRows, statementBytes } from '../chunk.js';
+import { chunks, placeholderList, statementBytes } from '../chunk.js';
 import type { Executor } from '../engine/executor.js';
 import { invalid, TaskrowError } from '../errors.js';
-import type { SqlConnection, SqlResult } from '../port.js';
+import type { SqlConnection, SqlResult, SqlValue } from '../port.js';
 import { purgeReceiptsNow, readReceipt, receiptToken, writeReceipt, writeReceiptIf } from '../receipts/receipts.js';
 import { show, toNumber } from '../validate.js';
 import { jobRow, type JobRow, type QueueSettings } from './options.js';
 import { PHASE, type QueueTables } from './tables.js';
 import type { Enqueued, EnqueueItem } from './types.js';
 
-/** Rows per INSERT: 12 placeholders each, far under 65,535. */
+/** Rows per INSERT: at most 12 placeholders each, far under 65,535. */
 const INSERT_ROWS = 1000;
 /** Most jobs one enqueueMany call takes (one transaction). */
 export const MAX_ENQUEUE_BATCH = 100_000;
 
 const COLUMNS = '`queue`, `grp`, `phase`, `priority`, `ready_priority`, `due_at`, `run_at`, `max_attempts`, `token`, `dedup_k`, `payload`, `conc_key`, `created_at`';
-/** `run_at` repeats the `due_at` set earlier in the same row. */
-const ROW = "?, ?, ?, ?, ?, DATE_ADD(COALESCE(CAST(? AS DATETIME(6)), UTC_TIMESTAMP(6)), INTERVAL ? MICROSECOND), `due_at`, ?, ?, ?, ?, ?, UTC_TIMESTAMP(6)";
+/** A row with a time of its own (`runAt` or a delay); `run_at` repeats the `due_at` set earlier in the same row. */
+const ROW_AT = "(?, ?, ?, ?, ?, DATE_ADD(COALESCE(CAST(? AS DATETIME(6)), UTC_TIMESTAMP(6)), INTERVAL ? MICROSECOND), `due_at`, ?, ?, ?, ?, ?, UTC_TIMESTAMP(6))";
+/** A row due now: no expression to evaluate per row (the statement's time is one value for all its rows). */
+const ROW_NOW = '(?, ?, ?, ?, ?, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6), ?, ?, ?, ?, ?, UTC_TIMESTAMP(6))';
 
 /** Validates a batch whole, before any SQL. */
 export function jobRows(items: unknown, settings: QueueSettings): JobRow[] {
@@ -75,6 +77,10 @@ export async function insertJobs(exec: Executor, t: QueueTables, queue: string, 
   if (exec.client.joined) return exec.transaction(insertAll);
   const token = receiptToken();
   const consecutive = !keyed && !returning && parts.length === 1 && rows.length > 1 && !exec.dialect.multiWriter && !idsApart.has(exec.dialect);
+  // READ COMMITTED where the transaction reads: the upsert of dedup keys (see above), and the
+  // consecutive-ids check, which is then a consistent read that locks nothing (at REPEATABLE READ
+  // its range would take shared next-key locks up to the index's end and stall every other
+  // producer's INSERT until this transaction ends).
   const out = await exec.attempts(
     (attempt) => async (conn) => {
       started?.();
@@ -85,7 +91,7 @@ export async function insertJobs(exec: Executor, t: QueueTables, queue: string, 
       await writeReceipt(conn, t.receipts, token, encodeEnqueued(done));
       return done;
     },
-    keyed ? { isolation: 'READ COMMITTED' } : {},
+    keyed || consecutive ? { isolation: 'READ COMMITTED' } : {},
   );
   purgeReceiptsNow(exec, t.receipts);
   return out;
@@ -97,18 +103,19 @@ const idsApart = new WeakSet<object>();
 /**
  * A batch without dedup keys in one statement on MySQL (one writer, no `RETURNING`): its ids are
  * taken as consecutive from the insert id, and the receipt confirms that in the same statement
- * (`writeReceiptIf`: written only when the rows carrying this INSERT's mark are exactly those ids,
- * each read by primary key, so no gap is locked). Four statements (BEGIN, INSERT, receipt,
- * COMMIT). When the ids were not consecutive (`auto_increment_increment` above 1, or ids
+ * (`writeReceiptIf`: written only when the rows carrying this INSERT's mark fill that range of
+ * ids; a consistent read at READ COMMITTED, so nothing is locked). Four statements (BEGIN, INSERT,
+ * receipt, COMMIT). When the ids were not consecutive (`auto_increment_increment` above 1, or ids
  * interleaved with another statement's), they are read back by the mark and the receipt written
  * plainly, and the server's later batches read their ids back from the start.
  */
 async function insertConsecutive(exec: Executor, conn: SqlConnection, t: QueueTables, queue: string, rows: readonly JobRow[], token: Buffer): Promise<Enqueued[]> {
   const { res, mark } = await insertStatement(conn, t, queue, rows, false, false);
   const taken = rows.map((_, i) => ({ id: res.insertId + i, deduplicated: false }));
-  const ids = taken.map((e) => e.id);
-  const mine = `FROM ${t.jobs} FORCE INDEX (PRIMARY) WHERE \`id\` IN (${placeholderList(ids.length)}) AND \`token\` = ? AND \`queue\` = ?`;
-  if (res.insertId > 0 && (await writeReceiptIf(conn, t.receipts, token, encodeEnqueued(taken), mine, [...ids, mark, queue], rows.length))) return taken;
+  // A range, not a list of ids: the server plans 1,000 listed ids as 1,000 ranges.
+  const mine = `FROM ${t.jobs} FORCE INDEX (PRIMARY) WHERE \`id\` BETWEEN ? AND ? AND \`token\` = ? AND \`queue\` = ?`;
+  const range = [res.insertId, res.insertId + rows.length - 1, mark, queue];
+  if (res.insertId > 0 && (await writeReceiptIf(conn, t.receipts, token, encodeEnqueued(taken), mine, range, rows.length))) return taken;
   idsApart.add(exec.dialect);
   const inserted = await newIds(conn, t, queue, rows, res, mark, false);
   const out = rows.map((r) => ({ id: inserted.get(r)!, deduplicated: false }));
@@ -150,15 +157,22 @@ async function insertStatement(conn: SqlConnection, t: QueueTables, queue: strin
   // column moves the statement's next id past the existing row's id, outside the range it
   // reserved, so a later row of the statement can take the id of another transaction's job and
   // be silently merged into it (the upsert's no-op) instead of being inserted.
+  const params: SqlValue[] = [];
+  const values = insert.map((r) => {
+    // A job with a concurrency key waits as delayed until a claim admits it (see `limits.ts`).
+    const waits = r.delayed || r.concKey !== null;
+    // A time of its own: a run time or a delay (a schedule's ready job carries its tick as run time).
+    const at = r.runAt !== null || r.delayMicros !== 0;
+    params.push(queue, r.group, waits ? PHASE.delayed : PHASE.ready, r.priority, waits ? 0 : r.priority);
+    if (at) params.push(r.runAt, r.delayMicros);
+    params.push(r.maxAttempts, mark, r.dedup, r.payload, r.concKey);
+    return at ? ROW_AT : ROW_NOW;
+  });
   const res = await conn.query<{ id: unknown }>(
-    `INSERT INTO ${t.jobs} (${COLUMNS}) VALUES ${placeholderRows(insert.length, 0, ROW)}` +
+    `INSERT INTO ${t.jobs} (${COLUMNS}) VALUES ${values.join(', ')}` +
       (upsert ? ' ON DUPLICATE KEY UPDATE `dedup_k` = `dedup_k`' : '') +
       (withIds ? ' RETURNING `id`' : ''),
-    insert.flatMap((r) => {
-      // A job with a concurrency key waits as delayed until a claim admits it (see `limits.ts`).
-      const waits = r.delayed || r.concKey !== null;
-      return [queue, r.group, waits ? PHASE.delayed : PHASE.ready, r.priority, waits ? 0 : r.priority, r.runAt, r.delayMicros, r.maxAttempts, mark, r.dedup, r.payload, r.concKey];
-    }),
+    params,
   );
   return { res, mark };
 }

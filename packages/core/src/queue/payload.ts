@@ -33,7 +33,9 @@ function problem(value: unknown): string | undefined {
     case 'number':
       return Number.isFinite(value) ? undefined : `the number ${String(value)} (stored as null)`;
     case 'object': {
-      if (value === null) return undefined;
+      if (value === null || Array.isArray(value)) return undefined;
+      const proto: unknown = Object.getPrototypeOf(value);
+      if (proto === Object.prototype || proto === null) return undefined;
       if (value instanceof Date && Number.isNaN(value.getTime())) return 'an invalid Date (stored as null)';
       const lossy = LOSSY.find(([, is]) => is(value));
       return lossy ? `a ${lossy[0] === 'typed array or Buffer' ? (value.constructor?.name ?? 'typed array') : lossy[0]} (it would not be stored as it is)` : undefined;
@@ -48,22 +50,35 @@ interface Frame {
   readonly value: unknown;
   /** The key JSON.stringify passes to `toJSON` ('' at the top, the index as a string in arrays). */
   readonly key: string;
-  readonly path: string;
+  /** Whether `key` is an array index. */
+  readonly index: boolean;
+  /** The frame of the object or array holding the value (none at the top). */
+  readonly parent: Frame | undefined;
   readonly depth: number;
   readonly leaving?: object;
 }
 
+/** Where `f`'s value is, as `what.a[2].b`: made only for an error message. */
+function pathOf(f: Frame, what: string): string {
+  const parts: string[] = [];
+  for (let p: Frame | undefined = f; p?.parent; p = p.parent) parts.push(p.index ? `[${p.key}]` : `.${p.key}`);
+  return what + parts.reverse().join('');
+}
+
 /** The value JSON.stringify will write for `value`: what its `toJSON` returns, if it has one. */
-function serialised(value: unknown, key: string, path: string): unknown {
+function serialised(value: unknown, f: Frame, what: string): unknown {
   if (value === null || typeof value !== 'object' || value instanceof Date) return value;
   const toJSON = (value as { toJSON?: unknown }).toJSON;
   if (typeof toJSON !== 'function') return value;
   try {
-    return toJSON.call(value, key);
+    return toJSON.call(value, f.key);
   } catch (err) {
-    throw invalid(`not JSON-serialisable: ${path}.toJSON() threw: ${err instanceof Error ? err.message : String(err)}`);
+    throw invalid(`not JSON-serialisable: ${pathOf(f, what)}.toJSON() threw: ${err instanceof Error ? err.message : String(err)}`);
   }
 }
+
+/** A value JSON.stringify writes as it is, with nothing inside to check. */
+const settled = (v: unknown): boolean => typeof v === 'string' || typeof v === 'boolean' || v === null || (typeof v === 'number' && Number.isFinite(v));
 
 /**
  * Walks `value` the way JSON.stringify will, without recursion (any depth is walked safely), and
@@ -73,7 +88,7 @@ function serialised(value: unknown, key: string, path: string): unknown {
  * nesting deeper than `MAX_PAYLOAD_DEPTH`. The error names the path and the value.
  */
 function check(root: unknown, what: string): void {
-  const stack: Frame[] = [{ value: root, key: '', path: what, depth: 0 }];
+  const stack: Frame[] = [{ value: root, key: '', index: false, parent: undefined, depth: 0 }];
   const ancestors = new Set<object>();
   while (stack.length > 0) {
     const f = stack.pop()!;
@@ -82,32 +97,39 @@ function check(root: unknown, what: string): void {
       continue;
     }
     // A Buffer's own toJSON turns it into { type, data }: refused before toJSON runs.
-    const value = problem(f.value) ? f.value : serialised(f.value, f.key, f.path);
+    const first = problem(f.value);
+    const value = first ? f.value : serialised(f.value, f, what);
+    const fromToJSON = !Object.is(value, f.value);
     // JSON.stringify calls toJSON once: a Date returned by toJSON is written as {}.
-    const bad = value !== f.value && value instanceof Date ? 'a Date (stored as {})' : problem(value);
-    if (bad) throw invalid(`not JSON-serialisable: ${f.path}${value === f.value ? '' : '.toJSON()'} is ${bad}`);
+    const bad = !fromToJSON ? first : value instanceof Date ? 'a Date (stored as {})' : problem(value);
+    if (bad) throw invalid(`not JSON-serialisable: ${pathOf(f, what)}${fromToJSON ? '.toJSON()' : ''} is ${bad}`);
     if (value === null || typeof value !== 'object' || value instanceof Date) continue;
     if (f.depth >= MAX_PAYLOAD_DEPTH) {
-      const at = f.path.length > 120 ? `...${f.path.slice(-80)}` : f.path;
-      throw invalid(`${what} is nested deeper than the limit of ${MAX_PAYLOAD_DEPTH} levels (at ${at})`);
+      const path = pathOf(f, what);
+      throw invalid(`${what} is nested deeper than the limit of ${MAX_PAYLOAD_DEPTH} levels (at ${path.length > 120 ? `...${path.slice(-80)}` : path})`);
     }
-    if (ancestors.has(value)) throw invalid(`not JSON-serialisable: ${f.path} refers back to itself (a cycle)`);
+    if (ancestors.has(value)) throw invalid(`not JSON-serialisable: ${pathOf(f, what)} refers back to itself (a cycle)`);
     ancestors.add(value);
-    stack.push({ value: undefined, key: '', path: f.path, depth: f.depth, leaving: value });
-    pushChildren(stack, value, f);
+    stack.push({ value: undefined, key: '', index: false, parent: undefined, depth: f.depth, leaving: value });
+    pushChildren(stack, value, f, what);
   }
 }
 
-function pushChildren(stack: Frame[], value: object, f: Frame): void {
+/** Pushes the children of `value` (held by `f`) that need a look: strings, booleans, null and finite numbers do not. */
+function pushChildren(stack: Frame[], value: object, f: Frame, what: string): void {
+  const depth = f.depth + 1;
   if (Array.isArray(value)) {
     for (let i = value.length - 1; i >= 0; i--) {
-      if (!(i in value)) throw invalid(`not JSON-serialisable: ${f.path}[${i}] is a hole in the array (stored as null)`);
-      stack.push({ value: value[i], key: String(i), path: `${f.path}[${i}]`, depth: f.depth + 1 });
+      if (!(i in value)) throw invalid(`not JSON-serialisable: ${pathOf(f, what)}[${i}] is a hole in the array (stored as null)`);
+      const v: unknown = value[i];
+      if (!settled(v)) stack.push({ value: v, key: String(i), index: true, parent: f, depth });
     }
     return;
   }
-  for (const [k, v] of Object.entries(value)) {
-    if (v !== undefined) stack.push({ value: v, key: k, path: `${f.path}.${k}`, depth: f.depth + 1 });
+  for (const k in value) {
+    if (!Object.hasOwn(value, k)) continue;
+    const v: unknown = (value as Record<string, unknown>)[k];
+    if (v !== undefined && !settled(v)) stack.push({ value: v, key: k, index: false, parent: f, depth });
   }
 }
 
