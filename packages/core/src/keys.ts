@@ -45,15 +45,17 @@ export interface EncodedKey {
  * nothing is trimmed or normalised. MUST reject non-strings, the empty string, strings that are not
  * well-formed Unicode (lone surrogates cannot round-trip) and keys over `MAX_KEY_BYTES`.
  */
-export function encodeKey(key: unknown, what = 'key'): EncodedKey {
-  if (typeof key !== 'string') throw new InvalidArgumentError('INVALID_KEY', `${what} must be a string, got ${show(key)}`);
-  if (key.length === 0) throw new InvalidArgumentError('INVALID_KEY', `${what} must not be empty`);
+export function encodeKey(key: unknown, what = 'key', index?: number): EncodedKey {
+  // The name is made only for an error: `what`, or `what #index` for a key of a batch.
+  const name = (): string => (index === undefined ? what : `${what} #${index}`);
+  if (typeof key !== 'string') throw new InvalidArgumentError('INVALID_KEY', `${name()} must be a string, got ${show(key)}`);
+  if (key.length === 0) throw new InvalidArgumentError('INVALID_KEY', `${name()} must not be empty`);
   if (!(key as string & { isWellFormed(): boolean }).isWellFormed()) {
-    throw new InvalidArgumentError('INVALID_KEY', `${what} ${show(key)} contains a lone surrogate and cannot be stored exactly`);
+    throw new InvalidArgumentError('INVALID_KEY', `${name()} ${show(key)} contains a lone surrogate and cannot be stored exactly`);
   }
   const bytes = Buffer.from(key, 'utf8');
   if (bytes.length > MAX_KEY_BYTES) {
-    throw new InvalidArgumentError('INVALID_KEY', `${what} ${show(key)} is ${bytes.length} bytes in UTF-8; the limit is ${MAX_KEY_BYTES}`);
+    throw new InvalidArgumentError('INVALID_KEY', `${name()} ${show(key)} is ${bytes.length} bytes in UTF-8; the limit is ${MAX_KEY_BYTES}`);
   }
   const long = bytes.length > VERBATIM_KEY_BYTES;
   return { key, bytes, k: long ? indexForm(bytes) : bytes, long };
@@ -67,6 +69,6 @@ export function encodeKeys(keys: unknown, what = 'key'): EncodedKey[] {
   }
   const out: EncodedKey[] = [];
   let i = 0;
-  for (const k of keys as Iterable<unknown>) out.push(encodeKey(k, `${what} #${i++}`));
+  for (const k of keys as Iterable<unknown>) out.push(encodeKey(k, what, i++));
   return out;
 }

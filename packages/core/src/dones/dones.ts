@@ -1,4 +1,4 @@
-import { chunks, placeholderList, placeholderRows, statementBytes } from '../chunk.js';
+import { chunks, placeholderList, statementBytes } from '../chunk.js';
 import type { Executor } from '../engine/executor.js';
 import { invalid, TaskrowError } from '../errors.js';
 import { encodeKey, encodeKeys, INDEX_KEY_BYTES, VERBATIM_KEY_BYTES, type EncodedKey } from '../keys.js';
@@ -13,11 +13,39 @@ import type { DonePage, Dones, PurgeMode } from './types.js';
 /** Rows per INSERT / DELETE and digests per lookup. Far under 65,535 placeholders. */
 const WRITE_ROWS = 2000;
 const READ_ROWS = 2000;
+/** Rounds of one mark chunk that met a moved generation before it gives up (see `markChecked`). */
+const MARK_ROUNDS = 5;
 /** Lookups of a `pending()` stream in flight at once (a pool runs them in parallel). */
 const PENDING_IN_FLIGHT = 3;
 const EPOCH_MICROS = epochMicros('`marked_at`');
 
 const byIndex = (a: EncodedKey, b: EncodedKey): number => Buffer.compare(a.k, b.k);
+
+/** Sorts `keys` in index order, in place; keys given in that order already (the usual case) are only checked. */
+function inIndexOrder(keys: EncodedKey[]): void {
+  for (let i = 1; i < keys.length; i++) {
+    if (Buffer.compare(keys[i - 1]!.k, keys[i]!.k) > 0) {
+      keys.sort(byIndex);
+      return;
+    }
+  }
+}
+
+/**
+ * The VALUES of a mark's INSERT: the generation as a number in the text (an integer the server
+ * gave), one placeholder per key, a second only for a long key's full bytes.
+ */
+function markRows(gen: number, keys: readonly EncodedKey[]): { sql: string; params: Buffer[] } {
+  if (!Number.isSafeInteger(gen)) throw new TaskrowError('DATABASE_ERROR', `a Dones generation must be an integer, got ${String(gen)}`);
+  const params: Buffer[] = [];
+  const rows = keys.map((k) => {
+    params.push(k.k);
+    if (!k.long) return `(${gen}, ?, NULL, UTC_TIMESTAMP(6))`;
+    params.push(k.bytes);
+    return `(${gen}, ?, ?, UTC_TIMESTAMP(6))`;
+  });
+  return { sql: rows.join(', '), params };
+}
 /**
  * A Set member for a key, cheap to compute on both sides: a verbatim index form decodes to the
  * key itself (keys are well-formed Unicode); a long key's form is tagged so the two never meet.
@@ -48,10 +76,13 @@ export function createDones(exec: Executor, t: DonesTables, namespace: unknown, 
    * retired for the purge.
    */
   let exists = false;
+  /** The generation the last checked mark confirmed: where the next one writes first. */
+  let seenGen: number | undefined;
   async function ensureNamespace(): Promise<void> {
     if (exists) return;
-    const have = await exec.query(`SELECT 1 FROM ${t.ns} WHERE \`name\` = ?`, [ns]);
-    if (have.rows.length === 0) {
+    const have = await committedGeneration();
+    if (have !== undefined) seenGen ??= have; // a first checked mark writes there (and checks it after)
+    else {
       const gen = (await exec.query(`INSERT INTO ${t.gen} (\`ns\`) VALUES (?)`, [ns])).insertId;
       await exec.query(
         `INSERT INTO ${t.ns} (\`name\`, \`gen\`, \`created_at\`) VALUES (?, ?, UTC_TIMESTAMP(6))
@@ -62,6 +93,72 @@ export function createDones(exec: Executor, t: DonesTables, namespace: unknown, 
       if (now.rows.length === 0) await exec.query(`UPDATE ${t.gen} SET \`retired_at\` = UTC_TIMESTAMP(6) WHERE \`gen\` = ?`, [gen]);
     }
     exists = true;
+  }
+
+  /** The namespace's generation as last committed (a plain read), or undefined when the row is missing. */
+  async function committedGeneration(): Promise<number | undefined> {
+    const found = await exec.query<{ gen: unknown }>(`SELECT \`gen\` FROM ${t.ns} WHERE \`name\` = ?`, [ns]);
+    return found.rows[0] ? toNumber(found.rows[0].gen) : undefined;
+  }
+
+  /** The INSERT of a mark of `part` into generation `gen`, through `conn` or autocommit; resolves to the keys added. */
+  async function insertMarks(via: Pick<SqlConnection, 'query'>, gen: number, part: readonly EncodedKey[]): Promise<number> {
+    const { sql, params } = markRows(gen, part);
+    // IGNORE skips only duplicates here: every value was validated (key bytes within the
+    // columns), so nothing can be truncated or coerced.
+    return (await via.query(`INSERT IGNORE INTO ${t.dones} (\`gen\`, \`k\`, \`k_long\`, \`marked_at\`) VALUES ${sql}`, params)).affectedRows;
+  }
+
+  /**
+   * Marks `part` in one transaction that share-locks the namespace row first, so a concurrent
+   * clear() waits for it (inside the application's transaction, where a later read could not see
+   * a clear commit).
+   */
+  async function markLocked(part: readonly EncodedKey[]): Promise<number> {
+    const write = (): Promise<number | undefined> =>
+      exec.transaction(async (conn) => {
+        const gen = await lockGeneration(conn);
+        return gen === undefined ? undefined : insertMarks(conn, gen, part);
+      });
+    let n = await write();
+    if (n === undefined) {
+      // The namespace row was rolled back (it was created inside a transaction that aborted).
+      exists = false;
+      await ensureNamespace();
+      n = await write();
+    }
+    if (n === undefined) throw new TaskrowError('DATABASE_ERROR', `namespace ${JSON.stringify(ns)} could not be created`);
+    return n;
+  }
+
+  /**
+   * Marks `part` with one autocommit INSERT into the generation seen last, then reads the
+   * generation again. Generations only move forward, to numbers never used before, so one read
+   * unchanged after the INSERT was current while the INSERT ran: the marks are in place, and no
+   * lock was held beyond the INSERT itself. When a clear() moved it meanwhile (or the namespace
+   * row was rolled back), the INSERT may have gone to a retired generation: those rows are
+   * deleted (the purge of that generation may be over) and the INSERT repeated into the current
+   * one. MUST NOT return before a read of the generation confirmed the one written to.
+   */
+  async function markChecked(part: readonly EncodedKey[]): Promise<number> {
+    let gen = seenGen ?? (await committedGeneration());
+    for (let round = 0; round < MARK_ROUNDS; round++) {
+      if (gen === undefined) {
+        exists = false;
+        await ensureNamespace();
+        gen = await committedGeneration();
+        if (gen === undefined) break;
+      }
+      const added = await insertMarks(exec, gen, part);
+      const now = await committedGeneration();
+      if (now === gen) {
+        seenGen = gen;
+        return added;
+      }
+      await exec.query(`DELETE FROM ${t.dones} WHERE \`gen\` = ? AND \`k\` IN (${placeholderList(part.length)})`, [gen, ...part.map((k) => k.k)]);
+      gen = now;
+    }
+    throw new TaskrowError('DATABASE_ERROR', `namespace ${JSON.stringify(ns)} moved to a new generation ${MARK_ROUNDS} times during one mark (clear() in a loop?), or could not be created`);
   }
 
   /** Index forms among `keys` that are done (as `tag`s), with one query. */
@@ -89,29 +186,9 @@ export function createDones(exec: Executor, t: DonesTables, namespace: unknown, 
       const list = encodeKeys(keys);
       let added = 0;
       for (const part of chunks(list, { maxRows: WRITE_ROWS, maxBytes: bytes }, (k) => k.k.length * 2 + (k.long ? k.bytes.length * 2 : 0) + 40)) {
-        part.sort(byIndex); // one lock order for every writer: overlapping batches wait, not deadlock
-        const write = (): Promise<number | undefined> =>
-          exec.transaction(async (conn) => {
-            const gen = await lockGeneration(conn);
-            if (gen === undefined) return undefined;
-            // IGNORE skips only duplicates here: every value was validated above (key bytes within
-            // the columns), so nothing can be truncated or coerced.
-            const res = await conn.query(
-              `INSERT IGNORE INTO ${t.dones} (\`gen\`, \`k\`, \`k_long\`, \`marked_at\`) VALUES ${placeholderRows(part.length, 4, '?, ?, ?, UTC_TIMESTAMP(6)')}`,
-              part.flatMap((k) => [gen, k.k, k.long ? k.bytes : null]),
-            );
-            return res.affectedRows;
-          });
+        inIndexOrder(part); // one lock order for every writer: overlapping batches wait, not deadlock
         await ensureNamespace();
-        let n = await write();
-        if (n === undefined) {
-          // The namespace row was rolled back (it was created inside a transaction that aborted).
-          exists = false;
-          await ensureNamespace();
-          n = await write();
-        }
-        if (n === undefined) throw new TaskrowError('DATABASE_ERROR', `namespace ${JSON.stringify(ns)} could not be created`);
-        added += n;
+        added += exec.client.joined ? await markLocked(part) : await markChecked(part);
       }
       return added;
     },
@@ -120,7 +197,7 @@ export function createDones(exec: Executor, t: DonesTables, namespace: unknown, 
       const list = encodeKeys(keys);
       let removed = 0;
       for (const part of chunks(list, { maxRows: WRITE_ROWS, maxBytes: Infinity }, () => 0)) {
-        part.sort(byIndex);
+        inIndexOrder(part);
         removed += await exec.transaction(async (conn) => {
           const gen = await lockGeneration(conn);
           if (gen === undefined) return 0;

@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
-import { freshName } from '../harness.js';
-import type { SuiteContext } from '../session.js';
+import { freshName, type Probe } from '../harness.js';
+import { lockingSession, type SuiteContext } from '../session.js';
 import { probeCount, probeKeys } from './probe.js';
 
 async function rowsOfName(ctx: SuiteContext<unknown>, ns: string): Promise<number> {
@@ -70,4 +70,82 @@ export function donesClear<Tx>(ctx: () => SuiteContext<Tx>): void {
     expect(await probeCount(c.session.probe, c.prefix, other)).toBe(41);
     expect(await probeCount(c.session.probe, c.prefix, big)).toBe(20_000); // rolled back
   });
+  it('a handle that marked before another client cleared the namespace writes its next marks to the new generation, none left in the old', async () => {
+    const c = ctx();
+    const name = 'a handle that marked before another client cleared the namespace writes its next marks to the new generation';
+    const session = await lockingSession(c, name);
+    const { clients, close } = await session.openClients(1);
+    try {
+      const ns = freshName('ns');
+      const mine = session.taskrow.dones(ns);
+      expect(await mine.mark(['before'])).toBe(1);
+      await clients[0]!.dones(ns).clear({ purge: 'wait' }); // the old generation is purged and forgotten
+      expect(await mine.mark(['after-1', 'after-2'])).toBe(2);
+      expect(await probeKeys(session.probe, c.prefix, ns)).toEqual(['after-1', 'after-2']);
+      expect(await strayRows(session.probe, c.prefix)).toBe(0);
+    } finally {
+      await close();
+      if (session !== c.session) await session.taskrow.close();
+    }
+  });
+
+  it('marks racing clear() of their namespace: each batch whole in one generation, every batch begun after the last clear returned is done, every one ended before it began is not', async () => {
+    const c = ctx();
+    const name = 'marks racing clear() of their namespace';
+    const session = await lockingSession(c, name);
+    const { clients, close } = await session.openClients(4);
+    const ns = freshName('ns');
+    /** The ledger, kept here: each batch's keys and when its mark() began and returned. */
+    const batches: { keys: string[]; begun: number; ended: number }[] = [];
+    let stop = false;
+    const marker = async (m: number): Promise<void> => {
+      for (let b = 0; !stop; b++) {
+        const keys = Array.from({ length: 20 }, (_, i) => `m${m}-b${b}-${i}`);
+        const begun = performance.now();
+        await clients[m]!.dones(ns).mark(keys);
+        batches.push({ keys, begun, ended: performance.now() });
+      }
+    };
+    /** Resolves once the markers have finished `n` more batches. */
+    const progress = async (n: number): Promise<void> => {
+      const goal = batches.length + n;
+      while (batches.length < goal) await new Promise((r) => setImmediate(r));
+    };
+    try {
+      const markers = clients.map((_, m) => marker(m));
+      let last = { begun: 0, ended: 0 };
+      for (let round = 0; round < 6; round++) {
+        await progress(12);
+        const begun = performance.now();
+        await session.taskrow.dones(ns).clear({ purge: round % 2 === 0 ? 'background' : 'wait' });
+        last = { begun, ended: performance.now() };
+      }
+      await progress(40);
+      stop = true;
+      await Promise.all(markers);
+      const done = new Set(await probeKeys(session.probe, c.prefix, ns));
+      const mixed = batches.filter((b) => b.keys.some((k) => done.has(k)) && !b.keys.every((k) => done.has(k)));
+      expect(mixed.map((b) => b.keys[0])).toEqual([]);
+      const after = batches.filter((b) => b.begun > last.ended);
+      const before = batches.filter((b) => b.ended < last.begun);
+      expect(after.length).toBeGreaterThan(0);
+      expect(before.length).toBeGreaterThan(0);
+      expect(after.filter((b) => !done.has(b.keys[0]!)).map((b) => b.keys[0])).toEqual([]);
+      expect(before.filter((b) => done.has(b.keys[0]!)).map((b) => b.keys[0])).toEqual([]);
+      await session.taskrow.purgeCleared();
+      expect(await strayRows(session.probe, c.prefix)).toBe(0);
+    } finally {
+      stop = true;
+      await close();
+      if (session !== c.session) await session.taskrow.close();
+    }
+  });
+}
+
+/** Rows of a generation no namespace or retired generation knows: marks stranded by a race with clear(). */
+async function strayRows(probe: Probe, prefix: string): Promise<number> {
+  const rows = await probe.query<{ n: unknown }>(
+    `SELECT COUNT(*) AS n FROM \`${prefix}dones\` d LEFT JOIN \`${prefix}dones_gen\` g ON g.gen = d.gen WHERE g.gen IS NULL`,
+  );
+  return Number(rows[0]?.n);
 }
