@@ -8,6 +8,7 @@ import { optionsOf, toNumber } from '../validate.js';
 import { encodeBatch, idBatch, idCodec, parseIdType, type EncodedId, type IdCodec } from './ids.js';
 import { addOptions, autoAddOptions, bumpOptions, dryRunOptions, getArgs } from './options.js';
 import { createLoopTable, resolveIdType } from './registry.js';
+import { takeDue } from './claim.js';
 import { loopSql, type LoopSql } from './sql.js';
 import { loopTable } from './tables.js';
 import type { Loop, LoopCheck, LoopId, LoopIdType, LoopStats } from './types.js';
@@ -156,9 +157,13 @@ export function openLoop(exec: Executor, prefix: string, name: unknown, options:
       const o = getArgs(limit, options);
       if (o.limit === 0) return [];
       const r = await resolve();
+      // Inside the application's transaction a plain read may see an older snapshot than the
+      // locking read: there, and where locking reads pass purge-pending entries cheaply (MySQL),
+      // the locking read starts at the start of each step's range.
       const take = async (conn: SqlConnection): Promise<LoopId[]> => {
-        const { rows } = await conn.query<{ v: unknown }>(r.sql.claim(o.limit), [o.minLoopTime]);
-        const ids = rows.map((row) => r.codec.decode(row.v));
+        const ids = exec.client.joined || !exec.dialect.plainReadFirst
+          ? (await conn.query<{ v: unknown }>(r.sql.claim(o.limit), [o.minLoopTime])).rows.map((row) => r.codec.decode(row.v))
+          : await takeDue(conn, r, o.limit, o.minLoopTime);
         const encoded = ids.map((id) => r.codec.encode(id, 'id'));
         for (const part of chunks(encoded, { maxRows: IDS_PER_STATEMENT, maxBytes: bytes }, (e) => e.size)) {
           await conn.query(r.sql.lock(part.length), [o.lockFor, ...part.map((e) => e.param)]);

@@ -1,5 +1,27 @@
+import type { SqlValue } from '../port.js';
 import type { IdCodec } from './ids.js';
 import type { LoopTable } from './tables.js';
+
+/**
+ * Where `get`'s locking read starts in each of its two steps: the first row a plain read found
+ * there (`heads`). Undefined: that step had no row, and the locking read leaves it out.
+ */
+export interface ClaimFrom {
+  /** Step 1 (expired locks, bumps): its first row's `lock_until`. */
+  readonly expired?: SqlValue;
+  /**
+   * Step 2 (unlocked ids): its first row's `last_updated` (null: never updated) and id (bound as
+   * the id column's placeholder takes it), and how many of the step's first `limit` rows share
+   * that `last_updated`.
+   */
+  readonly idle?: { readonly lastUpdated: SqlValue; readonly id: SqlValue; readonly sameTime: number };
+}
+
+/** A statement and its parameters. */
+export interface Bound {
+  readonly sql: string;
+  readonly params: SqlValue[];
+}
 
 /**
  * The statements of a loop, over one table and id type. Every time is the database clock's
@@ -26,6 +48,19 @@ export interface LoopSql {
    * and the placeholder take it), p (step), k1, k2, k3 (order keys).
    */
   claim(limit: number): string;
+  /**
+   * Plain (non-locking) read of the first row of step 1 and the first `limit` rows of step 2 of
+   * `get`. Params: minLoopTime. Rows: p (step), k1 (step 1's `lock_until`), k2, k3 and v (step 2's
+   * `last_updated`, id as stored, id as `decode` takes it), in `get`'s order.
+   */
+  heads(limit: number): string;
+  /**
+   * `claim` starting each step at the row `heads` found first: a locking read that walks index
+   * entries from there, not from the start of the step's range, where entries of rows taken
+   * or done since InnoDB last purged still lie (a locking read looks each up in the table). Each
+   * branch reads one contiguous range of the index, so the server cannot widen it. Rows: as `claim`.
+   */
+  claimFrom(limit: number, from: ClaimFrom, minLoopTime: number): Bound;
   /** Params: lockFor, ...ids. */
   lock(n: number): string;
   /** Rows: v, since_updated, locked_for. */
@@ -63,6 +98,15 @@ export function loopSql(t: LoopTable, codec: IdCodec): LoopSql {
          WHERE \`lock_until\` IS NULL AND (\`last_updated\` IS NULL OR \`last_updated\` <= UNIX_TIMESTAMP() - ?)
          ORDER BY \`last_updated\`, \`id\` LIMIT ${limit} FOR UPDATE SKIP LOCKED)
        ORDER BY p, k1, k2, k3 LIMIT ${limit}`,
+    heads: (limit) =>
+      `(SELECT 1 AS p, \`lock_until\` AS k1, NULL AS k2, NULL AS k3, NULL AS v FROM ${tbl}
+         WHERE \`lock_until\` <= UNIX_TIMESTAMP() ORDER BY \`lock_until\` LIMIT 1)
+       UNION ALL
+       (SELECT 2, NULL, \`last_updated\`, \`id\`, ${v} FROM ${tbl}
+         WHERE \`lock_until\` IS NULL AND (\`last_updated\` IS NULL OR \`last_updated\` <= UNIX_TIMESTAMP() - ?)
+         ORDER BY \`last_updated\`, \`id\` LIMIT ${limit})
+       ORDER BY p, k2, k3`,
+    claimFrom: (limit, from, minLoopTime) => claimFrom(tbl, v, codec.placeholder, limit, from, minLoopTime),
     lock: (n) => `UPDATE ${tbl} SET \`lock_until\` = UNIX_TIMESTAMP() + ? WHERE \`id\` IN (${list(n)})`,
     check: (n) =>
       `SELECT ${v} AS v, UNIX_TIMESTAMP() - \`last_updated\` AS since_updated, \`lock_until\` - UNIX_TIMESTAMP() AS locked_for
@@ -83,4 +127,37 @@ export function loopSql(t: LoopTable, codec: IdCodec): LoopSql {
                           MAX(\`last_updated\`) AS hi, MIN(\`last_updated\`) AS lo
                    FROM ${tbl} WHERE \`lock_until\` <= UNIX_TIMESTAMP()) b`,
   };
+}
+
+/** `LoopSql.claimFrom` over quoted table `tbl`, the id read as `v` and bound as `ph`. */
+function claimFrom(tbl: string, v: string, ph: string, limit: number, from: ClaimFrom, minLoopTime: number): Bound {
+  const parts: string[] = [];
+  const params: SqlValue[] = [];
+  if (from.expired !== undefined) {
+    parts.push(`SELECT ${v} AS v, 1 AS p, \`lock_until\` AS k1, \`last_updated\` AS k2, \`id\` AS k3 FROM ${tbl}
+         WHERE \`lock_until\` <= UNIX_TIMESTAMP() AND \`lock_until\` >= ?
+         ORDER BY \`lock_until\`, \`last_updated\`, \`id\` LIMIT ${limit} FOR UPDATE SKIP LOCKED`);
+    params.push(from.expired);
+  }
+  if (from.idle !== undefined) {
+    const { lastUpdated, id, sameTime } = from.idle;
+    const cols = `SELECT ${v} AS v, 2 AS p, NULL AS k1, \`last_updated\` AS k2, \`id\` AS k3 FROM ${tbl}`;
+    // The first row's time from its id on, then (when the first rows run past that time) the later times.
+    const at = lastUpdated === null ? '`last_updated` IS NULL' : '`last_updated` = ?';
+    // FORCE INDEX: else the server reads (NULL, time) by `ref` from the start of that time's
+    // entries, leaving the id bound to a filter (MariaDB 10.11 and 11.8 do).
+    parts.push(`${cols} FORCE INDEX (\`lock_until\`)
+         WHERE \`lock_until\` IS NULL AND ${at} AND \`id\` >= ${ph} AND (\`last_updated\` IS NULL OR \`last_updated\` <= UNIX_TIMESTAMP() - ?)
+         ORDER BY \`id\` LIMIT ${limit} FOR UPDATE SKIP LOCKED`);
+    params.push(...(lastUpdated === null ? [] : [lastUpdated]), id, minLoopTime);
+    if (sameTime < limit) {
+      const after = lastUpdated === null ? '`last_updated` IS NOT NULL' : '`last_updated` > ?';
+      parts.push(`${cols}
+         WHERE \`lock_until\` IS NULL AND ${after} AND \`last_updated\` <= UNIX_TIMESTAMP() - ?
+         ORDER BY \`last_updated\`, \`id\` LIMIT ${limit - sameTime} FOR UPDATE SKIP LOCKED`);
+      params.push(...(lastUpdated === null ? [] : [lastUpdated]), minLoopTime);
+    }
+  }
+  const sql = parts.length === 1 ? parts[0]! : `(${parts.join(')\n       UNION ALL\n       (')})\n       ORDER BY p, k1, k2, k3 LIMIT ${limit}`;
+  return { sql, params };
 }

@@ -1,4 +1,5 @@
 import { expect, it } from 'vitest';
+import { fromHeads, type HeadRow } from '../../loop/claim.js';
 import { idCodec } from '../../loop/ids.js';
 import { loopSql } from '../../loop/sql.js';
 import { loopTable } from '../../loop/tables.js';
@@ -118,6 +119,14 @@ export function loopStats<Tx>(ctx: () => SuiteContext<Tx>): void {
     const claim = await handlerReads(probe, sql.claim(100), [3600]);
     expect(claim.rows).toHaveLength(100);
     expect(claim.reads).toBeLessThan(10 * 100); // both steps stop at the limit; the union is read and sorted once
+    // get()'s own path: a plain read of where the steps start, then the locking read from there.
+    const heads = await handlerReads(probe, sql.heads(100), [3600]);
+    expect(heads.rows).toHaveLength(101);
+    expect(heads.reads).toBeLessThan(10 * 100);
+    const start = sql.claimFrom(100, fromHeads(idCodec('int'), heads.rows as unknown as HeadRow[]), 3600);
+    const fromReads = await handlerReads(probe, start.sql, start.params);
+    expect(fromReads.rows.map((r) => Number(r['v']))).toEqual(claim.rows.map((r) => Number(r['v'])));
+    expect(fromReads.reads).toBeLessThan(10 * 100);
     const got = await loop.get(100);
     expect(got).toHaveLength(100);
     expect(got.slice(0, Math.min(special, 100)).every((id) => id % 10_000 === 2)).toBe(true); // bumped rows first
