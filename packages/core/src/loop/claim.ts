@@ -26,14 +26,18 @@ const secondsOrNull = (v: unknown): number | null => (v === null || v === undefi
  *
  * Takes up to `limit` due ids in `conn`'s transaction (locks them; the caller then leases them).
  * MUST only take rows its locking read matched: the plain read decides where to look, never
- * what is taken. A `get` that loses a race for the same ids sees fewer ids, or none, never an
- * id another transaction holds.
+ * what is taken. MUST NOT come back empty while a due id is free: when every row from the starts
+ * is held, it reads the whole ranges. A `get` that loses a race for the same ids sees fewer ids,
+ * never an id another transaction holds.
  */
 export async function takeDue(conn: SqlConnection, r: { codec: IdCodec; sql: LoopSql }, limit: number, minLoopTime: number): Promise<LoopId[]> {
   const heads = (await conn.query<HeadRow>(r.sql.heads(limit), [minLoopTime])).rows;
   if (heads.length === 0) return [];
   const claim = r.sql.claimFrom(limit, fromHeads(r.codec, heads), minLoopTime);
-  const { rows } = await conn.query<{ v: unknown }>(claim.sql, claim.params);
+  let { rows } = await conn.query<{ v: unknown }>(claim.sql, claim.params);
+  // Every row from those starts was held by other getters (which read the same starts): read the
+  // whole ranges, as without the plain read, so that [] still means that no free id is due.
+  if (rows.length === 0) ({ rows } = await conn.query<{ v: unknown }>(r.sql.claim(limit), [minLoopTime]));
   return rows.map((row) => r.codec.decode(row.v));
 }
 

@@ -107,4 +107,28 @@ export function loopConcurrency<Tx>(ctx: () => SuiteContext<Tx>): void {
     expect(finishedWhileHeld).toBe(true);
     expectDisjointUnion(batches, range(101, 100 + 20 * n));
   });
+
+  const past = 'a getter takes the free due ids that follow when every id at the front of the order is held';
+  it(past, async () => {
+    const c = ctx();
+    const session = await lockingSession(c, `loop › concurrency › ${past}`);
+    const loop = await freshLoop(c);
+    await loop.add(range(1, 10)); // never updated: first in the order
+    await loop.add(range(11, 20), { updated: true }); // updated now: due with minLoopTime 0, after them
+    const { probe } = session;
+    const sql = loopSql(loopTable(c.prefix, loop.name), idCodec('int'));
+    const { clients, close } = await session.openClients(1);
+    await probe.query('SET TRANSACTION ISOLATION LEVEL READ COMMITTED');
+    await probe.query('START TRANSACTION');
+    try {
+      // The probe holds 1-10 as a getter between its claim and its commit does.
+      const held = (await probe.query<{ v: unknown }>(sql.claim(10), [0])).map((r) => Number(r.v));
+      expect(held).toEqual(range(1, 10));
+      await probe.query(sql.lock(held.length), [3600, ...held]);
+      expect(await clients[0]!.loop(loop.name, { idType: 'int' }).get(5, { minLoopTime: 0 })).toEqual(range(11, 15));
+    } finally {
+      await probe.query('ROLLBACK');
+      await close();
+    }
+  });
 }
