@@ -10,7 +10,8 @@ import { loopCycles } from './loop-cycle.js';
 // Loop: a steady-state cycle of get(100) -> did by W workers, each on its own connection, against
 // doloop's own statements (LOCK TABLES ... WRITE around every call) through bare mysql2 on the same
 // server. Scale: TASKROW_BENCH_LOOP_IDS (default 100,000), TASKROW_BENCH_LOOP_WORKERS (default
-// "1,4,16,64"), TASKROW_BENCH_LOOP_SECONDS per measurement (default 4), TASKROW_BENCH_RUNS (default 3).
+// "1,4,16,64"), TASKROW_BENCH_LOOP_SECONDS per measurement (default 4), TASKROW_BENCH_RUNS (default 3),
+// TASKROW_BENCH_TARGETS (labels; default every server).
 // A second table repeats the cycle with TASKROW_BENCH_LOOP_NET_WORKERS (default "16") workers through a
 // loopback proxy that delays each direction by TASKROW_BENCH_LOOP_DELAY_MS (default 0.5; 0 skips it):
 // a database across a network, where doloop's table lock is held for whole round trips.
@@ -20,6 +21,7 @@ const SECONDS = Number(process.env['TASKROW_BENCH_LOOP_SECONDS'] ?? 4);
 const RUNS = Number(process.env['TASKROW_BENCH_RUNS'] ?? 3);
 const NET_WORKERS = (process.env['TASKROW_BENCH_LOOP_NET_WORKERS'] ?? '16').split(',').map(Number);
 const DELAY_MS = Number(process.env['TASKROW_BENCH_LOOP_DELAY_MS'] ?? 0.5);
+const ONLY = process.env['TASKROW_BENCH_TARGETS']?.split(',').map((s) => s.trim());
 const LIMIT = 100;
 
 /** doloop's table, as its create-doloop-table prints it. */
@@ -104,7 +106,7 @@ const NOTES = [
   `median of ${RUNS} runs of ${SECONDS} s per cell; no id was handed to two workers at once in any run (checked)`,
 ];
 
-for (const target of targets()) {
+for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) {
   describe(`loop bench · ${label(target)}`, () => {
     it(`get(${LIMIT}) -> did over ${IDS.toLocaleString('en-US')} ids with ${WORKERS.join(', ')} workers, against doloop's LOCK TABLES`, async () => {
       const server = await describeServer(target);
