@@ -15,13 +15,14 @@ export interface HeadRow {
 const secondsOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : toNumber(v));
 
 /**
- * How `get` finds its ids outside the application's transaction: a plain read of where each
- * step's due ids start, then a locking read (`SKIP LOCKED`) from there.
+ * How `get` finds its ids where `dialect.plainReadFirst` holds (MariaDB), outside the
+ * application's transaction: a plain read of where each step's due ids start, then a locking
+ * read (`SKIP LOCKED`) from there.
  *
  * Starting from the first due row, not from the start of the index range, spares the locking
  * read the entries of ids taken or done since InnoDB last purged: a plain read passes them
- * cheaply, a locking read looks each one up in the table (on MariaDB 10.11 a `get(100)` walked
- * thousands of them: 8 ms instead of 1). Ids that become due before the start while a `get`
+ * cheaply, MariaDB's locking reads look each one up in the table (on MariaDB 10.11 a `get(100)`
+ * walked thousands of them: 8 ms instead of 1). Ids that become due before the start while a `get`
  * runs are left to a later `get`.
  *
  * Takes up to `limit` due ids in `conn`'s transaction (locks them; the caller then leases them).
