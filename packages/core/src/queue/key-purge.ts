@@ -9,7 +9,7 @@ import { QUEUE_DEFAULT_ROW } from './limits.js';
 const KEY_WINDOW = 5000;
 
 /** How often (ms) a process's workers purge a window of a queue's key rows, at most. */
-export const KEY_PURGE_EVERY_MS = 60_000;
+const KEY_PURGE_EVERY_MS = 60_000;
 
 /**
  * In one READ COMMITTED transaction, deletes the `<prefix>queue_keys` rows of `queue` among the
