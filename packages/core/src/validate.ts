@@ -61,3 +61,6 @@ export function toNumber(value: unknown): number {
   if (value === null || value === undefined) return 0;
   throw new TaskrowError('DATABASE_ERROR', `the server returned ${show(value)} where a number was expected`);
 }
+
+/** `toNumber`, except that SQL NULL stays null. */
+export const toNumberOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : toNumber(value));

@@ -4,7 +4,7 @@ import { invalid, TaskrowError } from '../errors.js';
 import type { SqlConnection, SqlValue } from '../port.js';
 import { purgeReceiptsNow, readReceipt, receiptToken, writeReceipt } from '../receipts/receipts.js';
 import { receiptsTable } from '../receipts/tables.js';
-import { optionsOf, toNumber } from '../validate.js';
+import { optionsOf, toNumber, toNumberOrNull } from '../validate.js';
 import { encodeBatch, idBatch, idCodec, parseIdType, type EncodedId, type IdCodec } from './ids.js';
 import { addOptions, autoAddOptions, bumpOptions, dryRunOptions, getArgs } from './options.js';
 import { createLoopTable, resolveIdType } from './registry.js';
@@ -39,7 +39,6 @@ const encodeIds = (ids: readonly LoopId[]): string => Buffer.from(JSON.stringify
 const decodeIds = (codec: IdCodec, text: string): LoopId[] =>
   (JSON.parse(Buffer.from(text, 'base64').toString('utf8')) as string[]).map((s) => codec.decode(s));
 
-const secondsOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : toNumber(v));
 
 /**
  * The loop `name` over `exec`. Validates the name at once (`INVALID_NAME`); the id type is read
@@ -160,10 +159,9 @@ export function openLoop(exec: Executor, prefix: string, name: unknown, options:
       // Inside the application's transaction a plain read may see an older snapshot than the
       // locking read: there, and where locking reads pass purge-pending entries cheaply (MySQL),
       // the locking read starts at the start of each step's range.
+      const plainFirst = !exec.client.joined && exec.dialect.plainReadFirst;
       const take = async (conn: SqlConnection): Promise<LoopId[]> => {
-        const ids = exec.client.joined || !exec.dialect.plainReadFirst
-          ? (await conn.query<{ v: unknown }>(r.sql.claim(o.limit), [o.minLoopTime])).rows.map((row) => r.codec.decode(row.v))
-          : await takeDue(conn, r, o.limit, o.minLoopTime);
+        const ids = await takeDue(conn, r, o.limit, o.minLoopTime, plainFirst);
         const encoded = ids.map((id) => r.codec.encode(id, 'id'));
         for (const part of chunks(encoded, { maxRows: IDS_PER_STATEMENT, maxBytes: bytes }, (e) => e.size)) {
           await conn.query(r.sql.lock(part.length), [o.lockFor, ...part.map((e) => e.param)]);
@@ -213,7 +211,7 @@ export function openLoop(exec: Executor, prefix: string, name: unknown, options:
       await eachPart(ids, async (r, part, params) => {
         const { rows } = await exec.query<{ v: unknown; since_updated: unknown; locked_for: unknown }>(r.sql.check(part.length), params);
         for (const row of rows) {
-          out.set(r.codec.decode(row.v), { sinceUpdated: secondsOrNull(row.since_updated), lockedFor: secondsOrNull(row.locked_for) });
+          out.set(r.codec.decode(row.v), { sinceUpdated: toNumberOrNull(row.since_updated), lockedFor: toNumberOrNull(row.locked_for) });
         }
         return rows.length;
       });
