@@ -19,10 +19,11 @@ export interface ClusterConformanceTarget extends ConformanceTarget {
 /**
  * The kit target for a cluster (its `url` is the first node's; `clusterHarness` picks nodes per
  * session). Galera and multi-primary Group Replication are `multiWriterCluster`s: every node takes
- * writes and row locks are per node.
+ * writes and row locks are per node. Every cluster kind certifies its commits through the group
+ * (`certifiedCommits`).
  */
 export function clusterConformanceTarget(c: ClusterTarget): ClusterConformanceTarget {
-  return { engine: c.engine, version: c.version, url: c.url, kind: c.kind, urls: c.urls, multiWriterCluster: c.kind !== 'group-replication-single-primary' };
+  return { engine: c.engine, version: c.version, url: c.url, kind: c.kind, urls: c.urls, multiWriterCluster: c.kind !== 'group-replication-single-primary', certifiedCommits: true };
 }
 
 /**

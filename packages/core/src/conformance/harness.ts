@@ -15,6 +15,12 @@ export interface ConformanceTarget {
    * (`HarnessOpenOptions.oneNode`), and the kit prints which cases did.
    */
   readonly multiWriterCluster?: boolean;
+  /**
+   * Set by a harness whose commits are certified by a group (Galera, Group Replication in either
+   * mode): a commit waits for the group, and on a loaded machine may stall for seconds. Cases that
+   * need a worker to keep extending a lease then give it a longer one.
+   */
+  readonly certifiedCommits?: boolean;
 }
 
 /** How the kit asks for a session. */

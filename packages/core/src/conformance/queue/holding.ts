@@ -11,13 +11,13 @@ export const aborted = (signal: AbortSignal): Promise<unknown> =>
 
 /**
  * The lease (seconds) of a kit case that needs a worker to keep extending it: 1 s, or 10 s on a
- * multi-writer cluster, where every extend is certified by the group (and may lose a certification
- * race and run again) and a 2-core machine running two 3-node clusters under the rest of the kit
- * stalls commits for seconds. A shorter lease there leaves an extend too little time: the worker
- * gives the lease up, as it must (it never trusts a lease it could not confirm), and the case
- * would see a lost job instead of an extension.
+ * cluster, where every extend is certified by the group (on a multi-writer cluster it may also
+ * lose a certification race and run again) and a 2-core machine running 3-node clusters under the
+ * rest of the kit stalls commits for seconds. A shorter lease there leaves an extend too little
+ * time: the worker gives the lease up, as it must (it never trusts a lease it could not confirm),
+ * and the case would see a lost job instead of an extension.
  */
-export const extendedLease = (target: ConformanceTarget): number => (target.multiWriterCluster ? 10 : 1);
+export const extendedLease = (target: ConformanceTarget): number => (target.certifiedCommits ? 10 : 1);
 
 /** How the worker holds leases: exactly the jobs it still holds are extended; no lease is trusted past its end. */
 export function queueHolding<Tx>(ctx: () => SuiteContext<Tx>): void {
