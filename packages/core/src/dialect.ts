@@ -83,6 +83,21 @@ export function dialectFromVersion(versionString: string, maxAllowedPacket: numb
   });
 }
 
+/** Errors of a statement stopped by its time limit (`boundedSelect`): MySQL's 3024, MariaDB's 1969. */
+export const STATEMENT_TIME_LIMIT_ERRNO: ReadonlySet<number> = new Set([3024, 1969]);
+
+/**
+ * `select` (a statement starting with `SELECT `) with a time limit of `ms` (a positive whole number of) milliseconds on the
+ * server, lock waits included: MySQL's `MAX_EXECUTION_TIME` hint, MariaDB's `SET STATEMENT
+ * max_statement_time`. Only the statement stops, with one of `STATEMENT_TIME_LIMIT_ERRNO`; its
+ * transaction goes on.
+ */
+export function boundedSelect(dialect: Pick<Dialect, 'engine'>, select: string, ms: number): string {
+  return dialect.engine === 'mysql'
+    ? `SELECT /*+ MAX_EXECUTION_TIME(${ms}) */ ${select.slice('SELECT '.length)}`
+    : `SET STATEMENT max_statement_time = ${ms / 1000} FOR ${select}`;
+}
+
 /**
  * Whether the server is a node of a multi-writer cluster: Galera's `wsrep_on`, or Group
  * Replication in multi-primary mode with an ONLINE member. Read from the variable tables, which

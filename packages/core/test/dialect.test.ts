@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dialectFromVersion, isTiDB } from '../src/dialect.js';
+import { boundedSelect, dialectFromVersion, isTiDB } from '../src/dialect.js';
 import { TaskrowError } from '../src/errors.js';
 
 describe('dialect', () => {
@@ -56,5 +56,11 @@ describe('dialect', () => {
     expect(isTiDB('9.7.4', 'MySQL Community Server - GPL')).toBe(false);
     expect(isTiDB('10.11.19-MariaDB-0+deb12u1', 'Debian 12')).toBe(false);
     expect(dialectFromVersion('8.4.3', 1 << 24, 'MySQL Community Server - GPL').engine).toBe('mysql');
+  });
+
+  it('bounds a SELECT with each engine\'s own time limit, in milliseconds', () => {
+    const select = 'SELECT 1 FROM `t` WHERE `name` = ? FOR UPDATE';
+    expect(boundedSelect({ engine: 'mysql' }, select, 1000)).toBe('SELECT /*+ MAX_EXECUTION_TIME(1000) */ 1 FROM `t` WHERE `name` = ? FOR UPDATE');
+    expect(boundedSelect({ engine: 'mariadb' }, select, 250)).toBe('SET STATEMENT max_statement_time = 0.25 FOR SELECT 1 FROM `t` WHERE `name` = ? FOR UPDATE');
   });
 });

@@ -4,11 +4,12 @@ import { invalid, TaskrowError } from '../errors.js';
 import type { SqlConnection, SqlValue } from '../port.js';
 import { purgeReceiptsNow, readReceipt, receiptToken, writeReceipt } from '../receipts/receipts.js';
 import { receiptsTable } from '../receipts/tables.js';
-import { optionsOf, toNumber, toNumberOrNull } from '../validate.js';
+import { boolArg, optionsOf, toNumber, toNumberOrNull } from '../validate.js';
 import { encodeBatch, idBatch, idCodec, parseIdType, type EncodedId, type IdCodec } from './ids.js';
 import { addOptions, autoAddOptions, bumpOptions, dryRunOptions, getArgs } from './options.js';
 import { createLoopTable, resolveIdType } from './registry.js';
 import { takeDue } from './claim.js';
+import { gateSql, LoopGate } from './gate.js';
 import { loopSql, type LoopSql } from './sql.js';
 import { loopTable } from './tables.js';
 import type { Loop, LoopCheck, LoopId, LoopIdType, LoopStats } from './types.js';
@@ -47,12 +48,14 @@ const decodeIds = (codec: IdCodec, text: string): LoopId[] =>
  */
 export function openLoop(exec: Executor, prefix: string, name: unknown, options: unknown, known?: LoopIdType): Loop {
   const t = loopTable(prefix, name);
-  const declaredRaw = typeof options === 'object' && options !== null ? (options as { idType?: unknown }).idType : undefined;
-  optionsOf('loop()', options, ['idType']);
+  const handle = optionsOf('loop()', options, ['idType', 'turns']);
+  const declaredRaw = handle['idType'];
+  const turns = handle['turns'] === undefined ? false : boolArg('loop() option turns', handle['turns']);
   const declared = declaredRaw === undefined ? undefined : parseIdType(declaredRaw);
   const early = declared ? idCodec(declared) : undefined;
   const bytes = statementBytes(exec.dialect.maxAllowedPacket);
   const receipts = receiptsTable(prefix);
+  const gate = new LoopGate(exec.client, gateSql(exec.dialect, prefix), t);
   const bind = (type: LoopIdType): Resolved => {
     const codec = idCodec(type);
     return { codec, sql: loopSql(t, codec) };
@@ -161,6 +164,8 @@ export function openLoop(exec: Executor, prefix: string, name: unknown, options:
       // the locking read starts at the start of each step's range.
       const plainFirst = !exec.client.joined && exec.dialect.plainReadFirst;
       const take = async (conn: SqlConnection): Promise<LoopId[]> => {
+        // Inside the application's transaction the gate would be held until the application commits.
+        if (turns && !exec.client.joined) await gate.pass(conn);
         const ids = await takeDue(conn, r, o.limit, o.minLoopTime, plainFirst);
         const encoded = ids.map((id) => r.codec.encode(id, 'id'));
         for (const part of chunks(encoded, { maxRows: IDS_PER_STATEMENT, maxBytes: bytes }, (e) => e.size)) {

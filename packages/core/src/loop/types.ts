@@ -23,6 +23,19 @@ export interface LoopOptions<T extends LoopIdType = LoopIdType> {
    * runs, and the first operation fails with `INVALID_ARGUMENT` if the loop was created with another.
    */
   readonly idType?: T;
+  /**
+   * Default false. When true, this handle's `get()` takes its turn first: it waits, on the server,
+   * until no other getter of the loop that takes turns is between its first read and its commit
+   * (a lock on the loop's registry row, held until the `get()` commits), for at most 1 s; a getter
+   * whose turn has not come by then takes its ids without it (and the handle stops waiting for
+   * turns for 10 s), so a stalled getter never stops the others. Which ids a `get()` takes is the
+   * same either way: its locking read still skips rows other getters hold. Worth it with many
+   * getters on a server with few cores, where their reads would all skip-scan each other's rows at
+   * the front of the index; it caps the getters of a loop at one `get()` at a time, which costs
+   * throughput across a slow network or on a server with cores to spare (README: "Taking turns").
+   * Ignored inside `taskrow.in(tx)`, where the lock would be held until the application commits.
+   */
+  readonly turns?: boolean;
 }
 
 /** Options of `taskrow.createLoop()` and `taskrow.loopSchemaSql()`. */

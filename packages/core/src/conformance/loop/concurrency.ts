@@ -1,9 +1,12 @@
 import { expect, it } from 'vitest';
+import { GATE_WAIT_MS, gateSql } from '../../loop/gate.js';
 import { idCodec } from '../../loop/ids.js';
 import { loopSql } from '../../loop/sql.js';
 import { loopTable } from '../../loop/tables.js';
 import type { Loop } from '../../loop/types.js';
 import { lockingSession, type SuiteContext } from '../session.js';
+import type { Probe } from '../harness.js';
+import { until } from '../queue/probe.js';
 import { freshLoop, probeRows, range } from './probe.js';
 
 /** Parallel getters: TASKROW_CONFORMANCE_LOOP_GETTERS, default 32, at least 16. */
@@ -17,6 +20,18 @@ function expectDisjointUnion(batches: readonly number[][], expected: readonly nu
   const all = batches.flat();
   expect(all.length).toBe(new Set(all).size);
   expect([...all].sort((a, b) => a - b)).toEqual([...expected]);
+}
+
+/**
+ * Whether another connection is running a locking read that names `table` (the processlist). A
+ * primary-key read of a one-row table runs for microseconds; one that is seen running waits for a lock.
+ */
+async function lockingReadRunning(probe: Probe, table: string): Promise<boolean> {
+  const rows = await probe.query<{ n: unknown }>(
+    "SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE ID <> CONNECTION_ID() AND INFO LIKE ? AND INFO LIKE '%FOR UPDATE%'",
+    [`%${table}%`],
+  );
+  return Number(rows[0]?.n) > 0;
 }
 
 /** Many workers on separate connections at once: disjoint ids, nothing lost, nobody waits. */
@@ -50,7 +65,7 @@ export function loopConcurrency<Tx>(ctx: () => SuiteContext<Tx>): void {
     }
   });
 
-  it(`${n} workers cycling get -> did process every id exactly once`, async () => {
+  for (const turns of [false, true]) it(`${n} workers ${turns ? 'taking turns ' : ''}cycling get -> did process every id exactly once`, async () => {
     const c = ctx();
     const loop = await freshLoop(c);
     const ids = range(1, 1500);
@@ -67,7 +82,7 @@ export function loopConcurrency<Tx>(ctx: () => SuiteContext<Tx>): void {
           reported += await l.did(got);
         }
       };
-      const results = await Promise.all(clients.map((t) => work(t.loop(loop.name, { idType: 'int' }))));
+      const results = await Promise.all(clients.map((t) => work(t.loop(loop.name, { idType: 'int', turns }))));
       expectDisjointUnion(results.map((r) => r.seen), ids);
       expect(results.reduce((s, r) => s + r.reported, 0)).toBe(ids.length);
       const rows = await probeRows(c.session.probe, loop.table);
@@ -130,5 +145,47 @@ export function loopConcurrency<Tx>(ctx: () => SuiteContext<Tx>): void {
       await probe.query('ROLLBACK');
       await close();
     }
+  });
+
+  /**
+   * Runs `fn` with a loop of ids 1-10 and `n` extra clients while the probe holds the loop's turn
+   * (its gate), as a getter between its first read and its commit does; rolls back after (if `fn` did not).
+   */
+  const whileTurnHeld = async (name: string, n: number, fn: (loops: Loop<number>[], probe: Probe, prefix: string) => Promise<void>): Promise<void> => {
+    const c = ctx();
+    const session = await lockingSession(c, `loop › concurrency › ${name}`);
+    const loop = await freshLoop(c);
+    await loop.add(range(1, 10));
+    const { clients, close } = await session.openClients(n);
+    await session.probe.query('START TRANSACTION');
+    try {
+      await session.probe.query(gateSql(c.target, c.prefix), [loop.name]);
+      await fn(clients.map((t) => t.loop(loop.name, { idType: 'int', turns: true })), session.probe, c.prefix);
+    } finally {
+      await session.probe.query('ROLLBACK');
+      await close();
+    }
+  };
+
+  const turn = 'getters that take turns (turns: true) wait while another holds the turn, then take ids';
+  it(turn, async () => {
+    await whileTurnHeld(turn, 1, async ([l], probe, prefix) => {
+      const got = l!.get(4);
+      await until('the getter waiting for its turn', () => lockingReadRunning(probe, `${prefix}loops`), (GATE_WAIT_MS / 1000) * 10);
+      await probe.query('ROLLBACK'); // the turn passes on
+      expect(await got).toEqual(range(1, 4));
+    });
+  });
+
+  const stalled = 'a getter whose turn does not come within 1 s takes ids without it: a stalled holder of the turn stops no one';
+  it(stalled, async () => {
+    await whileTurnHeld(stalled, 2, async (loops) => {
+      // Without a bound on the wait, each would wait innodb_lock_wait_timeout (50 s by default) per attempt.
+      const all = Promise.all(loops.map((l) => l.get(5)));
+      const bound = new Promise<'timed out'>((r) => setTimeout(() => r('timed out'), GATE_WAIT_MS * 10));
+      const batches = await Promise.race([all, bound]);
+      expect(batches).not.toBe('timed out');
+      expect((batches as number[][]).flat().sort((a, b) => a - b)).toEqual(range(1, 10));
+    });
   });
 }

@@ -35,6 +35,8 @@ export function loopInput<Tx>(ctx: () => SuiteContext<Tx>): void {
       ['dryRun "true"', () => loop.remove(1, { dryRun: 'true' as never }), 'dryRun'],
       ['unknown option lock_for', () => loop.get(5, { lock_for: 10 } as never), 'lock_for'],
       ['options not an object', () => loop.did(1, 5 as never), 'options'],
+      ['loop() turns "yes"', async () => c.session.taskrow.loop(loop.name, { turns: 'yes' as never }), '"yes"'],
+      ['loop() unknown option turn', async () => c.session.taskrow.loop(loop.name, { turn: true } as never), 'its options are idType, turns'],
     ];
     for (const [label, call, mentions] of calls) {
       const err = await rejection(call, 'INVALID_ARGUMENT');
