@@ -87,9 +87,9 @@ export function dialectFromVersion(versionString: string, maxAllowedPacket: numb
 export const STATEMENT_TIME_LIMIT_ERRNO: ReadonlySet<number> = new Set([3024, 1969]);
 
 /**
- * `select` (a statement starting with `SELECT `) with a time limit of `ms` (a positive whole number of) milliseconds on the
- * server, lock waits included: MySQL's `MAX_EXECUTION_TIME` hint, MariaDB's `SET STATEMENT
- * max_statement_time`. Only the statement stops, with one of `STATEMENT_TIME_LIMIT_ERRNO`; its
+ * `select` (a statement starting with `SELECT `) with a time limit of `ms` milliseconds (a
+ * positive whole number) on the server, lock waits included: MySQL's `MAX_EXECUTION_TIME` hint,
+ * MariaDB's `SET STATEMENT max_statement_time`. Only the statement stops, with one of `STATEMENT_TIME_LIMIT_ERRNO`; its
  * transaction goes on.
  */
 export function boundedSelect(dialect: Pick<Dialect, 'engine'>, select: string, ms: number): string {

@@ -22,11 +22,11 @@ export function gateSql(dialect: Pick<Dialect, 'engine'>, prefix: string): strin
  * `get` of the loop holds it, for at most `GATE_WAIT_MS`; the gate is then held until the
  * transaction ends. Getters that pass one at a time (`turns: true`) do not skip-scan each
  * other's locked rows (with 64 getters on a 2-core server, SKIP LOCKED reads that each walk the
- * rows all the others hold cost more than waiting in turn). The gate decides nothing about which ids are taken: the
- * locking read after it still skips held rows, so a getter that did not pass (its wait ran out:
- * a holder that stalled) takes ids exactly as it would have without a gate. On a multi-writer
- * cluster row locks are per node: getters take turns per node. Resolves true when the gate was
- * passed, false when the wait ran out; any other error is the caller's.
+ * rows all the others hold cost more than waiting in turn). The gate decides nothing about which
+ * ids are taken: the locking read after it still skips held rows, so a getter that did not pass
+ * (its wait ran out: a holder that stalled) takes ids exactly as it would have without a gate. On
+ * a multi-writer cluster row locks are per node: getters take turns per node. Resolves true when
+ * the gate was passed, false when the wait ran out; any other error is the caller's.
  */
 async function passGate(conn: SqlConnection, client: SqlClient, sql: string, t: LoopTable): Promise<boolean> {
   try {

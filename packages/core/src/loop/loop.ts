@@ -51,11 +51,11 @@ export function openLoop(exec: Executor, prefix: string, name: unknown, options:
   const handle = optionsOf('loop()', options, ['idType', 'turns']);
   const declaredRaw = handle['idType'];
   const turns = handle['turns'] === undefined ? false : boolArg('loop() option turns', handle['turns']);
+  const gate = turns ? new LoopGate(exec.client, gateSql(exec.dialect, prefix), t) : undefined;
   const declared = declaredRaw === undefined ? undefined : parseIdType(declaredRaw);
   const early = declared ? idCodec(declared) : undefined;
   const bytes = statementBytes(exec.dialect.maxAllowedPacket);
   const receipts = receiptsTable(prefix);
-  const gate = new LoopGate(exec.client, gateSql(exec.dialect, prefix), t);
   const bind = (type: LoopIdType): Resolved => {
     const codec = idCodec(type);
     return { codec, sql: loopSql(t, codec) };
@@ -165,7 +165,7 @@ export function openLoop(exec: Executor, prefix: string, name: unknown, options:
       const plainFirst = !exec.client.joined && exec.dialect.plainReadFirst;
       const take = async (conn: SqlConnection): Promise<LoopId[]> => {
         // Inside the application's transaction the gate would be held until the application commits.
-        if (turns && !exec.client.joined) await gate.pass(conn);
+        if (gate && !exec.client.joined) await gate.pass(conn);
         const ids = await takeDue(conn, r, o.limit, o.minLoopTime, plainFirst);
         const encoded = ids.map((id) => r.codec.encode(id, 'id'));
         for (const part of chunks(encoded, { maxRows: IDS_PER_STATEMENT, maxBytes: bytes }, (e) => e.size)) {

@@ -182,8 +182,9 @@ export function loopConcurrency<Tx>(ctx: () => SuiteContext<Tx>): void {
     await whileTurnHeld(stalled, 2, async (loops) => {
       // Without a bound on the wait, each would wait innodb_lock_wait_timeout (50 s by default) per attempt.
       const all = Promise.all(loops.map((l) => l.get(5)));
-      const bound = new Promise<'timed out'>((r) => setTimeout(() => r('timed out'), GATE_WAIT_MS * 10));
-      const batches = await Promise.race([all, bound]);
+      let timer: NodeJS.Timeout | undefined;
+      const bound = new Promise<'timed out'>((r) => (timer = setTimeout(() => r('timed out'), GATE_WAIT_MS * 10)));
+      const batches = await Promise.race([all, bound]).finally(() => clearTimeout(timer));
       expect(batches).not.toBe('timed out');
       expect((batches as number[][]).flat().sort((a, b) => a - b)).toEqual(range(1, 10));
     });
