@@ -72,6 +72,15 @@ async function statementOf(via: mysql.Connection | mysql.PoolConnection, id: num
   }
 }
 
+/**
+ * Milliseconds from `since` to `picked()` (a `performance.now()` time, 0 until a handler ran), read
+ * every 5 ms for `ms` at most; Infinity when nothing ran.
+ */
+async function pickedAfter(picked: () => number, since: number, ms: number): Promise<number> {
+  while (picked() === 0 && performance.now() - since < ms) await pause(5);
+  return picked() === 0 ? Infinity : picked() - since;
+}
+
 /** Drops the tables of `prefix` in the database of `url`. */
 async function dropTables(url: string, prefix: string): Promise<void> {
   const probe = await mysql2Probe(url);
@@ -114,6 +123,20 @@ for (const target of targets()) {
       await dropTables(target.url, prefix);
       await pool?.end();
     });
+
+    /** An idle doorbell worker of `name`; `picked()` is when its handler first ran (`performance.now()`, 0 before). */
+    const pickingWorker = (name: string): { w: QueueWorker; picked: () => number } => {
+      let at = 0;
+      const w = tr.queue<number>(name).work(async () => void (at ||= performance.now()), { pollInterval: 30, doorbell: true });
+      return { w, picked: () => at };
+    };
+
+    /** Enqueues one job into `name` inside an application transaction on `app`: nothing in this process rings for it. */
+    const enqueueUnrung = async (app: mysql.PoolConnection, name: string): Promise<void> => {
+      await app.beginTransaction();
+      await tr.in(app).queue(name).enqueue(1);
+      await app.commit();
+    };
 
     it('an enqueue wakes an idle worker of the same process at once, not at its next poll', async () => {
       const q = tr.queue<number>(`w${Date.now()}`);
@@ -384,8 +407,7 @@ for (const target of targets()) {
 
     it('a ring whose KILL reaches a sleeper after its sleep ended (waiting for the guard row) still wakes the workers at once', async () => {
       const name = `k${Date.now()}`;
-      let picked = 0;
-      const w = tr.queue<number>(name).work(async () => void (picked = performance.now()), { pollInterval: 30, doorbell: true });
+      const { w, picked } = pickingWorker(name);
       const started = performance.now();
       const ringer = await mysql.createConnection({ uri: target.url });
       const app = await pool.getConnection();
@@ -398,18 +420,82 @@ for (const target of targets()) {
         while ((!/LOCK IN SHARE MODE/.test((await statementOf(app, id)) ?? '') || performance.now() - started < 3000) && performance.now() - started < 15_000) await pause(20);
         expect(await statementOf(app, id)).toMatch(/LOCK IN SHARE MODE/);
         // A job committed where nothing in this process rings for it, then the ring's KILL.
-        await app.beginTransaction();
-        await tr.in(app).queue(name).enqueue(1);
-        await app.commit();
+        await enqueueUnrung(app, name);
         const killedAt = performance.now();
         await ringer.query(`KILL QUERY ${id}`);
-        while (picked === 0 && performance.now() - killedAt < 5000) await pause(5);
-        expect(picked).toBeGreaterThan(0);
-        expect(picked - killedAt).toBeLessThan(1000);
+        expect(await pickedAfter(picked, killedAt, 5000)).toBeLessThan(1000);
         await ringer.query('COMMIT');
       } finally {
         app.release();
         await ringer.end();
+        await w.stop();
+      }
+    }, 40_000);
+
+    it('a ring whose KILL never reaches the sleeper (counted on the guard row, no KILL) still wakes the workers by the end of that sleep', async () => {
+      const name = `c${Date.now()}`;
+      const { w, picked } = pickingWorker(name);
+      const started = performance.now();
+      const ringer = await mysql.createConnection({ uri: target.url });
+      const app = await pool.getConnection();
+      try {
+        await ringer.query('SET SESSION TRANSACTION ISOLATION LEVEL READ UNCOMMITTED');
+        // The idle worker waits without a statement from about 5.1 s to 10.2 s after it started.
+        await pause(Math.max(0, 5300 - (performance.now() - started)));
+        await enqueueUnrung(app, name);
+        // A ring whose KILL is lost (it reached the connection between two statements): it counts
+        // itself on the guard row and reads the registration, and no KILL arrives.
+        await ringer.query('BEGIN');
+        await ringer.query(`UPDATE \`${prefix}queue_sleepers\` SET rings = rings + 1 WHERE queue = ? AND conn = 0`, [name]);
+        const [rows] = await ringer.query(`SELECT conn FROM \`${prefix}queue_sleepers\` WHERE queue = ? AND conn > 0`, [name]);
+        expect((rows as unknown[]).length).toBe(1);
+        await ringer.query('COMMIT');
+        const rangAt = performance.now();
+        // By the end of the sleep it was in (1 s at most), not at the worker's next poll (about 4 s on).
+        expect(await pickedAfter(picked, rangAt, 4000)).toBeLessThan(2000);
+      } finally {
+        app.release();
+        await ringer.end();
+        await w.stop();
+      }
+    }, 40_000);
+
+    it('a ring that comes while the sleeper is between two sleeps (no registration) wakes the workers as soon as it sleeps again', async () => {
+      const name = `b${Date.now()}`;
+      const started = new Map<number, number>();
+      const w = tr.queue<number>(name).work(async (job) => void started.set(job.payload, wallNow()), { pollInterval: 30, doorbell: true });
+      const t0 = performance.now();
+      const probe = await mysql.createConnection({ uri: target.url });
+      const sleepers = `\`${prefix}queue_sleepers\``;
+      const rings = async (): Promise<number> => Number(((await probe.query(`SELECT rings FROM ${sleepers} WHERE queue = ? AND conn = 0`, [name]))[0] as { rings: unknown }[])[0]?.rings ?? -1);
+      let held: mysql.PoolConnection[] = [];
+      try {
+        await probe.query('SET SESSION TRANSACTION ISOLATION LEVEL READ UNCOMMITTED');
+        // The idle worker waits without a statement from about 5.1 s to 10.2 s after it started.
+        await pause(Math.max(0, 5300 - (performance.now() - t0)));
+        // Every connection of the pool, the sleeper's once its sleep ends: it cannot register again.
+        held = await Promise.all(Array.from({ length: 4 }, () => pool.getConnection()));
+        const [registered] = await probe.query(`SELECT conn FROM ${sleepers} WHERE queue = ? AND conn > 0`, [name]);
+        expect(registered).toEqual([]);
+        const before = await rings();
+        expect(before).toBeGreaterThanOrEqual(0);
+        const enqueuedAt = await enqueueFromAnotherProcess(target.url, prefix, name, 1, 0);
+        // The producer's ring found no registration; it counted itself all the same.
+        const waited = performance.now();
+        while ((await rings()) === before && performance.now() - waited < 5000) await pause(10);
+        expect(await rings()).toBeGreaterThan(before);
+        expect(started.size).toBe(0);
+        const releasedAt = wallNow();
+        for (const c of held) c.release();
+        held = [];
+        const t1 = performance.now();
+        while (!started.has(0) && performance.now() - t1 < 4000) await pause(5);
+        expect(started.has(0)).toBe(true);
+        // At its next sleep, not at the worker's next poll (about 10.2 s after it started).
+        expect(started.get(0)! - Math.max(releasedAt, enqueuedAt.get(0)!)).toBeLessThan(1000);
+      } finally {
+        for (const c of held) c.release();
+        await probe.end();
         await w.stop();
       }
     }, 40_000);

@@ -114,6 +114,7 @@ export interface QueueRateSlotsTable {
 export interface QueueSleepersTable {
   queue: string;
   conn: number;
+  rings: Generated<number>;
 }
 
 /** Queue: recurring schedules (`taskrow.schedules()`), one row each. */
@@ -245,7 +246,7 @@ export const TASKROW_COLUMNS = {
   queue_schedules: [
     'name', 'queue', 'cron', 'tz', 'every_s', 'anchor_at', 'payload', 'options', 'missed', 'missed_max', 'next_at', 'last_at', 'rev', 'created_at', 'updated_at',
   ],
-  queue_sleepers: ['queue', 'conn'],
+  queue_sleepers: ['queue', 'conn', 'rings'],
 } as const satisfies { readonly [T in keyof TaskrowTables]: readonly (keyof TaskrowTables[T])[] };
 
 /** The columns of one loop table, in DDL order. */

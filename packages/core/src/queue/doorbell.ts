@@ -1,6 +1,6 @@
 import type { Executor } from '../engine/executor.js';
 import type { SqlClient, SqlConnection } from '../port.js';
-import type { Migration } from '../schema/migration.js';
+import { columnExists, type Migration } from '../schema/migration.js';
 import { TABLE_OPTIONS } from '../schema/tables.js';
 import { NoAnswer } from '../retry.js';
 import { toNumber } from '../validate.js';
@@ -18,9 +18,17 @@ import { perQueue } from './registry.js';
  * so a ring reaches exactly the sleepers its `KILL` can reach; the others wake at their next poll.
  *
  * A `KILL` MUST NOT reach a connection after its sleeper gave it back to the pool. Each queue has
- * a guard row (`conn` = 0): a ring holds it `FOR UPDATE` from before it reads the registrations
+ * a guard row (`conn` = 0): a ring locks it (writing its count, see below) from before it reads the registrations
  * until after its `KILL`s, and a sleeper takes it in share mode before it rolls its registration back,
  * waiting for any ring in flight (and taking it again when that ring's `KILL` interrupts the wait).
+ *
+ * A `KILL QUERY` that reaches a connection between two statements is lost (the server clears it
+ * before the next one), and a ring that comes while a sleeper is between two sleeps finds no
+ * registration. So every ring also counts itself on the guard row (`rings`, written before its
+ * read and its `KILL`s), and a sleeper compares: its `SLEEP` runs only while the count (read
+ * uncommitted) is the one it last saw, and the guard read after it returns the count again. A ring
+ * whose `KILL` was lost, or that found the sleeper between sleeps, moved it: the sleeper wakes its
+ * workers at once.
  */
 
 /** Schema version 14: the doorbell's registrations and guard rows. */
@@ -35,6 +43,22 @@ export const DOORBELL_MIGRATION: Migration = {
 ) ${TABLE_OPTIONS}`,
   ],
 };
+
+/**
+ * Schema version 16: `rings` on the guard rows, the count of rings of the queue so far; a sleeper
+ * that sees it move was rung, whether or not the ring's `KILL` reached it.
+ */
+export const DOORBELL_RINGS_MIGRATION: Migration = {
+  version: 16,
+  name: 'queue-doorbell-rings',
+  statements: (prefix) => [
+    `ALTER TABLE ${queueTables(prefix).sleepers} ADD COLUMN \`rings\` BIGINT UNSIGNED NOT NULL DEFAULT 0 COMMENT 'guard row: rings of the queue so far (a sleeper that sees it move was rung)'`,
+  ],
+  appliedIf: (prefix) => columnExists(prefix, 'queue_sleepers', 'rings'),
+};
+
+/** The guard row's count of rings as the server sent it, or undefined when the queue has no guard row. */
+const ringsOf = (rows: readonly { rings: unknown }[]): string | undefined => (rows[0] === undefined ? undefined : String(rows[0].rings));
 
 /** Seconds one sleep lasts; a sleeper registers again after each. */
 const SLEEP_SECONDS = 1;
@@ -54,7 +78,8 @@ export const errnoOf = (client: SqlClient, err: unknown): number | undefined => 
  */
 class Sleeper {
   private workers = 0;
-  private guarded = false;
+  /** The guard row's count of rings as this sleeper last read it (undefined: read it, making the row first). */
+  private seen: string | undefined;
   /** The sleep loop, while it runs. */
   private looping: Promise<void> | undefined;
 
@@ -95,16 +120,22 @@ class Sleeper {
 
   private readonly wake = (): void => void enqueued(this.t.jobs, this.queue, 1, this.exec.owner);
 
-  /** The queue's guard row, written once (an `INSERT IGNORE` that finds it writes nothing). */
+  /**
+   * The queue's guard row, written once (an `INSERT IGNORE` that finds it writes nothing), and its
+   * count of rings, read before the first registration: a ring after this read moves it.
+   */
   private async guardRow(): Promise<void> {
-    if (this.guarded) return;
+    if (this.seen !== undefined) return;
     await this.exec.query(`INSERT IGNORE INTO ${this.t.sleepers} (\`queue\`, \`conn\`) VALUES (?, 0)`, [this.queue]);
-    this.guarded = true;
+    const { rows } = await this.exec.query<{ rings: unknown }>(`SELECT \`rings\` FROM ${this.t.sleepers} WHERE \`queue\` = ? AND \`conn\` = 0`, [this.queue]);
+    this.seen = ringsOf(rows);
+    if (this.seen === undefined) throw new Error(`the doorbell's guard row of queue ${this.queue} is gone`); // the loop tries again after a sleep's length
   }
 
   /**
-   * One sleep, in a transaction that always rolls back: registers, sleeps `SLEEP_SECONDS` (waking
-   * the workers at once when a ring interrupts it), takes the guard row.
+   * One sleep, in a transaction that always rolls back: registers, sleeps `SLEEP_SECONDS` unless a
+   * ring moved the count since the last one (waking the workers at once when a ring interrupts it
+   * or moved the count), takes the guard row and reads the count again.
    */
   private sleep(): Promise<void> {
     const { client } = this.exec;
@@ -115,13 +146,15 @@ class Sleeper {
       } catch (err) {
         if (!interrupted(err)) throw err; // not registered: a failed statement left nothing behind
         this.wake();
-        return this.holdGuard(conn, interrupted); // interrupted: a ring may have seen it
+        return this.settle(conn, interrupted, true); // interrupted: a ring may have seen it
       }
       let failed: unknown;
       let rang = false;
       try {
-        const { rows } = await conn.query<{ rang: unknown }>(`SELECT SLEEP(${SLEEP_SECONDS}) AS rang`);
-        rang = toNumber(rows[0]?.rang) === 1;
+        // No row: a ring moved the count (read uncommitted: as soon as the ring wrote it) since this
+        // sleeper last read it, so its KILL may have come before this statement and been lost.
+        const { rows } = await conn.query<{ rang: unknown }>(`SELECT SLEEP(${SLEEP_SECONDS}) AS rang FROM ${this.t.sleepers} WHERE \`queue\` = ? AND \`conn\` = 0 AND \`rings\` = ?`, [this.queue, this.seen ?? null]);
+        rang = rows.length === 0 || toNumber(rows[0]!.rang) === 1;
       } catch (err) {
         rang = true; // interrupted by a ring (MariaDB: 1317), or failed: either way, look for jobs
         if (!interrupted(err)) failed = err;
@@ -130,24 +163,36 @@ class Sleeper {
         this.wake();
         await turn(); // the woken workers' claims are sent first
       }
-      await this.holdGuard(conn, interrupted);
+      await this.settle(conn, interrupted, rang);
       if (failed !== undefined) throw failed;
-    }, { isolation: 'READ COMMITTED', dryRun: true });
+    }, { isolation: 'READ UNCOMMITTED', dryRun: true });
+  }
+
+  /**
+   * Ends a sleep: holds the guard row (see `holdGuard`) and notes its count; a count that moved
+   * during a sleep no ring interrupted (`rang` false) wakes the workers: a ring read the
+   * registration after the sleep ended, or interrupted another sleeper. A queue whose guard row is
+   * gone gets it again before the next sleep.
+   */
+  private async settle(conn: SqlConnection, interrupted: (err: unknown) => boolean, rang: boolean): Promise<void> {
+    const now = await this.holdGuard(conn, interrupted);
+    if (!rang && now !== this.seen) this.wake();
+    this.seen = now;
   }
 
   /**
    * Takes the guard row in share mode, waiting for any ring that read this registration to finish
-   * its `KILL`s. MUST NOT return before it holds it, whatever interrupts or fails the wait: only a
-   * lost connection (which the pool discards) or the transaction's bound (whose connection the
-   * adapter destroys) ends it otherwise. A ring whose `KILL` interrupts the wait (it read this
-   * registration after the sleep ended) wakes the workers, as one that interrupts the sleep does.
+   * its `KILL`s, and returns its count of rings (undefined: no guard row). MUST NOT return before
+   * it holds it, whatever interrupts or fails the wait: only a lost connection (which the pool
+   * discards) or the transaction's bound (whose connection the adapter destroys) ends it otherwise.
+   * A ring whose `KILL` interrupts the wait (it read this registration after the sleep ended) wakes
+   * the workers, as one that interrupts the sleep does.
    */
-  private async holdGuard(conn: SqlConnection, interrupted: (err: unknown) => boolean): Promise<void> {
-    const sql = `SELECT \`conn\` FROM ${this.t.sleepers} WHERE \`queue\` = ? AND \`conn\` = 0 LOCK IN SHARE MODE`;
+  private async holdGuard(conn: SqlConnection, interrupted: (err: unknown) => boolean): Promise<string | undefined> {
+    const sql = `SELECT \`rings\` FROM ${this.t.sleepers} WHERE \`queue\` = ? AND \`conn\` = 0 LOCK IN SHARE MODE`;
     for (;;) {
       try {
-        await conn.query(sql, [this.queue]);
-        return;
+        return ringsOf((await conn.query<{ rings: unknown }>(sql, [this.queue])).rows);
       } catch (err) {
         // Interrupted by a ring's KILL while waiting for that ring (or the wait timed out): wait
         // again. A lost or abandoned connection is never given back to the pool: that ends it.

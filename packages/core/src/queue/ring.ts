@@ -57,7 +57,7 @@ const trusted = (s: Rings): boolean => performance.now() - s.checkedAt < s.trust
  * Interrupts up to `jobs` sleepers of `queue` on the server of a connection of `exec`, unawaited.
  * Skipped for a while after a ring that found none: 50 ms after the first such ring, doubling
  * up to a second, or 5 s when the queue has no guard row (no process ever slept on it). So a
- * process that enqueues where no one sleeps sends at most one ring (a read-only transaction) a
+ * process that enqueues where no one sleeps sends at most one ring (a transaction that writes the queue's guard row) a
  * second per queue, and one per 5 s where nobody uses the doorbell; a server that denies the
  * `KILL` stops its rings for a minute. Never throws: a failed ring only leaves the sleepers to
  * their next poll. Called by `announce` only (never for a joined client).
@@ -93,16 +93,18 @@ async function ringWhileNeeded(exec: Executor, t: QueueTables, queue: string, s:
 }
 
 /**
- * One ring: holds the queue's guard row `FOR UPDATE`, reads up to `n` registrations (uncommitted:
+ * One ring: counts itself on the queue's guard row (which locks it until the commit), reads up to `n` registrations (uncommitted:
  * READ UNCOMMITTED) and `KILL QUERY`s each; an early ring reads up to `MAX_RING` and, when it found
  * some, waits for its enqueue to say how many to interrupt. Resolves to the number of sleepers
  * found, -1 when the queue has no guard row. A sleeper that ended meanwhile (`KILL` finds no
- * such thread) is skipped; a retried ring interrupts a sleeper twice at most, which only wakes it.
+ * such thread) is skipped; a retried ring interrupts a sleeper twice at most and counts twice,
+ * which only wakes it.
  */
 function ringOnce(exec: Executor, t: QueueTables, queue: string, n: number | EarlyRing): Promise<number> {
   return exec.within(RING_BOUND_MS).transaction(async (conn) => {
-    const guard = await conn.query(`SELECT \`conn\` FROM ${t.sleepers} WHERE \`queue\` = ? AND \`conn\` = 0 FOR UPDATE`, [queue]);
-    if (guard.rows.length === 0) return -1;
+    // Counting the ring locks the guard row, and tells a sleeper this ring's KILL may have missed (see doorbell.ts).
+    const guard = await conn.query(`UPDATE ${t.sleepers} SET \`rings\` = \`rings\` + 1 WHERE \`queue\` = ? AND \`conn\` = 0`, [queue]);
+    if (guard.affectedRows === 0) return -1;
     const { rows } = await conn.query<{ conn: unknown }>(`SELECT \`conn\` FROM ${t.sleepers} WHERE \`queue\` = ? AND \`conn\` > 0 LIMIT ${typeof n === 'number' ? n : MAX_RING}`, [queue]);
     const wanted = rows.length === 0 || typeof n === 'number' ? rows.length : await n.sleepers();
     for (const r of rows.slice(0, wanted)) {
