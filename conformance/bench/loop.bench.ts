@@ -10,7 +10,7 @@ import { loopCycles } from './loop-cycle.js';
 // Loop: a steady-state cycle of get(100) -> did by W workers, each on its own connection, against
 // doloop's own statements (LOCK TABLES ... WRITE around every call) through bare mysql2 on the same
 // server; each worker count twice for taskrow, with loop handles as created by default and with
-// `turns: true`. Scale: TASKROW_BENCH_LOOP_IDS (default 100,000), TASKROW_BENCH_LOOP_WORKERS (default
+// `turns: true` (the workers share this process, so such getters take turns in it first). Scale: TASKROW_BENCH_LOOP_IDS (default 100,000), TASKROW_BENCH_LOOP_WORKERS (default
 // "1,4,16,64"), TASKROW_BENCH_LOOP_SECONDS per measurement (default 4), TASKROW_BENCH_RUNS (default 3),
 // TASKROW_BENCH_TARGETS (labels; default every server).
 // A second table repeats the cycle with TASKROW_BENCH_LOOP_NET_WORKERS (default "16") workers through a
@@ -107,7 +107,7 @@ async function compare(url: string, prefix: string, base: string, counts: readon
 }
 
 const NOTES = [
-  `each worker its own connection; taskrow through @taskrow/mysql2, baseline doloop's statements (ROLLBACK, UNLOCK TABLES, SET autocommit = 0, LOCK TABLES ... WRITE, queries, COMMIT, UNLOCK TABLES) through bare mysql2`,
+  `each worker its own connection and client, all in one process (getters with turns take turns in it first); taskrow through @taskrow/mysql2, baseline doloop's statements (ROLLBACK, UNLOCK TABLES, SET autocommit = 0, LOCK TABLES ... WRITE, queries, COMMIT, UNLOCK TABLES) through bare mysql2`,
   `minLoopTime 0 (steady state: every id comes round again), lockFor 3600, did with autoAdd as the original's default`,
   `median of ${RUNS} runs of ${SECONDS} s per cell; no id was handed to two workers at once in any run (checked)`,
 ];

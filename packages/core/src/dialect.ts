@@ -32,6 +32,12 @@ export interface Dialect {
    * that read would only add a round trip.
    */
   readonly plainReadFirst: boolean;
+  /**
+   * The server and database connected to, as `@@hostname:@@port/DATABASE()` at connect time, or
+   * undefined for a dialect built without a connection. Only tells clients of one process apart
+   * that reach the same tables (Loop getters of a process take turns per server, see `loop/gate.ts`).
+   */
+  readonly server?: string;
 }
 
 function atLeast(version: string, major: number, minor: number, patch = 0): boolean {
@@ -118,12 +124,15 @@ async function isMultiWriter(client: SqlConnection, engine: Dialect['engine']): 
   }
 }
 
-/** Asks the server once for its version, version comment, packet size and cluster mode, and returns the frozen dialect. */
+/** Asks the server once for its version, version comment, packet size, identity and cluster mode, and returns the frozen dialect. */
 export async function resolveDialect(client: SqlConnection): Promise<Dialect> {
-  const { rows } = await client.query<{ v: string; c: unknown; p: unknown }>('SELECT VERSION() AS v, @@version_comment AS c, @@max_allowed_packet AS p');
+  const { rows } = await client.query<{ v: string; c: unknown; p: unknown; h: unknown; o: unknown; d: unknown }>(
+    'SELECT VERSION() AS v, @@version_comment AS c, @@max_allowed_packet AS p, @@hostname AS h, @@port AS o, DATABASE() AS d',
+  );
   const row = rows[0];
   if (!row) throw new UnsupportedServerError('SELECT VERSION() returned no row');
   const [v, p, c] = [String(row.v), toNumber(row.p), row.c == null ? '' : String(row.c)];
   const probe = dialectFromVersion(v, p, c);
-  return dialectFromVersion(v, p, c, await isMultiWriter(client, probe.engine));
+  const server = `${String(row.h)}:${String(row.o)}/${String(row.d)}`;
+  return Object.freeze({ ...dialectFromVersion(v, p, c, await isMultiWriter(client, probe.engine)), server });
 }

@@ -1,4 +1,3 @@
-import { performance } from 'node:perf_hooks';
 import { boundedSelect, STATEMENT_TIME_LIMIT_ERRNO, type Dialect } from '../dialect.js';
 import type { SqlClient, SqlConnection } from '../port.js';
 import { loopRegistryTable, type LoopTable } from './tables.js';
@@ -57,4 +56,73 @@ export class LoopGate {
     if (performance.now() < this.restUntil) return;
     if (!(await passGate(conn, this.client, this.sql, this.t))) this.restUntil = performance.now() + GATE_REST_MS;
   }
+}
+
+/** Ends a turn taken from `ProcessTurns` (a no-op for a getter that went on without one); call once. */
+export type EndTurn = () => void;
+
+const noTurn: EndTurn = () => undefined;
+
+/**
+ * The turns of one process. Getters of one loop on one server that take turns (through any
+ * client and handle of the process) take them here first, then the server's (`LoopGate`): at
+ * most one of them waits on the server at a time, and the others wait in the process, holding no
+ * connection and sending no statement. A getter waits for the one before it `GATE_WAIT_MS` at
+ * most, then goes on without the process's turn, and getters of the process then skip it for
+ * `GATE_REST_MS`: a getter that stalls (a statement on a silent socket, until its bound) holds the
+ * others up that long, once. Which ids a `get()` takes is unchanged (see `passGate`).
+ */
+export class ProcessTurns {
+  private held = false;
+  private restUntil = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  /** Resolves when this getter's turn comes, or without one after `GATE_WAIT_MS`; to the end of that turn. */
+  async take(): Promise<EndTurn> {
+    if (performance.now() < this.restUntil) return noTurn;
+    if (!this.held) {
+      this.held = true;
+      return this.ender();
+    }
+    const came = await new Promise<boolean>((resolve) => {
+      const next = (): void => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+      const timer = setTimeout(() => {
+        this.waiting.splice(this.waiting.indexOf(next), 1);
+        resolve(false);
+      }, GATE_WAIT_MS);
+      this.waiting.push(next);
+    });
+    if (came) return this.ender();
+    this.restUntil = performance.now() + GATE_REST_MS;
+    return noTurn;
+  }
+
+  /** The end of a turn just given: hands it to the next waiter, or frees it. Ends it once, however often called. */
+  private ender(): EndTurn {
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.held = false;
+    };
+  }
+}
+
+const processTurns = new Map<string, ProcessTurns>();
+
+/**
+ * The process's turns of loop `t` on the server `dialect` was read from (its host, port and
+ * database); a dialect that names no server (one built by hand) gets turns of its own.
+ */
+export function processTurnsOf(dialect: Pick<Dialect, 'server'>, prefix: string, t: LoopTable): ProcessTurns {
+  if (dialect.server === undefined) return new ProcessTurns();
+  const key = `${dialect.server}\u0000${prefix}\u0000${t.loop}`;
+  let turns = processTurns.get(key);
+  if (!turns) processTurns.set(key, (turns = new ProcessTurns()));
+  return turns;
 }

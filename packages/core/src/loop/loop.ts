@@ -9,7 +9,7 @@ import { encodeBatch, idBatch, idCodec, parseIdType, type EncodedId, type IdCode
 import { addOptions, autoAddOptions, bumpOptions, dryRunOptions, getArgs } from './options.js';
 import { createLoopTable, resolveIdType } from './registry.js';
 import { takeDue } from './claim.js';
-import { gateSql, LoopGate } from './gate.js';
+import { gateSql, LoopGate, processTurnsOf, type EndTurn } from './gate.js';
 import { loopSql, type LoopSql } from './sql.js';
 import { loopTable } from './tables.js';
 import type { Loop, LoopCheck, LoopId, LoopIdType, LoopStats } from './types.js';
@@ -52,6 +52,7 @@ export function openLoop(exec: Executor, prefix: string, name: unknown, options:
   const declaredRaw = handle['idType'];
   const turns = handle['turns'] === undefined ? false : boolArg('loop() option turns', handle['turns']);
   const gate = turns ? new LoopGate(exec.client, gateSql(exec.dialect, prefix), t) : undefined;
+  const local = turns ? processTurnsOf(exec.dialect, prefix, t) : undefined;
   const declared = declaredRaw === undefined ? undefined : parseIdType(declaredRaw);
   const early = declared ? idCodec(declared) : undefined;
   const bytes = statementBytes(exec.dialect.maxAllowedPacket);
@@ -61,6 +62,28 @@ export function openLoop(exec: Executor, prefix: string, name: unknown, options:
     return { codec, sql: loopSql(t, codec) };
   };
   let resolved: Promise<Resolved> | undefined = known ? Promise.resolve(bind(known)) : undefined;
+
+  /**
+   * Runs `take` in a transaction (retried as the engine retries) that also writes a receipt of the
+   * ids taken: an attempt retried after a lost reply returns them instead of taking more.
+   */
+  async function takeWithReceipt(take: (conn: SqlConnection) => Promise<LoopId[]>, r: Resolved, run: { readonly isolation: 'READ COMMITTED' }): Promise<LoopId[]> {
+    const token = receiptToken();
+    const ids = await guard(() =>
+      exec.attempts(
+        (attempt) => async (conn) => {
+          const before = attempt.afterLost ? await readReceipt(conn, receipts, token) : undefined;
+          if (before !== undefined) return decodeIds(r.codec, before);
+          const taken = await take(conn);
+          await writeReceipt(conn, receipts, token, encodeIds(taken));
+          return taken;
+        },
+        run,
+      ),
+    );
+    purgeReceiptsNow(exec, receipts);
+    return ids;
+  }
 
   function resolve(): Promise<Resolved> {
     resolved ??= resolveIdType(exec, prefix, t, declared).then(
@@ -174,23 +197,14 @@ export function openLoop(exec: Executor, prefix: string, name: unknown, options:
         return ids;
       };
       const run = { dryRun: o.dryRun, isolation: 'READ COMMITTED' } as const;
-      if (o.dryRun || exec.client.joined) return guard(() => exec.transaction(take, run));
-      // A receipt of the ids taken: a run retried after a lost reply returns them instead of taking more.
-      const token = receiptToken();
-      const ids = await guard(() =>
-        exec.attempts(
-          (attempt) => async (conn) => {
-            const before = attempt.afterLost ? await readReceipt(conn, receipts, token) : undefined;
-            if (before !== undefined) return decodeIds(r.codec, before);
-            const taken = await take(conn);
-            await writeReceipt(conn, receipts, token, encodeIds(taken));
-            return taken;
-          },
-          run,
-        ),
-      );
-      purgeReceiptsNow(exec, receipts);
-      return ids;
+      if (exec.client.joined) return guard(() => exec.transaction(take, run));
+      // The process's turn first (see ProcessTurns), held until the get() has committed.
+      const end: EndTurn | undefined = await local?.take();
+      try {
+        return o.dryRun ? await guard(() => exec.transaction(take, run)) : await takeWithReceipt(take, r, run);
+      } finally {
+        end?.();
+      }
     },
 
     async did(ids, options) {

@@ -33,6 +33,9 @@ export interface LoopOptions<T extends LoopIdType = LoopIdType> {
    * getters on a server with few cores, where their reads would all skip-scan each other's rows at
    * the front of the index; it caps the getters of a loop at one `get()` at a time, which costs
    * throughput across a slow network or on a server with cores to spare (README: "Taking turns").
+   * Getters of one process (every handle with `turns`, through any client reaching the same server
+   * and database) take turns in the process first, so one of them at a time waits on the server;
+   * that wait is bounded the same way (1 s, then without it for 10 s).
    * Ignored inside `taskrow.in(tx)`, where the lock would be held until the application commits.
    */
   readonly turns?: boolean;

@@ -27,11 +27,16 @@ function expectDisjointUnion(batches: readonly number[][], expected: readonly nu
  * primary-key read of a one-row table runs for microseconds; one that is seen running waits for a lock.
  */
 async function lockingReadRunning(probe: Probe, table: string): Promise<boolean> {
+  return (await lockingReadsRunning(probe, table)) > 0;
+}
+
+/** How many other connections are running a locking read that names `table` (see `lockingReadRunning`). */
+async function lockingReadsRunning(probe: Probe, table: string): Promise<number> {
   const rows = await probe.query<{ n: unknown }>(
     "SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE ID <> CONNECTION_ID() AND INFO LIKE ? AND INFO LIKE '%FOR UPDATE%'",
     [`%${table}%`],
   );
-  return Number(rows[0]?.n) > 0;
+  return Number(rows[0]?.n);
 }
 
 /** Many workers on separate connections at once: disjoint ids, nothing lost, nobody waits. */
@@ -174,6 +179,24 @@ export function loopConcurrency<Tx>(ctx: () => SuiteContext<Tx>): void {
       await until('the getter waiting for its turn', () => lockingReadRunning(probe, `${prefix}loops`), (GATE_WAIT_MS / 1000) * 10);
       await probe.query('ROLLBACK'); // the turn passes on
       expect(await got).toEqual(range(1, 4));
+    });
+  });
+
+  const inProcess = 'getters of one process that take turns, through separate clients, wait for the turn in the process: one waits on the server at a time';
+  it(inProcess, async () => {
+    await whileTurnHeld(inProcess, 3, async (loops, probe, prefix) => {
+      const t0 = performance.now();
+      const gets = loops.map((l) => l.get(3));
+      // Until the first getter's wait on the server runs out (GATE_WAIT_MS), the others wait in the process.
+      const seen: number[] = [];
+      while (performance.now() - t0 < GATE_WAIT_MS * 0.8 && (seen.length === 0 || performance.now() - t0 < 400)) {
+        const n = await lockingReadsRunning(probe, `${prefix}loops`);
+        if (n > 0 || seen.length > 0) seen.push(n);
+      }
+      expect(seen.length).toBeGreaterThan(0);
+      expect(Math.max(...seen)).toBe(1);
+      await probe.query('ROLLBACK'); // the turn passes on
+      expectDisjointUnion(await Promise.all(gets), range(1, 9));
     });
   });
 
