@@ -1,9 +1,22 @@
+import { randomBytes } from 'node:crypto';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTaskrow, type SqlClient, type Taskrow } from '@taskrow/core';
+import { createTaskrow, type QueryOptions, type SqlClient, type SqlResult, type SqlValue, type Taskrow } from '@taskrow/core';
+import { dropPrefix } from '@taskrow/core/conformance';
 import { mysql2Client, type Mysql2Connection } from '@taskrow/mysql2';
 import { mysql2Probe } from '../src/harnesses/mysql2.js';
 import { label, targets } from '../src/targets.js';
+
+/**
+ * Polls `check` every 150 ms until it holds (another session's state, read from the server); fails
+ * after 10 s. InnoDB refreshes `information_schema.innodb_trx` only when it was last read more than
+ * 0.1 s ago, so a faster poll would read the same stale rows for ever.
+ */
+async function until(check: () => Promise<boolean>): Promise<void> {
+  for (const end = Date.now() + 10_000; !(await check()); await new Promise((r) => setTimeout(r, 150))) {
+    if (Date.now() > end) throw new Error('timed out waiting for the enqueue CALL to wait on the receipt lock');
+  }
+}
 
 /** What the lossy client reports instead of a COMMIT's reply: a lost connection. */
 class LostReply extends Error {
@@ -13,10 +26,11 @@ class LostReply extends Error {
 /** Which transactions lose their reply: all (the default), or those whose statements match. */
 type Match = (statements: readonly string[]) => boolean;
 
-type Lossy = SqlClient & { lose(n: number, when?: 'after' | 'before', only?: Match): void; lost: number; lostStatements: string[][] };
+type Lossy = SqlClient & { lose(n: number, when?: 'after' | 'before', only?: Match): void; lost: number; lostStatements: string[][]; statements: number; transactions: number; units: string[][] };
 
 /**
- * A client whose next `lose` transactions (of those `only` matches) really commit (or, with
+ * A client whose next `lose` transactions (of those `only` matches, and statements in autocommit
+ * when `only` is given) really commit (or, with
  * `before`, roll back) and then report a lost connection, as a connection that dies while the
  * COMMIT's reply is on its way does. taskrow must then find out what the lost run did instead of
  * doing it twice.
@@ -25,19 +39,44 @@ function lossy(inner: SqlClient): Lossy {
   let pending = 0;
   let when: 'after' | 'before' = 'after';
   let only: Match = () => true;
+  // Statements in autocommit lose their reply only when `lose` was given a match (so that a
+  // background statement never takes a loss meant for a transaction).
+  let statementsToo = false;
   const client = {
     adapter: inner.adapter,
     joined: false,
     lost: 0,
     /** The statements of each transaction whose reply was lost. */
     lostStatements: [] as string[][],
-    lose(n: number, w: 'after' | 'before' = 'after', match: Match = () => true) {
-      [pending, when, only] = [n, w, match];
+    lose(n: number, w: 'after' | 'before' = 'after', match?: Match) {
+      [pending, when, only, statementsToo] = [n, w, match ?? (() => true), match !== undefined];
     },
+    /** Every unit of work sent: a statement in autocommit as `[sql]`, a transaction as its statements. */
+    units: [] as string[][],
     describeError: (err: unknown) => (err instanceof LostReply ? { lost: true, code: err.code } : inner.describeError(err)),
-    query: inner.query.bind(inner),
+    /** Statements run outside a transaction (an enqueue's CALL among them), and transactions begun. */
+    statements: 0,
+    transactions: 0,
+    async query<Row>(sql: string, params?: readonly SqlValue[], options?: QueryOptions): Promise<SqlResult<Row>> {
+      client.statements += 1;
+      client.units.push([sql]);
+      // One statement in autocommit: it commits (or, `before`, never reaches the server) and its reply is lost.
+      const drop = (): boolean => {
+        if (!statementsToo || pending === 0 || !only([sql])) return false;
+        pending -= 1;
+        client.lost += 1;
+        client.lostStatements.push([sql]);
+        return true;
+      };
+      if (when === 'before' && drop()) throw new LostReply('connection lost before the statement reached the server');
+      const result = await inner.query<Row>(sql, params, options);
+      if (when === 'after' && drop()) throw new LostReply('connection lost after the statement, before its reply');
+      return result;
+    },
     async transaction<T>(body: Parameters<SqlClient['transaction']>[0], options?: Parameters<SqlClient['transaction']>[1]): Promise<T> {
+      client.transactions += 1;
       const seen: string[] = [];
+      client.units.push(seen);
       const fn: typeof body = (conn) => body({ query: (sql, params) => (seen.push(sql), conn.query(sql, params)) } as typeof conn);
       // Only a transaction that starts after lose() can lose its reply (not one already running).
       const armed = pending > 0;
@@ -85,9 +124,7 @@ for (const target of targets()) {
       probe = await mysql2Probe(target.url);
     });
     afterAll(async () => {
-      for (const t of await rows<{ t: string }>('SELECT table_name AS t FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE ?', [`${prefix}%`])) {
-        await probe.query(`DROP TABLE IF EXISTS \`${t.t}\``);
-      }
+      await dropPrefix(probe, prefix);
       await probe.end();
       await pool.end();
     });
@@ -95,22 +132,86 @@ for (const target of targets()) {
     const jobsOf = (queue: string) =>
       rows<{ id: number; phase: number; attempt: number; token: number }>(`SELECT id, phase, attempt, token FROM \`${prefix}queue_jobs\` WHERE queue = ? ORDER BY id`, [queue]);
 
+    /** A unit of work that writes jobs: an enqueue's CALL, or a transaction inserting into the jobs table. */
+    const enqueues: Match = (sql) => sql.some((x) => x.startsWith('CALL ') || x.startsWith(`INSERT INTO \`${prefix}queue_jobs\``));
+
+    it('a single enqueue is one statement (its CALL), no transaction', async () => {
+      const q = tr.queue(`o${Date.now()}`);
+      const from = client.units.length;
+      const one = await q.enqueue({ n: 1 });
+      const writes = client.units.slice(from).filter(enqueues);
+      expect(writes).toEqual([[expect.stringMatching(new RegExp(`^CALL \`${prefix}enqueue_job\`\\(`))]]);
+      expect((await jobsOf(q.name)).map((r) => Number(r.id))).toEqual([one.id]);
+    });
+
     it('enqueue and enqueueMany whose commit reply was lost insert each job once and return its id', async () => {
       const q = tr.queue(`e${Date.now()}`);
-      client.lose(1);
+      client.lose(1, 'after', enqueues);
       const one = await q.enqueue({ n: 0 });
-      client.lose(1);
+      expect(client.lostStatements.at(-1)![0]).toMatch(/^CALL /);
+      client.lose(1, 'after', enqueues);
       const many = await q.enqueueMany(Array.from({ length: 50 }, (_, i) => ({ payload: { n: i + 1 } })));
       expect(client.lost).toBeGreaterThanOrEqual(2);
       const stored = await jobsOf(q.name);
       expect(stored.map((r) => Number(r.id))).toEqual([one.id, ...many.map((m) => m.id)]);
     });
 
-    it('an enqueue whose connection was lost before COMMIT is inserted by the retry, once', async () => {
+    it('an enqueue whose connection was lost before COMMIT (or before its CALL reached the server) is inserted by the retry, once', async () => {
       const q = tr.queue(`b${Date.now()}`);
-      client.lose(1, 'before');
+      client.lose(1, 'before', enqueues);
       const one = await q.enqueue('x');
-      expect((await jobsOf(q.name)).map((r) => Number(r.id))).toEqual([one.id]);
+      expect(client.lostStatements.at(-1)![0]).toMatch(/^CALL /);
+      client.lose(1, 'before', enqueues);
+      const [two] = await q.enqueueMany([{ payload: 'y' }, { payload: 'z', dedupKey: 'z' }]);
+      expect(client.lostStatements.at(-1)!.some((x) => x.startsWith('INSERT'))).toBe(true);
+      expect((await jobsOf(q.name)).map((r) => Number(r.id)).slice(0, 2)).toEqual([one.id, two!.id]);
+      expect(await jobsOf(q.name)).toHaveLength(3);
+    });
+
+    it('an enqueue CALL meeting a run of its receipt still in flight waits for it: returns that run\'s id when it commits, inserts its own when it rolls back', async () => {
+      const queue = `w${Date.now()}`;
+      const caller = await mysql.createConnection({ uri: target.url });
+      const call = (receipt: Buffer) =>
+        caller.query(`CALL \`${prefix}enqueue_job\`(?, '', 0, 0, 0, NULL, 0, 3, 7, '"p"', NULL, ?)`, [queue, receipt]).then(([r]) => Number((r as Array<Array<{ id: unknown }>>)[0]![0]!.id));
+      const holder = await pool.getConnection();
+      try {
+        for (const outcome of ['COMMIT', 'ROLLBACK'] as const) {
+          const receipt = randomBytes(16);
+          // The run in flight: its receipt written, not yet committed, recording a job id of its own.
+          await holder.query('BEGIN');
+          await holder.query(`INSERT INTO \`${prefix}receipts\` (token, made_at, result) VALUES (?, UTC_TIMESTAMP(6), '424242')`, [receipt]);
+          const retry = call(receipt);
+          await until(async () => (await rows(`SELECT 1 FROM information_schema.innodb_trx WHERE trx_state = 'LOCK WAIT' AND trx_mysql_thread_id = ?`, [caller.threadId])).length > 0);
+          await holder.query(outcome);
+          const id = await retry;
+          const stored = (await jobsOf(queue)).map((r) => Number(r.id));
+          if (outcome === 'COMMIT') {
+            expect(id).toBe(424242); // the committed run's answer; its own insert rolled back
+            expect(stored).toEqual([]);
+          } else {
+            expect(stored).toEqual([id]);
+          }
+          expect(await call(receipt)).toBe(outcome === 'COMMIT' ? 424242 : id); // and again: the same answer, nothing inserted
+          expect(await jobsOf(queue)).toHaveLength(outcome === 'COMMIT' ? 0 : 1);
+          await probe.query(`DELETE FROM \`${prefix}queue_jobs\` WHERE queue = ?`, [queue]);
+        }
+      } finally {
+        holder.release();
+        await caller.end();
+      }
+    });
+
+    it('an enqueue on a schema without the procedure (older than version 17) enqueues in a transaction, once, and keeps doing so', async () => {
+      const old = `${prefix}o_`;
+      const plain = await createTaskrow<Mysql2Connection>({ client: mysql2Client(pool), joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix: old } });
+      await plain.migrate();
+      await probe.query(`DROP PROCEDURE \`${old}enqueue_job\``);
+      const q = plain.queue('q');
+      const ids = [(await q.enqueue(1)).id, (await q.enqueue(2)).id];
+      const stored = await rows<{ id: number }>(`SELECT id FROM \`${old}queue_jobs\` ORDER BY id`);
+      expect(stored.map((r) => Number(r.id))).toEqual(ids);
+      expect(await rows(`SELECT result FROM \`${old}receipts\``)).toHaveLength(2);
+      await dropPrefix(probe, old);
     });
 
     it('a schedule tick whose commit reply was lost, or whose connection was lost before COMMIT, enqueues its job once', async () => {

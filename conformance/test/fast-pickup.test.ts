@@ -18,9 +18,9 @@ const wallNow = (): number => performance.timeOrigin + performance.now();
  * `gapMs` apart, through a pool of `poolSize` connections; resolves to the wall-clock time each
  * enqueue returned, by payload (`took`: how long each enqueue took, ms).
  */
-function enqueueFromAnotherProcess(url: string, prefix: string, queue: string, count: number, gapMs: number, took?: Map<number, number>, poolSize = 2): Promise<Map<number, number>> {
+function enqueueFromAnotherProcess(url: string, prefix: string, queue: string, count: number, gapMs: number, took?: Map<number, number>, poolSize = 2, keyed = false): Promise<Map<number, number>> {
   const script = fileURLToPath(new URL('./enqueue-process.mjs', import.meta.url));
-  const env = { ENQ_URL: url, ENQ_PREFIX: prefix, ENQ_QUEUE: queue, ENQ_COUNT: String(count), ENQ_GAP_MS: String(gapMs), ENQ_POOL: String(poolSize) };
+  const env = { ENQ_URL: url, ENQ_PREFIX: prefix, ENQ_QUEUE: queue, ENQ_COUNT: String(count), ENQ_GAP_MS: String(gapMs), ENQ_POOL: String(poolSize), ENQ_KEYED: keyed ? '1' : '' };
   const c = fork(script, [], { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const at = new Map<number, number>();
   return new Promise((resolve, reject) => {
@@ -323,11 +323,12 @@ for (const target of targets()) {
       const w = tr.queue<number>(name).work(async (job) => void started.set(job.payload, wallNow()), { pollInterval: 30, doorbell: true });
       try {
         await pause(300);
-        // The producer has no worker of the queue, so it rings alongside its enqueues; its one
-        // connection MUST go to the enqueue first (a ring waiting there for the commit would hold
-        // each enqueue up for the ring's whole wait).
+        // The producer has no worker of the queue, so it rings alongside its enqueues (with dedup
+        // keys, so each runs its transaction in the client: a single job's CALL is rung after);
+        // its one connection MUST go to the enqueue first (a ring waiting there for the commit
+        // would hold each enqueue up for the ring's whole wait).
         const took = new Map<number, number>();
-        const enqueuedAt = await enqueueFromAnotherProcess(target.url, prefix, name, 20, 30, took, 1);
+        const enqueuedAt = await enqueueFromAnotherProcess(target.url, prefix, name, 20, 30, took, 1, true);
         const t0 = performance.now();
         while (started.size < 20 && performance.now() - t0 < 10_000) await pause(5);
         expect(started.size).toBe(20);

@@ -168,15 +168,16 @@ for (const target of targets()) {
         return seen;
       };
 
-      it('enqueues one at a time take a connection of the pool a few times, not once per enqueue', async () => {
+      it('batches enqueued one at a time take a connection of the pool a few times, not once per batch', async () => {
         const p = await pools[adapter]!(target, prefix, 4);
         try {
           await p.tr.migrate();
           const q = p.tr.queue<number>(`enq${Date.now()}`);
-          await q.enqueue(-1);
+          await q.enqueueMany([{ payload: -1 }, { payload: -2 }]);
           const before = p.acquires();
-          for (let i = 0; i < 100; i++) await q.enqueue(i);
-          // Lent per transaction, 100 enqueues take at least 100 lendings.
+          // Batches run their transaction in the client (a single job is one CALL, lent like any statement).
+          for (let i = 0; i < 100; i++) await q.enqueueMany([{ payload: i }, { payload: i }]);
+          // Lent per transaction, 100 batches take at least 100 lendings.
           expect(p.acquires() - before).toBeLessThan(10);
         } finally {
           await p.end();

@@ -51,6 +51,36 @@ for (const target of targets()) {
     });
   });
 
+  describe(`${label(target)} · mysql2 · migrations without CREATE ROUTINE`, () => {
+    const ref = useReference(target.url);
+
+    it('a user that may not create procedures migrates all the same (version 17 recorded, no procedure), and its enqueues run in a transaction, once each', async () => {
+      const { probe, prefixes } = ref();
+      const prefix = `${freshName('n')}_`;
+      prefixes.push(prefix);
+      const user = `tr_${freshName('u')}`.slice(0, 32);
+      const db = new URL(target.url).pathname.slice(1);
+      await probe.query(`CREATE USER '${user}'@'%' IDENTIFIED BY 'pw'`);
+      await probe.query(`GRANT SELECT, INSERT, UPDATE, DELETE, CREATE, ALTER, INDEX, DROP, PROCESS ON *.* TO '${user}'@'%'`);
+      const url = new URL(target.url);
+      [url.username, url.password] = [user, 'pw'];
+      const pool = mysql.createPool({ uri: url.toString(), connectionLimit: 2 });
+      try {
+        const tr = await mysql2Taskrow(pool, { prefix });
+        const res = await tr.migrate();
+        expect(res.applied).toContain(17);
+        expect(await versionsOf(probe, prefix)).toEqual(VERSIONS);
+        expect([...(await schemaOf(probe, prefix)).keys()].filter((k) => k.startsWith('procedure'))).toEqual([]);
+        const q = tr.queue('q');
+        const ids = [(await q.enqueue(1)).id, (await q.enqueue(2)).id];
+        expect((await probe.query<{ id: number }>(`SELECT id FROM \`${db}\`.\`${prefix}queue_jobs\` ORDER BY id`)).map((r) => Number(r.id))).toEqual(ids);
+      } finally {
+        await pool.end();
+        await probe.query(`DROP USER '${user}'@'%'`);
+      }
+    });
+  });
+
   describe(`${label(target)} · knex · migrations`, () => {
     const ref = useReference(target.url);
     const prefix = `${freshName('k')}_`;

@@ -14,6 +14,12 @@ export async function schemaOf(probe: Probe, prefix: string, skip: readonly stri
     // The AUTO_INCREMENT counter is data, not schema.
     out.set(name, String(create[0]?.['Create Table']).split(prefix).join('<prefix>').replace(/ AUTO_INCREMENT=\d+/, ''));
   }
+  // Stored procedures, by name and body (`routine_definition`: the body as written, no definer).
+  const procedures = await probe.query<{ r: string; body: string }>(
+    "SELECT routine_name AS r, routine_definition AS body FROM information_schema.routines WHERE routine_schema = DATABASE() AND routine_type = 'PROCEDURE' AND routine_name LIKE ? ORDER BY routine_name",
+    [`${prefix.replace(/_/g, '\\_')}%`],
+  );
+  for (const { r, body } of procedures) out.set(`procedure ${r.slice(prefix.length)}`, String(body).split(prefix).join('<prefix>'));
   return out;
 }
 

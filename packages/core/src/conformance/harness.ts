@@ -79,11 +79,14 @@ export function freshName(prefix = 'n'): string {
   return `${prefix}${process.pid.toString(36)}${counter.toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 }
 
-/** Drops every table under `prefix` through the probe. */
+/** Drops every table and procedure under `prefix` through the probe. */
 export async function dropPrefix(probe: Probe, prefix: string): Promise<void> {
-  const rows = await probe.query<{ t: string }>(
-    'SELECT table_name AS t FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE ?',
-    [`${prefix.replace(/_/g, '\\_')}%`],
-  );
+  const like = `${prefix.replace(/_/g, '\\_')}%`;
+  const rows = await probe.query<{ t: string }>('SELECT table_name AS t FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE ?', [like]);
   for (const r of rows) await probe.query(`DROP TABLE IF EXISTS \`${r.t}\``);
+  const routines = await probe.query<{ r: string }>(
+    "SELECT routine_name AS r FROM information_schema.routines WHERE routine_schema = DATABASE() AND routine_type = 'PROCEDURE' AND routine_name LIKE ?",
+    [like],
+  );
+  for (const r of routines) await probe.query(`DROP PROCEDURE IF EXISTS \`${r.r}\``);
 }

@@ -5,6 +5,7 @@ import { invalid, TaskrowError } from '../errors.js';
 import type { SqlConnection, SqlResult, SqlValue } from '../port.js';
 import { purgeReceiptsNow, readReceipt, receiptToken, writeReceipt, writeReceiptIf } from '../receipts/receipts.js';
 import { show, toNumber } from '../validate.js';
+import { callable, enqueueByCall } from './enqueue-call.js';
 import { jobRow, type JobRow, type QueueSettings } from './options.js';
 import { PHASE, type QueueTables } from './tables.js';
 import type { Enqueued, EnqueueItem } from './types.js';
@@ -61,10 +62,18 @@ function decodeEnqueued(text: string): Enqueued[] {
  * runs at READ COMMITTED: the upsert then meets the latest committed row (under REPEATABLE READ,
  * MariaDB 11.6+ snapshot isolation fails it with error 1020 when a concurrent enqueue of the same
  * key won). `started` is called as each run begins inside its transaction (its connection taken,
- * BEGIN sent), never on a joined client.
+ * BEGIN sent), never on a joined client. One job without a dedup key is one statement instead
+ * (`enqueue-call.ts`: the same transaction and receipt, run by a procedure) where the schema has it.
  */
 export async function insertJobs(exec: Executor, t: QueueTables, queue: string, rows: readonly JobRow[], started?: () => void): Promise<Enqueued[]> {
   if (rows.length === 0) return [];
+  if (callable(exec, t, rows)) {
+    const one = await enqueueByCall(exec, t, queue, rows[0]!);
+    if (one !== undefined) {
+      purgeReceiptsNow(exec, t.receipts);
+      return one;
+    }
+  }
   const bytes = statementBytes(exec.dialect.maxAllowedPacket);
   const parts = [...chunks(rows, { maxRows: INSERT_ROWS, maxBytes: bytes }, (r) => r.payloadBytes + (r.dedup?.length ?? 0) * 2 + (r.concKey?.length ?? 0) * 4 + 200)];
   const keyed = rows.some((r) => r.dedup);

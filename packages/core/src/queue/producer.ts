@@ -10,7 +10,8 @@ export const PRODUCER_IDLE_MS = 250;
 const producers = new WeakMap<Executor, Executor>();
 
 /**
- * The executor that enqueues through `exec` run on: one kept pooled connection shared by every
+ * The executor that enqueues through `exec` run their transactions on (batches, dedup keys; a
+ * single job's CALL is one autocommit statement and goes through the pool): one kept pooled connection shared by every
  * queue handle of `exec` (see `SqlSession`), so that after the first, an enqueue's transaction
  * begins with the previous one's `COMMIT AND CHAIN` (no BEGIN round trip). An enqueue asked while
  * another one runs on it takes its own connection, as before. The connection goes back to the pool

@@ -8,6 +8,7 @@ import { claimJobs, type ClaimArgs } from './claim.js';
 import { completeAndClaim } from './complete-claim.js';
 import { purgeDeadJobs, purgeFinished, retryDeadJobs } from './dead.js';
 import { insertJobs, jobRows } from './enqueue.js';
+import { callable } from './enqueue-call.js';
 import { producerOf } from './producer.js';
 import { purgeIdleKeys, purgeIdleKeysNow } from './key-purge.js';
 import { getJobInfo, listArgs, listJobs } from './list.js';
@@ -46,7 +47,9 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
   // the enqueue. Jobs that start delayed or blocked become ready later, through a claim's promotion.
   const enqueueRows = async (rows: readonly JobRow[]): Promise<Enqueued[]> => {
     const ready = rows.filter((r) => !r.delayed && r.concKey === null).map((r) => r.priority);
-    const early = ready.length > 0 ? ringAhead(exec, t, queue) : undefined;
+    // A ring begins alongside an enqueue that runs its transaction in the client; a single job's
+    // CALL is one round trip, lent its connection by the pool unseen, and its ring follows it.
+    const early = ready.length > 0 && !callable(exec, t, rows) ? ringAhead(exec, t, queue) : undefined;
     const res = await insertJobs(producerOf(exec), t, queue, rows, early && (() => early.begin())).catch((err: unknown) => {
       early?.close();
       throw err;

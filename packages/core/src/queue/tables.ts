@@ -15,10 +15,12 @@ export interface QueueTables {
   readonly rateSlots: string;
   /** The doorbell's guard rows and (uncommitted) registrations of sleeping connections (see `doorbell.ts`). */
   readonly sleepers: string;
+  /** The procedure that enqueues one job in one statement (see `enqueue-call.ts`). */
+  readonly enqueueCall: string;
 }
 
 export function queueTables(prefix: string): QueueTables {
-  return { jobs: table(prefix, 'queue_jobs'), receipts: receiptsTable(prefix), deadKeys: table(prefix, 'queue_dead_keys'), queues: table(prefix, 'queues'), keys: table(prefix, 'queue_keys'), rateSlots: table(prefix, 'queue_rate_slots'), sleepers: table(prefix, 'queue_sleepers') };
+  return { jobs: table(prefix, 'queue_jobs'), receipts: receiptsTable(prefix), deadKeys: table(prefix, 'queue_dead_keys'), queues: table(prefix, 'queues'), keys: table(prefix, 'queue_keys'), rateSlots: table(prefix, 'queue_rate_slots'), sleepers: table(prefix, 'queue_sleepers'), enqueueCall: table(prefix, 'enqueue_job') };
 }
 
 /**

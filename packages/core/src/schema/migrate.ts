@@ -1,4 +1,5 @@
 import type { Executor } from '../engine/executor.js';
+import { TaskrowError } from '../errors.js';
 import { toNumber } from '../validate.js';
 import { validatePrefix } from '../names.js';
 import { MIGRATIONS, migrationsTableSql, SCHEMA_VERSION, type Migration } from './migrations.js';
@@ -40,17 +41,22 @@ export async function migrate(exec: Executor, prefix: string): Promise<MigrateRe
 /** Runs `m`'s statements, unless (or, after a failure, because) its `appliedIf` finds the change in place. */
 function applyStatements(exec: Executor, prefix: string, m: Migration): Promise<void> {
   const run = async (sql: string): Promise<readonly unknown[]> => (await exec.query(sql)).rows;
-  return applyChange(m.statements(prefix), m.appliedIf?.(prefix), run);
+  // An optional change the server refused (an error of the server, not of the connection) is done without.
+  const refused = (err: unknown): boolean => m.optional === true && err instanceof TaskrowError && err.code === 'DATABASE_ERROR';
+  return applyChange(m.statements(prefix), m.appliedIf?.(prefix), run, refused);
 }
 
-/** Runs `change` in order, unless `appliedIf` returns a row before, or after a failure of, the change. */
-async function applyChange(change: readonly string[], appliedIf: string | undefined, run: (sql: string) => Promise<readonly unknown[]>): Promise<void> {
+/**
+ * Runs `change` in order, unless `appliedIf` returns a row before, or after a failure of, the
+ * change. A failure that `refused` accepts (see `Migration.optional`) ends the change quietly.
+ */
+async function applyChange(change: readonly string[], appliedIf: string | undefined, run: (sql: string) => Promise<readonly unknown[]>, refused: (err: unknown) => boolean = () => false): Promise<void> {
   const inPlace = async (): Promise<boolean> => appliedIf !== undefined && (await run(appliedIf)).length > 0;
   if (await inPlace()) return;
   try {
     for (const sql of change) await run(sql);
   } catch (err) {
-    if (!(await inPlace())) throw err;
+    if (!refused(err) && !(await inPlace())) throw err;
   }
 }
 
@@ -66,8 +72,16 @@ function recordVersionSql(prefix: string, m: Migration): string {
 export function schemaSql(prefix: string): string {
   const p = validatePrefix(prefix);
   const out = [migrationsTableSql(p)];
-  for (const m of MIGRATIONS) out.push(...m.statements(p), recordVersionSql(p, m));
+  for (const m of MIGRATIONS) out.push(...m.statements(p).map(forCommandLine), recordVersionSql(p, m));
   return `${out.join(';\n\n')};\n`;
+}
+
+/**
+ * A statement as the `mysql` / `mariadb` command-line clients take it: a stored procedure's body
+ * holds `;`, so it is sent between `DELIMITER` lines (the statement list ends it with `;`).
+ */
+function forCommandLine(sql: string): string {
+  return sql.startsWith('CREATE PROCEDURE') ? `DELIMITER //\n${sql}//\nDELIMITER ` : sql;
 }
 
 /** One schema version as another migration runner (Knex, Kysely) applies it. */
@@ -90,6 +104,8 @@ export interface MigrationStep {
    * once its change is in place.
    */
   readonly appliedIf?: string;
+  /** The change may be refused by the server (see `Migration.optional`): `applyMigrationStep` then records the version all the same. */
+  readonly optional?: boolean;
 }
 
 /** Every schema version under `prefix` (validated), oldest first, for applying through another migration runner. */
@@ -102,6 +118,7 @@ export function migrationSteps(prefix: string): MigrationStep[] {
     statements: [migrationsTableSql(p), ...m.statements(p), recordVersionSql(p, m)],
     change: m.statements(p),
     ...(m.appliedIf ? { appliedIf: m.appliedIf(p) } : {}),
+    ...(m.optional ? { optional: true } : {}),
   }));
 }
 
@@ -114,6 +131,7 @@ export function migrationSteps(prefix: string): MigrationStep[] {
 export async function applyMigrationStep(step: MigrationStep, run: (sql: string) => Promise<readonly unknown[]>): Promise<void> {
   const [setup, record] = [step.statements[0]!, step.statements[step.statements.length - 1]!];
   await run(setup);
-  await applyChange(step.change, step.appliedIf, run);
+  // The runner's errors are its driver's: an optional change takes any refusal as one.
+  await applyChange(step.change, step.appliedIf, run, () => step.optional === true);
   await run(record);
 }

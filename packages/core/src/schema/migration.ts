@@ -10,6 +10,13 @@ export interface Migration {
    * statement's failure when it does afterwards (another process made the change meanwhile).
    */
   readonly appliedIf?: (prefix: string) => string;
+  /**
+   * For a change the engine works without (a stored procedure that saves round trips): a server
+   * that refuses it (an older MySQL 8.0 without `CREATE PROCEDURE IF NOT EXISTS`, a proxy without
+   * stored procedures, a user without `CREATE ROUTINE`) still gets the version recorded, and the
+   * engine finds the change missing at run time and does without it.
+   */
+  readonly optional?: boolean;
 }
 
 /** `information_schema` says whether `column` of `prefix` + `name` exists (a migration's `appliedIf`). */

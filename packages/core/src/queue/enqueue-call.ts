@@ -1,0 +1,113 @@
+import { randomInt } from 'node:crypto';
+import type { Dialect } from '../dialect.js';
+import type { Executor } from '../engine/executor.js';
+import { TaskrowError } from '../errors.js';
+import { receiptToken } from '../receipts/receipts.js';
+import type { SqlValue } from '../port.js';
+import type { Migration } from '../schema/migration.js';
+import { toNumber } from '../validate.js';
+import { MAX_CONCURRENCY_KEY_CHARS } from './limits.js';
+import type { JobRow } from './options.js';
+import { PHASE, queueTables, type QueueTables } from './tables.js';
+import type { Enqueued } from './types.js';
+
+/**
+ * MySQL's and MariaDB's "PROCEDURE ... does not exist", and "execute command denied" (which a user
+ * without `EXECUTE` gets whether or not the procedure exists).
+ */
+const NOT_CALLABLE = new Set([1305, 1370]);
+
+/**
+ * Schema version 17: one job's enqueue as one statement, `CALL <prefix>enqueue_job(...)`. The
+ * procedure runs the transaction the client would otherwise run statement by statement (BEGIN,
+ * INSERT job, INSERT receipt, COMMIT) and returns the new id, so a single `enqueue()` is one round
+ * trip. It is idempotent per receipt token: a second call with the token of one that committed
+ * meets that receipt's key (error 1062, after waiting for a commit still in flight), rolls its own
+ * insert back and returns the committed run's id. A retry after a lost reply is therefore the same
+ * CALL again. Any other error rolls the transaction back before it reaches the client, so the
+ * connection never goes back to the pool inside it. `SQL SECURITY INVOKER`: it runs with the
+ * caller's privileges and survives its creator's account. Optional: a server that refuses it
+ * (MySQL before 8.0.29 has no `CREATE PROCEDURE IF NOT EXISTS`; Vitess has no stored procedures; a
+ * user without `CREATE ROUTINE`) enqueues in the client's transaction, as before.
+ */
+export const ENQUEUE_CALL_MIGRATION: Migration = {
+  version: 17,
+  name: 'queue-enqueue-call',
+  optional: true,
+  statements: (prefix) => {
+    const t = queueTables(prefix);
+    return [
+      `CREATE PROCEDURE IF NOT EXISTS ${t.enqueueCall}(
+  IN p_queue VARCHAR(64) CHARACTER SET ascii, IN p_grp VARCHAR(64) CHARACTER SET ascii, IN p_phase TINYINT UNSIGNED,
+  IN p_priority SMALLINT, IN p_ready_priority SMALLINT, IN p_at VARCHAR(32) CHARACTER SET ascii, IN p_delay BIGINT UNSIGNED,
+  IN p_max_attempts INT UNSIGNED, IN p_token BIGINT UNSIGNED, IN p_payload LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+  IN p_conc_key VARCHAR(${MAX_CONCURRENCY_KEY_CHARS}) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin, IN p_receipt BINARY(16))
+MODIFIES SQL DATA SQL SECURITY INVOKER COMMENT 'taskrow: one enqueue with its receipt, idempotent per receipt token'
+BEGIN
+  DECLARE v_id BIGINT UNSIGNED;
+  DECLARE v_seen TINYINT DEFAULT 0;
+  DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
+  START TRANSACTION;
+  INSERT INTO ${t.jobs} (\`queue\`, \`grp\`, \`phase\`, \`priority\`, \`ready_priority\`, \`due_at\`, \`run_at\`, \`max_attempts\`, \`token\`, \`payload\`, \`conc_key\`, \`created_at\`)
+    VALUES (p_queue, p_grp, p_phase, p_priority, p_ready_priority,
+      IF(p_at IS NULL AND p_delay = 0, UTC_TIMESTAMP(6), DATE_ADD(COALESCE(CAST(p_at AS DATETIME(6)), UTC_TIMESTAMP(6)), INTERVAL p_delay MICROSECOND)),
+      \`due_at\`, p_max_attempts, p_token, p_payload, p_conc_key, UTC_TIMESTAMP(6));
+  SET v_id = LAST_INSERT_ID();
+  BEGIN
+    DECLARE EXIT HANDLER FOR 1062 SET v_seen = 1;
+    INSERT INTO ${t.receipts} (\`token\`, \`made_at\`, \`result\`) VALUES (p_receipt, UTC_TIMESTAMP(6), CAST(v_id AS CHAR));
+  END;
+  IF v_seen = 1 THEN
+    ROLLBACK;
+    SELECT \`result\` AS \`id\` FROM ${t.receipts} WHERE \`token\` = p_receipt;
+  ELSE
+    COMMIT;
+    SELECT v_id AS \`id\`;
+  END IF;
+END`,
+    ];
+  },
+};
+
+/** Servers (by dialect) and the procedures found missing there (a schema older than version 17). */
+const missing = new WeakMap<Dialect, Set<string>>();
+
+/**
+ * Whether `enqueueByCall` may serve `rows` through `exec`: one job without a dedup key (a keyed
+ * job's upsert and its race with a concurrent enqueue of the same key stay in the client's
+ * transaction), outside an application transaction (a CALL commits), where the procedure was not
+ * found missing.
+ */
+export function callable(exec: Executor, t: QueueTables, rows: readonly JobRow[]): boolean {
+  return rows.length === 1 && rows[0]!.dedup === null && !exec.client.joined && missing.get(exec.dialect)?.has(t.enqueueCall) !== true;
+}
+
+/** The first result set of a CALL, however the adapter's client nests it (`[[rows], ok]` or `[rows]`). */
+function callRows(rows: readonly unknown[]): readonly unknown[] {
+  return Array.isArray(rows[0]) ? (rows[0] as unknown[]) : rows;
+}
+
+/**
+ * Enqueues one job (see `callable`) in one statement, with its receipt; retried as a whole (the
+ * procedure is idempotent per receipt token, so a retry after a lost reply returns the lost run's
+ * id when it committed and inserts when it did not: never twice, never lost). Resolves to
+ * undefined, having written nothing, when the procedure cannot be called (a schema older than
+ * version 17, a server that refused to create it, a user without `EXECUTE`): the caller enqueues
+ * the usual way, and this process does so from then on for that server and prefix.
+ */
+export async function enqueueByCall(exec: Executor, t: QueueTables, queue: string, row: JobRow): Promise<Enqueued[] | undefined> {
+  const waits = row.delayed || row.concKey !== null; // see `insertStatement`
+  const params: SqlValue[] = [queue, row.group, waits ? PHASE.delayed : PHASE.ready, row.priority, waits ? 0 : row.priority, row.runAt, row.delayMicros, row.maxAttempts];
+  params.push(randomInt(1, 2 ** 47), row.payload, row.concKey, receiptToken());
+  try {
+    const res = await exec.query<unknown>(`CALL ${t.enqueueCall}(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, params);
+    const id = (callRows(res.rows)[0] as { id?: unknown } | undefined)?.id;
+    if (id === undefined || id === null) throw new TaskrowError('DATABASE_ERROR', `enqueue got no id back from ${t.enqueueCall} (queue ${JSON.stringify(queue)})`);
+    return [{ id: toNumber(Buffer.isBuffer(id) ? id.toString('latin1') : id), deduplicated: false }];
+  } catch (err) {
+    if (!(err instanceof TaskrowError) || err.errno === undefined || !NOT_CALLABLE.has(err.errno)) throw err;
+    const set = missing.get(exec.dialect) ?? new Set<string>();
+    missing.set(exec.dialect, set.add(t.enqueueCall));
+    return undefined;
+  }
+}
