@@ -92,7 +92,8 @@ for (const target of chaosTargets()) {
         const q = tr.queue<{ seq: number }>('enq');
         arm(/queue_jobs/);
         const many = await attempt(() => q.enqueueMany(Array.from({ length: 20 }, (_, i) => ({ payload: { seq: i } }))));
-        arm(/queue_jobs/);
+        // A single job is one CALL (its transaction runs inside the procedure): that statement's reply is lost.
+        arm(/enqueue_job/);
         const one = await attempt(() => q.enqueue({ seq: 20 }));
         const counts = await seqCounts('enq');
         const o: Outcome = {
