@@ -45,6 +45,7 @@ function lossy(inner: SqlClient): Lossy {
   const client = {
     adapter: inner.adapter,
     joined: false,
+    endsInterrupted: inner.endsInterrupted,
     lost: 0,
     /** The statements of each transaction whose reply was lost. */
     lostStatements: [] as string[][],
@@ -212,6 +213,35 @@ for (const target of targets()) {
       expect(stored.map((r) => Number(r.id))).toEqual(ids);
       expect(await rows(`SELECT result FROM \`${old}receipts\``)).toHaveLength(2);
       await dropPrefix(probe, old);
+    });
+
+    it('an enqueue whose CALL is killed inside the procedure\'s transaction leaves no job, and the connection\'s next user commits only its own', async () => {
+      // MySQL runs no handler for KILL QUERY: the procedure's transaction (its job inserted) stays
+      // open on the connection, and the next BEGIN there would commit it.
+      for (const over of ['pool', 'connection'] as const) {
+        const queue = `k${over}${Date.now()}`;
+        const driver = over === 'pool' ? mysql.createPool({ uri: target.url, connectionLimit: 1 }) : await mysql.createConnection({ uri: target.url });
+        const [[{ id: caller }]] = (await driver.query('SELECT CONNECTION_ID() AS id')) as unknown as [[{ id: number }]];
+        const one = await createTaskrow<Mysql2Connection>({ client: mysql2Client(driver), joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } });
+        const holder = await mysql.createConnection({ uri: target.url });
+        try {
+          // The receipt INSERT, after the job's, waits for the holder's next-key locks over the whole
+          // receipts index (a locking read at REPEATABLE READ): the CALL is inside its transaction.
+          await holder.query('SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ');
+          await holder.query('BEGIN');
+          await holder.query(`SELECT token FROM \`${prefix}receipts\` FOR UPDATE`);
+          const killed = one.queue(queue).enqueue('killed').then(() => 'enqueued', (err: unknown) => err);
+          await until(async () => (await rows(`SELECT 1 FROM information_schema.innodb_trx WHERE trx_state = 'LOCK WAIT' AND trx_mysql_thread_id = ?`, [caller])).length > 0);
+          await probe.query(`KILL QUERY ${caller}`);
+          expect(await killed).toMatchObject({ code: 'DATABASE_ERROR', errno: 1317 });
+          await holder.query('ROLLBACK');
+          const next = await one.queue(queue).enqueue('next');
+          expect((await jobsOf(queue)).map((r) => Number(r.id))).toEqual([next.id]);
+        } finally {
+          await holder.end();
+          await driver.end();
+        }
+      }
     });
 
     it('a schedule tick whose commit reply was lost, or whose connection was lost before COMMIT, enqueues its job once', async () => {

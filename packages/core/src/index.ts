@@ -29,14 +29,14 @@ export {
   DatabaseError,
   type TaskrowErrorCode,
 } from './errors.js';
-export { classify, DEFAULT_RETRY, type ErrorClass, type RetryOptions } from './retry.js';
+export { classify, DEFAULT_RETRY, isInterrupted, type ErrorClass, type RetryOptions } from './retry.js';
 export { NAME_PATTERN, TABLE_NAME_PATTERN, PREFIX_PATTERN, validateName } from './names.js';
 export { MAX_KEY_BYTES, encodeKey } from './keys.js';
 export { SCHEMA_VERSION, MIGRATIONS } from './schema/migrations.js';
 export { applyMigrationStep, migrationSteps, schemaSql, type MigrationStep, type MigrateResult } from './schema/migrate.js';
 export { serialClient } from './serial.js';
 export { describeMysql2Error } from './engine/mysql-errors.js';
-export { driverClient, toSqlResult, waitsOf, type EnqueueEmitter, type DriverClientSpec, type DriverConnection, type DriverPool, type DriverTarget } from './engine/driver.js';
+export { driverClient, rollingBackInterrupted, toSqlResult, waitsOf, type EnqueueEmitter, type DriverClientSpec, type DriverConnection, type DriverPool, type DriverTarget } from './engine/driver.js';
 export type {
   Resources,
   ResourcesOptions,

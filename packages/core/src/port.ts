@@ -83,6 +83,16 @@ export interface SqlClient extends SqlConnection {
    */
   readonly joined: boolean;
   /**
+   * True when a statement of `query` that fails interrupted (`isInterrupted`: `KILL QUERY`, a
+   * statement time limit) never leaves its connection inside a transaction: the adapter destroys
+   * the pooled connection it lent the statement, or rolls back the one connection it runs on. MySQL
+   * runs no handler of a stored procedure for a `KILL QUERY`, so a `CALL` interrupted inside the
+   * procedure's transaction leaves that transaction open, and whoever used the connection next
+   * would commit it. The engine sends a statement that opens a transaction of its own (the
+   * enqueue's `CALL`) only through a client that says so; others get the transaction instead.
+   */
+  readonly endsInterrupted?: boolean;
+  /**
    * Runs `fn` on one connection between BEGIN and COMMIT; ROLLBACK when `fn` rejects (rethrowing).
    * MUST release the connection on every path. On a joined client, runs `fn` in the application's
    * transaction without BEGIN / COMMIT.

@@ -32,6 +32,21 @@ const RETRYABLE_ERRNO = new Set([1213, 1205, 1020, 3101, 1180]);
  */
 const LOST_ERRNO = new Set([2006, 2013, 2055, 1053, 1927, 4031, 1158, 1159, 1160, 1161, 1047, 1290]);
 const MISSING_TABLE_ERRNO = new Set([1146]);
+/**
+ * A statement stopped by the server while the connection lives on: `KILL QUERY` (1317), MariaDB's
+ * `max_statement_time` (1969), MySQL's `max_execution_time` (3024).
+ */
+const INTERRUPTED_ERRNO = new Set([1317, 1969, 3024]);
+
+/**
+ * True when the server interrupted the statement (`INTERRUPTED_ERRNO`). Such a statement was rolled
+ * back, but a transaction it ran in was not: MySQL runs no handler of a stored procedure for it, so
+ * a `CALL` interrupted inside the procedure's transaction leaves that transaction open (see
+ * `SqlClient.endsInterrupted`).
+ */
+export function isInterrupted(info: DriverErrorInfo): boolean {
+  return info.errno !== undefined && INTERRUPTED_ERRNO.has(info.errno);
+}
 
 /**
  * A cluster's certification failure is its way of making the second writer of a row wait: the run

@@ -15,6 +15,7 @@ export function serialClient(client: SqlClient): SqlClient {
   return {
     adapter: client.adapter,
     joined: client.joined,
+    endsInterrupted: client.endsInterrupted,
     describeError: (err) => client.describeError(err),
     query: (sql, params) => turn(() => client.query(sql, params)),
     transaction: (fn, options) => turn(() => client.transaction((conn: SqlConnection) => fn(conn), options)),

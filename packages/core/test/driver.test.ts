@@ -73,6 +73,40 @@ describe('driverClient', () => {
     expect(log).toEqual(['c1 SELECT SLEEP', 'destroy']);
   });
 
+  it('on a pool: a statement the server interrupted (a CALL may leave its procedure\'s transaction open) destroys its connection', async () => {
+    for (const [errno, fate] of [[1317, 'destroy'], [1969, 'destroy'], [3024, 'destroy'], [1062, 'release']] as const) {
+      const log: string[] = [];
+      const failing = driverClient({
+        adapter: 'fake',
+        describeError: () => ({ errno }),
+        connectionOf: () => ({ query: () => (log.push('c1 CALL p()'), Promise.reject(new Error('interrupted'))) }),
+        target: { pool: { acquire: async () => (log.push('acquire'), fakeConnection(log, 'c1')), release: (_c, broken) => void log.push(broken ? 'destroy' : 'release') } },
+      });
+      expect(failing.endsInterrupted).toBe(true);
+      await expect(failing.query('CALL p()')).rejects.toThrow('interrupted');
+      expect(log).toEqual(['acquire', 'c1 CALL p()', fate]);
+    }
+  });
+
+  it('on one connection: a statement the server interrupted is rolled back on it before the next statement', async () => {
+    const log: string[] = [];
+    const client = driverClient({
+      adapter: 'fake',
+      describeError: (err) => ({ errno: (err as { errno?: number }).errno }),
+      connectionOf: () => ({
+        query: async <Row>(sql: string) => {
+          log.push(`c ${sql}`);
+          if (sql.startsWith('CALL')) throw Object.assign(new Error('interrupted'), { errno: 1317 });
+          return toSqlResult<Row>({ affectedRows: 0 });
+        },
+      }),
+      target: { connection: fakeConnection(log, 'c') },
+    });
+    expect(client.endsInterrupted).toBe(true);
+    await Promise.all([expect(client.query('CALL p()')).rejects.toThrow('interrupted'), client.query('SELECT 1')]);
+    expect(log).toEqual(['c CALL p()', 'c ROLLBACK', 'c SELECT 1']);
+  });
+
   it('refuses an isolation level outside IsolationLevel, sends nothing and releases the connection', async () => {
     const log: string[] = [];
     const { client } = poolClient(log);

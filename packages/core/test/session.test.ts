@@ -42,6 +42,10 @@ function fixture(lost = false, silentRollback = false) {
 const tick = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 describe('kept session', () => {
+  it('says what its client says of interrupted statements (a producer\'s single enqueue is a CALL only through one that ends them)', () => {
+    expect(fixture().session.endsInterrupted).toBe(true);
+  });
+
   it('chains its transactions on one connection: isolation and BEGIN once, then COMMIT AND CHAIN each', async () => {
     const { log, session } = fixture();
     await session.transaction((c) => c.query('SELECT 1'), { isolation: 'READ COMMITTED' });

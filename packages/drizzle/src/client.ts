@@ -1,5 +1,5 @@
 import type { MySqlTransactionConfig } from 'drizzle-orm/mysql-core';
-import { serialClient, toSqlResult, type IsolationLevel, type SqlClient, type SqlConnection, type SqlValue } from '@taskrow/core';
+import { rollingBackInterrupted, serialClient, toSqlResult, type IsolationLevel, type SqlClient, type SqlConnection, type SqlValue } from '@taskrow/core';
 import { describeDrizzleError } from './errors.js';
 import { toDrizzleSql } from './statement.js';
 
@@ -68,7 +68,9 @@ export function overPool(db: DrizzleDatabase): boolean {
  * The `SqlClient` over a Drizzle database (mysql2 driver). Each of taskrow's transactions runs in
  * `db.transaction()`, which lends one pooled connection and gives it back on every path; the
  * isolation level goes through Drizzle's `isolationLevel` option. A database over one mysql2
- * Connection takes turns (`serialClient`), so two transactions never interleave on it.
+ * Connection takes turns (`serialClient`), so two transactions never interleave on it. Over a Pool,
+ * a statement's connection is Drizzle's to choose, so the client does not promise
+ * `endsInterrupted` there, and a single enqueue runs as a transaction instead of its `CALL`.
  */
 export function drizzleClient(db: DrizzleDatabase): SqlClient {
   const base = connectionOf(db);
@@ -81,7 +83,9 @@ export function drizzleClient(db: DrizzleDatabase): SqlClient {
     transaction: (fn, options) =>
       transact((tx) => fn(connectionOf(tx)), options?.isolation ? { isolationLevel: ISOLATION[options.isolation] } : undefined),
   };
-  return overPool(db) ? client : serialClient(client);
+  if (overPool(db)) return client;
+  // One connection: an interrupted statement is rolled back on it before the next takes its turn.
+  return serialClient({ ...client, endsInterrupted: true, query: (sql, params) => rollingBackInterrupted(base, client.describeError, sql, params) });
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { toSqlResult, type IsolationLevel, type SqlClient, type SqlConnection, type SqlResult, type SqlValue } from '@taskrow/core';
+import { rollingBackInterrupted, toSqlResult, type DriverErrorInfo, type IsolationLevel, type SqlClient, type SqlConnection, type SqlResult, type SqlValue } from '@taskrow/core';
 import { describeKnexError } from './errors.js';
 
 /** Knex's names for the isolation levels the engine asks for. */
@@ -34,13 +34,30 @@ interface Mysql2CallbackConnection {
  * hot path; BEGIN, COMMIT, ROLLBACK and the connection's return to the pool stay Knex's.
  */
 async function transactionConnectionOf(trx: Knex.Transaction): Promise<SqlConnection> {
-  const conn = (await trx.client.acquireConnection()) as Mysql2CallbackConnection;
+  return callbackConnectionOf((await trx.client.acquireConnection()) as Mysql2CallbackConnection);
+}
+
+/** Statements on one mysql2 connection Knex lent, through its callback API. */
+function callbackConnectionOf(conn: Mysql2CallbackConnection): SqlConnection {
   return {
     query: <Row>(sql: string, params: readonly SqlValue[] = []) =>
       new Promise<SqlResult<Row>>((resolve, reject) => {
         conn.query(sql, params, (err, result) => (err ? reject(err) : resolve(toResult<Row>([result]))));
       }),
   };
+}
+
+/**
+ * One statement in autocommit on a connection lent by Knex's pool for it alone and given back on
+ * every path, rolled back first when the server interrupted it (`SqlClient.endsInterrupted`).
+ */
+async function lentStatement<Row>(db: Knex, describeError: (err: unknown) => DriverErrorInfo, sql: string, params?: readonly SqlValue[]): Promise<SqlResult<Row>> {
+  const conn = (await db.client.acquireConnection()) as Mysql2CallbackConnection;
+  try {
+    return await rollingBackInterrupted<Row>(callbackConnectionOf(conn), describeError, sql, params);
+  } finally {
+    await db.client.releaseConnection(conn);
+  }
 }
 
 /**
@@ -69,8 +86,9 @@ export function knexClient(db: Knex | Knex.Transaction, joined = false): SqlClie
   return {
     adapter: 'knex',
     joined: false,
+    endsInterrupted: true,
     describeError,
-    query: base.query,
+    query: (sql, params) => lentStatement(db as Knex, describeError, sql, params),
     transaction: (fn, options) =>
       db.transaction(async (trx) => fn(await transactionConnectionOf(trx)), options?.isolation ? { isolationLevel: ISOLATION[options.isolation] } : undefined),
   };

@@ -1,5 +1,5 @@
 import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
-import { TaskrowError, type IsolationLevel, type SqlClient, type SqlConnection, type SqlValue } from '@taskrow/core';
+import { rollingBackInterrupted, TaskrowError, type IsolationLevel, type SqlClient, type SqlConnection, type SqlValue } from '@taskrow/core';
 import { describeKyselyError, isDriverError } from './errors.js';
 
 /** Kysely's names for the isolation levels the engine asks for. */
@@ -60,7 +60,9 @@ export function kyselyClient(input: AnyKysely | Transaction<unknown>, joined = f
     adapter: 'kysely',
     joined: false,
     describeError,
-    query: (sql, params) => guarded(() => base.query(sql, params)),
+    endsInterrupted: true,
+    // One connection lent per statement, so that an interrupted one is rolled back on it.
+    query: (sql, params) => guarded(() => db.connection().execute((conn) => rollingBackInterrupted(connectionOf(conn), describeError, sql, params))),
     transaction: (fn, options) =>
       guarded(() => {
         let builder = db.transaction();

@@ -67,7 +67,6 @@ export function isMariadbPool(target: MariadbClient): target is MariadbPool {
  */
 function poolOf(pool: MariadbPool): DriverPool<MariadbPoolConnection> {
   return {
-    ...connectionOf(pool),
     acquire: () => pool.getConnection(),
     unusable: (conn) => !conn.isValid(),
     release: (conn, broken) => (broken ? conn.destroy() : conn.release().catch(() => conn.destroy())),

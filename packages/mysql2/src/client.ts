@@ -88,7 +88,6 @@ function isPool(target: Mysql2Client): target is Mysql2Pool {
  */
 function poolOf(pool: Mysql2Pool): DriverPool<Mysql2PoolConnection> {
   return {
-    ...connectionOf(pool),
     acquire: async () => direct(await pool.getConnection()),
     release: (conn, broken) => (broken && conn.destroy ? conn.destroy() : conn.release()),
     ...waitsOf(pool),

@@ -46,8 +46,7 @@ function lent(conn: Mysql2CallbackConnection): LentConnection {
 
 /**
  * Sequelize's pool as core's `DriverPool`: `getConnection({ type: 'write' })` lends a connection,
- * `releaseConnection()` takes it back, `destroyConnection()` drops a broken one. A single statement
- * borrows a connection for itself. An acquire that fails with a plain error (Sequelize closed) is
+ * `releaseConnection()` takes it back, `destroyConnection()` drops a broken one. An acquire that fails with a plain error (Sequelize closed) is
  * recorded in `closedErrors`.
  */
 function poolOf(db: SequelizeInstance, closedErrors: WeakSet<object>): DriverPool<LentConnection> {
@@ -62,22 +61,7 @@ function poolOf(db: SequelizeInstance, closedErrors: WeakSet<object>): DriverPoo
   };
   const release = (c: LentConnection, broken: boolean): void | Promise<void> =>
     broken ? cm.destroyConnection(c.conn).catch(() => undefined) : cm.releaseConnection(c.conn);
-  return {
-    acquire,
-    release,
-    async query(sql, params) {
-      const c = await acquire();
-      let broken = false;
-      try {
-        return await connectionOf(c.conn).query(sql, params);
-      } catch (err) {
-        broken = describeSequelizeError(err, () => false).lost === true;
-        throw err;
-      } finally {
-        await release(c, broken);
-      }
-    },
-  };
+  return { acquire, release };
 }
 
 /**

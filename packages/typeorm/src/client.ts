@@ -1,4 +1,4 @@
-import { toSqlResult, type IsolationLevel, type SqlClient, type SqlConnection, type SqlResult, type SqlValue } from '@taskrow/core';
+import { rollingBackInterrupted, toSqlResult, type IsolationLevel, type SqlClient, type SqlConnection, type SqlResult, type SqlValue } from '@taskrow/core';
 import { describeTypeormError } from './errors.js';
 
 /*
@@ -75,8 +75,9 @@ export function runnerOf(tx: TypeormTransaction): TypeormQueryRunner {
  * The `SqlClient` over a TypeORM DataSource. Each of taskrow's transactions runs in
  * `dataSource.manager.transaction(isolationLevel?, ...)`, which takes one QueryRunner (one pooled
  * connection), sends `SET TRANSACTION ISOLATION LEVEL` and `START TRANSACTION`, and releases it on
- * every path; a single statement takes a QueryRunner of its own and releases it. Statements run on
- * the QueryRunner's mysql2 connection (`queryRunner.connect()`).
+ * every path; a single statement takes a QueryRunner of its own and releases it, rolled back first
+ * when the server interrupted the statement (`endsInterrupted`). Statements run on the QueryRunner's
+ * mysql2 connection (`queryRunner.connect()`).
  */
 export function typeormClient(ds: TypeormDataSource): SqlClient {
   const inTransaction = <T>(fn: (conn: SqlConnection) => Promise<T>, isolation?: IsolationLevel): Promise<T> => {
@@ -86,14 +87,16 @@ export function typeormClient(ds: TypeormDataSource): SqlClient {
     };
     return isolation ? ds.manager.transaction(isolation, body) : ds.manager.transaction(body);
   };
+  const describeError = (err: unknown) => describeTypeormError(err, () => !ds.isInitialized);
   return {
     adapter: 'typeorm',
     joined: false,
-    describeError: (err) => describeTypeormError(err, () => !ds.isInitialized),
+    describeError,
+    endsInterrupted: true,
     async query(sql, params) {
       const runner = ds.createQueryRunner();
       try {
-        return await connectionOf(() => runner.connect()).query(sql, params);
+        return await rollingBackInterrupted(connectionOf(() => runner.connect()), describeError, sql, params);
       } finally {
         await runner.release();
       }

@@ -1,6 +1,6 @@
-import type { DriverErrorInfo, IsolationLevel, SqlClient, SqlConnection, SqlResult } from '../port.js';
+import type { DriverErrorInfo, IsolationLevel, SqlClient, SqlConnection, SqlResult, SqlValue } from '../port.js';
 import { serialClient } from '../serial.js';
-import { noteRaisedAtCommit } from '../retry.js';
+import { isInterrupted, noteRaisedAtCommit } from '../retry.js';
 import { isolationStatement } from './isolation.js';
 import { keptSession, SESSION_IDLE_MS } from './session.js';
 
@@ -16,7 +16,7 @@ export interface DriverConnection {
 }
 
 /** How a driver's pool lends the connection of one of taskrow's transactions. */
-export interface DriverPool<P extends DriverConnection> extends SqlConnection {
+export interface DriverPool<P extends DriverConnection> {
   /** Borrows one connection for one transaction. */
   acquire(): Promise<P>;
   /**
@@ -42,7 +42,7 @@ export interface DriverPool<P extends DriverConnection> extends SqlConnection {
  * What the application passed to the adapter, already told apart by it:
  * - `joined`: statements on the connection of the application's open transaction (`tr.in(tx)`);
  *   taskrow MUST NOT begin, commit or roll back there.
- * - `pool`: one pooled connection lent per transaction; other statements on any connection.
+ * - `pool`: one pooled connection lent per transaction, and one per statement in autocommit.
  * - `connection`: one connection the application owns, used in turns (`serialClient`).
  */
 export type DriverTarget<C extends DriverConnection, P extends C = C> =
@@ -105,10 +105,27 @@ export function driverClient<C extends DriverConnection, P extends C = C>(spec: 
   return serialClient({
     adapter,
     joined: false,
+    endsInterrupted: true,
     describeError,
-    query: base.query.bind(base),
+    query: (sql, params) => rollingBackInterrupted(base, describeError, sql, params),
     transaction: (fn, options) => inTransaction(conn, base, fn, options?.isolation),
   });
+}
+
+/**
+ * One statement on `conn`; when the server interrupted it (`isInterrupted`), a ROLLBACK on the
+ * same connection ends a transaction the statement left open (a `CALL` killed inside its
+ * procedure's transaction) before the error goes on, so the connection MUST then be one that
+ * nothing else uses meanwhile (lent for this statement, or taking turns). How an adapter keeps
+ * the promise of `SqlClient.endsInterrupted`; the ROLLBACK's own failure is ignored.
+ */
+export async function rollingBackInterrupted<Row>(conn: SqlConnection, describeError: (err: unknown) => DriverErrorInfo, sql: string, params?: readonly SqlValue[]): Promise<SqlResult<Row>> {
+  try {
+    return await conn.query<Row>(sql, params);
+  } catch (err) {
+    if (isInterrupted(describeError(err))) await conn.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  }
 }
 
 /** A driver pool that emits `enqueue` when a caller waits for a connection (mysql2's and `mariadb`'s Pool). */
@@ -136,7 +153,8 @@ export function waitsOf(pool: EnqueueEmitter): Pick<DriverPool<never>, 'onWait'>
 function poolClient<C extends DriverConnection, P extends C>(adapter: string, describeError: (err: unknown) => DriverErrorInfo, connectionOf: (conn: C) => SqlConnection, pool: DriverPool<P>): SqlClient {
   /**
    * Runs `work` on a connection of the pool, given back exactly once: when `work` settles
-   * (destroyed when it failed with a lost connection or the pool calls the connection unusable),
+   * (destroyed when it failed with a lost connection, or interrupted by the server, which may leave
+   * a procedure's transaction open on it, or the pool calls the connection unusable),
    * or at once, destroyed, when `signal` aborts (the engine stopped waiting: a statement may still
    * be in flight on it, and on a silent socket it would never come back).
    */
@@ -155,7 +173,8 @@ function poolClient<C extends DriverConnection, P extends C>(adapter: string, de
     try {
       return await work(conn);
     } catch (err) {
-      broken = describeError(err).lost === true || pool.unusable?.(conn) === true;
+      const info = describeError(err);
+      broken = info.lost === true || isInterrupted(info) || pool.unusable?.(conn) === true;
       throw err;
     } finally {
       signal?.removeEventListener('abort', onAbort);
@@ -165,9 +184,10 @@ function poolClient<C extends DriverConnection, P extends C>(adapter: string, de
   const plain: SqlClient = {
     adapter,
     joined: false,
+    endsInterrupted: true,
     describeError,
-    // With a signal, the statement's connection is lent here so that it can be destroyed.
-    query: (sql, params, options) => (options?.signal ? lend(options.signal, (conn) => connectionOf(conn).query(sql, params)) : pool.query(sql, params)),
+    // The statement's connection is lent here so that it can be destroyed (see `lend`).
+    query: (sql, params, options) => lend(options?.signal, (conn) => connectionOf(conn).query(sql, params)),
     transaction: (fn, options) => lend(options?.signal, (conn) => inTransaction(conn, connectionOf(conn), fn, options?.isolation)),
   };
   if (!pool.onWait) return plain;

@@ -51,6 +51,7 @@ export function keptSession<P extends DriverConnection>(parts: SessionParts<P>):
   return {
     adapter: parts.plain.adapter,
     joined: false,
+    endsInterrupted: parts.plain.endsInterrupted,
     describeError: parts.describeError,
     query: (sql, params, options) => parts.plain.query(sql, params, options),
     transaction: (fn, options) => session.transaction(fn, options),

@@ -7,8 +7,8 @@ import type { SqlValue } from '../port.js';
 import type { Migration } from '../schema/migration.js';
 import { toNumber } from '../validate.js';
 import { MAX_CONCURRENCY_KEY_CHARS } from './limits.js';
-import type { JobRow } from './options.js';
-import { PHASE, queueTables, type QueueTables } from './tables.js';
+import { startState, type JobRow } from './options.js';
+import { queueTables, type QueueTables } from './tables.js';
 import type { Enqueued } from './types.js';
 
 /**
@@ -75,11 +75,12 @@ const missing = new WeakMap<Dialect, Set<string>>();
 /**
  * Whether `enqueueByCall` may serve `rows` through `exec`: one job without a dedup key (a keyed
  * job's upsert and its race with a concurrent enqueue of the same key stay in the client's
- * transaction), outside an application transaction (a CALL commits), where the procedure was not
+ * transaction), outside an application transaction (a CALL commits), through a client that ends
+ * an interrupted statement's transaction (`SqlClient.endsInterrupted`), where the procedure was not
  * found missing.
  */
 export function callable(exec: Executor, t: QueueTables, rows: readonly JobRow[]): boolean {
-  return rows.length === 1 && rows[0]!.dedup === null && !exec.client.joined && missing.get(exec.dialect)?.has(t.enqueueCall) !== true;
+  return rows.length === 1 && rows[0]!.dedup === null && !exec.client.joined && exec.client.endsInterrupted === true && missing.get(exec.dialect)?.has(t.enqueueCall) !== true;
 }
 
 /** The first result set of a CALL, however the adapter's client nests it (`[[rows], ok]` or `[rows]`). */
@@ -96,8 +97,7 @@ function callRows(rows: readonly unknown[]): readonly unknown[] {
  * the usual way, and this process does so from then on for that server and prefix.
  */
 export async function enqueueByCall(exec: Executor, t: QueueTables, queue: string, row: JobRow): Promise<Enqueued[] | undefined> {
-  const waits = row.delayed || row.concKey !== null; // see `insertStatement`
-  const params: SqlValue[] = [queue, row.group, waits ? PHASE.delayed : PHASE.ready, row.priority, waits ? 0 : row.priority, row.runAt, row.delayMicros, row.maxAttempts];
+  const params: SqlValue[] = [queue, row.group, ...startState(row), row.runAt, row.delayMicros, row.maxAttempts];
   params.push(randomInt(1, 2 ** 47), row.payload, row.concKey, receiptToken());
   try {
     const res = await exec.query<unknown>(`CALL ${t.enqueueCall}(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, params);

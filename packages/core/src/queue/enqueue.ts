@@ -6,8 +6,8 @@ import type { SqlConnection, SqlResult, SqlValue } from '../port.js';
 import { purgeReceiptsNow, readReceipt, receiptToken, writeReceipt, writeReceiptIf } from '../receipts/receipts.js';
 import { show, toNumber } from '../validate.js';
 import { callable, enqueueByCall } from './enqueue-call.js';
-import { jobRow, type JobRow, type QueueSettings } from './options.js';
-import { PHASE, type QueueTables } from './tables.js';
+import { jobRow, startState, type JobRow, type QueueSettings } from './options.js';
+import type { QueueTables } from './tables.js';
 import type { Enqueued, EnqueueItem } from './types.js';
 
 /** Rows per INSERT: at most 12 placeholders each, far under 65,535. */
@@ -168,11 +168,9 @@ async function insertStatement(conn: SqlConnection, t: QueueTables, queue: strin
   // be silently merged into it (the upsert's no-op) instead of being inserted.
   const params: SqlValue[] = [];
   const values = insert.map((r) => {
-    // A job with a concurrency key waits as delayed until a claim admits it (see `limits.ts`).
-    const waits = r.delayed || r.concKey !== null;
     // A time of its own: a run time or a delay (a schedule's ready job carries its tick as run time).
     const at = r.runAt !== null || r.delayMicros !== 0;
-    params.push(queue, r.group, waits ? PHASE.delayed : PHASE.ready, r.priority, waits ? 0 : r.priority);
+    params.push(queue, r.group, ...startState(r));
     if (at) params.push(r.runAt, r.delayMicros);
     params.push(r.maxAttempts, mark, r.dedup, r.payload, r.concKey);
     return at ? ROW_AT : ROW_NOW;

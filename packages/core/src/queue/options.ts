@@ -5,6 +5,7 @@ import { intArg, optionsOf, secondsArg, show } from '../validate.js';
 import { concurrencyKeyArg } from './limits.js';
 import { encodePayload } from './payload.js';
 import type { ClaimOptions, EnqueueOptions, QueueOptions } from './types.js';
+import { PHASE } from './tables.js';
 
 /** The longest lease, delay or retention: 7 days for leases, 10 years for delays. */
 export const MAX_LEASE_SECONDS = 7 * 24 * 3600;
@@ -39,6 +40,16 @@ export interface JobRow {
   readonly dedup: Buffer | null;
   /** The concurrency key, or null. */
   readonly concKey: string | null;
+}
+
+/**
+ * A new job's `phase`, `priority` and `ready_priority`, in that order. A job with a delay or a
+ * concurrency key starts delayed (a keyed one waits there until a claim admits it, see
+ * `limits.ts`), with a ready priority of 0; any other starts ready.
+ */
+export function startState(row: JobRow): [phase: number, priority: number, readyPriority: number] {
+  const waits = row.delayed || row.concKey !== null;
+  return [waits ? PHASE.delayed : PHASE.ready, row.priority, waits ? 0 : row.priority];
 }
 
 /** A lease, delay or other duration that must be more than 0 seconds. */

@@ -1,8 +1,8 @@
 import { expect, it } from 'vitest';
 import { MAX_PAYLOAD_BYTES } from '../../queue/payload.js';
 import { freshName } from '../harness.js';
-import type { SuiteContext } from '../session.js';
-import { makeDue, probeJobs, probeNowMs } from './probe.js';
+import { lockingSession, type SuiteContext } from '../session.js';
+import { insertingInto, makeDue, probeJobs, probeNowMs, until } from './probe.js';
 
 /** enqueue / enqueueMany: what lands in the table, verified through the probe. */
 export function queueEnqueue<Tx>(ctx: () => SuiteContext<Tx>): void {
@@ -101,5 +101,39 @@ export function queueEnqueue<Tx>(ctx: () => SuiteContext<Tx>): void {
     expect(rows.length).toBe(2524);
     expect(rows.map((j) => j.id)).toEqual(res.map((r) => r.id));
     expect(rows.slice(0, 24).map((j) => (j.payload as string).split(':')[0])).toEqual(big.map((_, i) => String(i)));
+  });
+
+  const killed = 'an enqueue interrupted by KILL QUERY inside its transaction leaves no job, and the next enqueue through that connection commits only its own';
+  it(killed, async () => {
+    // MySQL runs no handler of a procedure for KILL QUERY: a CALL killed inside the procedure's
+    // transaction leaves it open (its job inserted) for the connection's next user to commit.
+    const c = ctx();
+    const session = await lockingSession(c, `queue › enqueue › ${killed}`);
+    const { probe } = session;
+    const name = freshName('q');
+    const { clients, close } = await session.openClients(1);
+    const q = clients[0]!.queue<string>(name);
+    try {
+      let outcome: unknown;
+      // The probe's next-key locks over the whole receipts index: the enqueue's receipt INSERT,
+      // after its job's, waits for them inside the enqueue's transaction.
+      await probe.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
+      await probe.query('BEGIN');
+      try {
+        await probe.query(`SELECT token FROM \`${c.prefix}receipts\` FOR UPDATE`);
+        const pending = q.enqueue('killed').then(() => 'enqueued', (err: unknown) => err);
+        let thread = 0;
+        await until('the enqueue to wait for its receipt', async () => (thread = await insertingInto(probe, `${c.prefix}receipts`)) > 0);
+        await probe.query(`KILL QUERY ${thread}`);
+        outcome = await pending;
+      } finally {
+        await probe.query('ROLLBACK');
+      }
+      expect(outcome).toMatchObject({ code: 'DATABASE_ERROR', errno: 1317 });
+      const next = await q.enqueue('next');
+      expect((await probeJobs(probe, c.prefix, name)).map((j) => j.id)).toEqual([next.id]);
+    } finally {
+      await close();
+    }
   });
 }

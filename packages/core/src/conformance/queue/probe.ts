@@ -117,6 +117,15 @@ export async function until(what: string, check: () => Promise<boolean> | boolea
   }
 }
 
+/**
+ * The server thread of another session running an INSERT into `table` now (0 when none is): a
+ * statement of a stored procedure shows as itself in the processlist, not as its CALL.
+ */
+export async function insertingInto(probe: Probe, table: string): Promise<number> {
+  const rows = await probe.query<{ id: unknown }>('SELECT id FROM information_schema.processlist WHERE id <> CONNECTION_ID() AND info LIKE ?', [`INSERT INTO \`${table}\`%`]);
+  return Number(rows[0]?.id ?? 0);
+}
+
 /** One keyed job as the probe reads it: state, concurrency key (`conc_key`) and lease left. */
 export interface ProbedKeyed {
   readonly id: number;
