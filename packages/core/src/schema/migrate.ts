@@ -1,5 +1,6 @@
 import type { Executor } from '../engine/executor.js';
 import { TaskrowError } from '../errors.js';
+import { classify } from '../retry.js';
 import { toNumber } from '../validate.js';
 import { validatePrefix } from '../names.js';
 import { MIGRATIONS, migrationsTableSql, SCHEMA_VERSION, type Migration } from './migrations.js';
@@ -131,7 +132,33 @@ export function migrationSteps(prefix: string): MigrationStep[] {
 export async function applyMigrationStep(step: MigrationStep, run: (sql: string) => Promise<readonly unknown[]>): Promise<void> {
   const [setup, record] = [step.statements[0]!, step.statements[step.statements.length - 1]!];
   await run(setup);
-  // The runner's errors are its driver's: an optional change takes any refusal as one.
-  await applyChange(step.change, step.appliedIf, run, () => step.optional === true);
+  // The runner's errors are its driver's: an optional change is done without when the server refused it.
+  await applyChange(step.change, step.appliedIf, run, (err) => step.optional === true && refusedByServer(err));
   await run(record);
+}
+
+/**
+ * True when a migration runner's error is the server refusing the statement: it carries a server
+ * error number (on the driver's error, or on one the runner wrapped it in: `original`, `parent`,
+ * `driverError`, `cause`) that is neither a lost connection nor a transient conflict. A connection
+ * that failed, or an error without a number, MUST NOT pass for a refusal: the version would be
+ * recorded without its change, and never tried again.
+ */
+function refusedByServer(err: unknown): boolean {
+  const errno = serverErrno(err, 0);
+  // Server errors: 1000-1999, and MySQL's 3000+ and MariaDB's 4000+. Not the client's own (2000s,
+  // the `mariadb` connector's 45000s) nor a socket's (Node's negative errno).
+  const server = errno !== undefined && ((errno >= 1000 && errno < 2000) || (errno >= 3000 && errno < 5000));
+  return server && classify({ errno }) === 'other';
+}
+
+function serverErrno(err: unknown, depth: number): number | undefined {
+  if (typeof err !== 'object' || err === null || depth > 3) return undefined;
+  const e = err as { errno?: unknown; original?: unknown; parent?: unknown; driverError?: unknown; cause?: unknown };
+  if (typeof e.errno === 'number') return e.errno;
+  for (const inner of [e.original, e.parent, e.driverError, e.cause]) {
+    const errno = serverErrno(inner, depth + 1);
+    if (errno !== undefined) return errno;
+  }
+  return undefined;
 }
