@@ -2,19 +2,15 @@ import { randomBytes } from 'node:crypto';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTaskrow, type QueryOptions, type SqlClient, type SqlResult, type SqlValue, type Taskrow } from '@taskrow/core';
-import { dropPrefix } from '@taskrow/core/conformance';
+import { dropPrefix, runningStatement } from '@taskrow/core/conformance';
 import { mysql2Client, type Mysql2Connection } from '@taskrow/mysql2';
 import { mysql2Probe } from '../src/harnesses/mysql2.js';
 import { label, targets } from '../src/targets.js';
 
-/**
- * Polls `check` every 150 ms until it holds (another session's state, read from the server); fails
- * after 10 s. InnoDB refreshes `information_schema.innodb_trx` only when it was last read more than
- * 0.1 s ago, so a faster poll would read the same stale rows for ever.
- */
+/** Polls `check` every 150 ms until it holds (another session's state, read from the server); fails after 10 s. */
 async function until(check: () => Promise<boolean>): Promise<void> {
   for (const end = Date.now() + 10_000; !(await check()); await new Promise((r) => setTimeout(r, 150))) {
-    if (Date.now() > end) throw new Error('timed out waiting for the enqueue CALL to wait on the receipt lock');
+    if (Date.now() > end) throw new Error('timed out waiting for another session');
   }
 }
 
@@ -134,7 +130,7 @@ for (const target of targets()) {
       rows<{ id: number; phase: number; attempt: number; token: number }>(`SELECT id, phase, attempt, token FROM \`${prefix}queue_jobs\` WHERE queue = ? ORDER BY id`, [queue]);
 
     /** A unit of work that writes jobs: an enqueue's CALL, or a transaction inserting into the jobs table. */
-    const enqueues: Match = (sql) => sql.some((x) => x.startsWith('CALL ') || x.startsWith(`INSERT INTO \`${prefix}queue_jobs\``));
+    const enqueues: Match = (sql) => sql.some((x) => x.startsWith(`CALL \`${prefix}enqueue_job\``) || x.startsWith(`INSERT INTO \`${prefix}queue_jobs\``));
 
     it('a single enqueue is one statement (its CALL), no transaction', async () => {
       const q = tr.queue(`o${Date.now()}`);
@@ -143,6 +139,30 @@ for (const target of targets()) {
       const writes = client.units.slice(from).filter(enqueues);
       expect(writes).toEqual([[expect.stringMatching(new RegExp(`^CALL \`${prefix}enqueue_job\`\\(`))]]);
       expect((await jobsOf(q.name)).map((r) => Number(r.id))).toEqual([one.id]);
+    });
+
+    it('an enqueue rings a sleeper of another process with one statement (the ring\'s CALL), no ring transaction', async () => {
+      const name = `r${Date.now()}`;
+      const sleepers = `\`${prefix}queue_sleepers\``;
+      // A sleeper as another process's doorbell keeps one: the guard row, an uncommitted registration, a sleep.
+      const sleeper = await mysql.createConnection({ uri: target.url });
+      try {
+        await sleeper.query(`INSERT IGNORE INTO ${sleepers} (queue, conn) VALUES (?, 0)`, [name]);
+        await sleeper.query('SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED');
+        await sleeper.query('BEGIN');
+        await sleeper.query(`INSERT INTO ${sleepers} (queue, conn) VALUES (?, CONNECTION_ID())`, [name]);
+        const t0 = Date.now();
+        // Interrupted: MySQL ends the SLEEP with 1, MariaDB with error 1317.
+        const slept = sleeper.query('SELECT SLEEP(20) AS r').then(() => Date.now() - t0, () => Date.now() - t0);
+        await until(async () => (await runningStatement(probe, target.engine, 'SELECT SLEEP')) === sleeper.threadId);
+        const from = client.units.length;
+        await tr.queue(name).enqueue('x');
+        expect(await slept).toBeLessThan(10_000);
+        const rings = client.units.slice(from).filter((u) => u.some((x) => x.includes('ring_sleepers') || x.includes('queue_sleepers')));
+        expect(rings).toEqual([[`CALL \`${prefix}ring_sleepers\`(?, ?)`]]);
+      } finally {
+        await sleeper.end();
+      }
     });
 
     it('enqueue and enqueueMany whose commit reply was lost insert each job once and return its id', async () => {
@@ -182,7 +202,7 @@ for (const target of targets()) {
           await holder.query('BEGIN');
           await holder.query(`INSERT INTO \`${prefix}receipts\` (token, made_at, result) VALUES (?, UTC_TIMESTAMP(6), '424242')`, [receipt]);
           const retry = call(receipt);
-          await until(async () => (await rows(`SELECT 1 FROM information_schema.innodb_trx WHERE trx_state = 'LOCK WAIT' AND trx_mysql_thread_id = ?`, [caller.threadId])).length > 0);
+          await until(async () => (await runningStatement(probe, target.engine, `INSERT INTO \`${prefix}receipts\``)) === caller.threadId);
           await holder.query(outcome);
           const id = await retry;
           const stored = (await jobsOf(queue)).map((r) => Number(r.id));
@@ -231,7 +251,7 @@ for (const target of targets()) {
           await holder.query('BEGIN');
           await holder.query(`SELECT token FROM \`${prefix}receipts\` FOR UPDATE`);
           const killed = one.queue(queue).enqueue('killed').then(() => 'enqueued', (err: unknown) => err);
-          await until(async () => (await rows(`SELECT 1 FROM information_schema.innodb_trx WHERE trx_state = 'LOCK WAIT' AND trx_mysql_thread_id = ?`, [caller])).length > 0);
+          await until(async () => (await runningStatement(probe, target.engine, `INSERT INTO \`${prefix}receipts\``)) === caller);
           await probe.query(`KILL QUERY ${caller}`);
           expect(await killed).toMatchObject({ code: 'DATABASE_ERROR', errno: 1317 });
           await holder.query('ROLLBACK');

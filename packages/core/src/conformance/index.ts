@@ -5,6 +5,7 @@ export { describeQueueConformance } from './queue/index.js';
 export { describeResourcesConformance } from './resources/index.js';
 export { describeScheduleConformance } from './schedule/index.js';
 export { useSession, type SuiteContext } from './session.js';
+export { runningStatement } from './queue/probe.js';
 export {
   dropPrefix,
   freshName,

@@ -1,5 +1,4 @@
 import { randomInt } from 'node:crypto';
-import type { Dialect } from '../dialect.js';
 import type { Executor } from '../engine/executor.js';
 import { TaskrowError } from '../errors.js';
 import { receiptToken } from '../receipts/receipts.js';
@@ -8,14 +7,9 @@ import type { Migration } from '../schema/migration.js';
 import { toNumber } from '../validate.js';
 import { MAX_CONCURRENCY_KEY_CHARS } from './limits.js';
 import { startState, type JobRow } from './options.js';
+import { callProcedure, mayCall } from './procedures.js';
 import { queueTables, type QueueTables } from './tables.js';
 import type { Enqueued } from './types.js';
-
-/**
- * MySQL's and MariaDB's "PROCEDURE ... does not exist", and "execute command denied" (which a user
- * without `EXECUTE` gets whether or not the procedure exists).
- */
-const NOT_CALLABLE = new Set([1305, 1370]);
 
 /**
  * Schema version 17: one job's enqueue as one statement, `CALL <prefix>enqueue_job(...)`. The
@@ -69,9 +63,6 @@ END`,
   },
 };
 
-/** Servers (by dialect) and the procedures found missing there (a schema older than version 17). */
-const missing = new WeakMap<Dialect, Set<string>>();
-
 /**
  * Whether `enqueueByCall` may serve `rows` through `exec`: one job without a dedup key (a keyed
  * job's upsert and its race with a concurrent enqueue of the same key stay in the client's
@@ -80,12 +71,7 @@ const missing = new WeakMap<Dialect, Set<string>>();
  * found missing.
  */
 export function callable(exec: Executor, t: QueueTables, rows: readonly JobRow[]): boolean {
-  return rows.length === 1 && rows[0]!.dedup === null && !exec.client.joined && exec.client.endsInterrupted === true && missing.get(exec.dialect)?.has(t.enqueueCall) !== true;
-}
-
-/** The first result set of a CALL, however the adapter's client nests it (`[[rows], ok]` or `[rows]`). */
-function callRows(rows: readonly unknown[]): readonly unknown[] {
-  return Array.isArray(rows[0]) ? (rows[0] as unknown[]) : rows;
+  return rows.length === 1 && rows[0]!.dedup === null && mayCall(exec, t.enqueueCall);
 }
 
 /**
@@ -99,15 +85,8 @@ function callRows(rows: readonly unknown[]): readonly unknown[] {
 export async function enqueueByCall(exec: Executor, t: QueueTables, queue: string, row: JobRow): Promise<Enqueued[] | undefined> {
   const params: SqlValue[] = [queue, row.group, ...startState(row), row.runAt, row.delayMicros, row.maxAttempts];
   params.push(randomInt(1, 2 ** 47), row.payload, row.concKey, receiptToken());
-  try {
-    const res = await exec.query<unknown>(`CALL ${t.enqueueCall}(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, params);
-    const id = (callRows(res.rows)[0] as { id?: unknown } | undefined)?.id;
-    if (id === undefined || id === null) throw new TaskrowError('DATABASE_ERROR', `enqueue got no id back from ${t.enqueueCall} (queue ${JSON.stringify(queue)})`);
-    return [{ id: toNumber(Buffer.isBuffer(id) ? id.toString('latin1') : id), deduplicated: false }];
-  } catch (err) {
-    if (!(err instanceof TaskrowError) || err.errno === undefined || !NOT_CALLABLE.has(err.errno)) throw err;
-    const set = missing.get(exec.dialect) ?? new Set<string>();
-    missing.set(exec.dialect, set.add(t.enqueueCall));
-    return undefined;
-  }
+  const got = await callProcedure<{ id?: unknown }>(exec, t.enqueueCall, params);
+  if (got === undefined) return undefined;
+  if (got.id === undefined || got.id === null) throw new TaskrowError('DATABASE_ERROR', `enqueue got no id back from ${t.enqueueCall} (queue ${JSON.stringify(queue)})`);
+  return [{ id: toNumber(Buffer.isBuffer(got.id) ? got.id.toString('latin1') : got.id), deduplicated: false }];
 }

@@ -6,6 +6,7 @@ import { enqueued, hasWorkers } from './wake.js';
 import { claimCursor } from './cursor.js';
 import { errnoOf } from './doorbell.js';
 import { perQueue } from './registry.js';
+import { ringByCall } from './ring-call.js';
 
 /**
  * The ringing side of the doorbell (see `doorbell.ts`): a process whose enqueue committed
@@ -98,10 +99,18 @@ async function ringWhileNeeded(exec: Executor, t: QueueTables, queue: string, s:
  * some, waits for its enqueue to say how many to interrupt. Resolves to the number of sleepers
  * found, -1 when the queue has no guard row. A sleeper that ended meanwhile (`KILL` finds no
  * such thread) is skipped; a retried ring interrupts a sleeper twice at most and counts twice,
- * which only wakes it.
+ * which only wakes it. One statement where the server has the ring's procedure (`ring-call.ts`),
+ * except for an early ring, whose `KILL`s wait for its enqueue.
  */
-function ringOnce(exec: Executor, t: QueueTables, queue: string, n: number | EarlyRing): Promise<number> {
-  return exec.within(RING_BOUND_MS).transaction(async (conn) => {
+async function ringOnce(exec: Executor, t: QueueTables, queue: string, n: number | EarlyRing): Promise<number> {
+  const bounded = exec.within(RING_BOUND_MS);
+  const byCall = typeof n === 'number' ? await ringByCall(bounded, t, queue, n) : undefined;
+  return byCall ?? ringInTransaction(bounded, t, queue, n);
+}
+
+/** `ringOnce`, statement by statement in a transaction. */
+function ringInTransaction(exec: Executor, t: QueueTables, queue: string, n: number | EarlyRing): Promise<number> {
+  return exec.transaction(async (conn) => {
     // Counting the ring locks the guard row, and tells a sleeper this ring's KILL may have missed (see doorbell.ts).
     const guard = await conn.query(`UPDATE ${t.sleepers} SET \`rings\` = \`rings\` + 1 WHERE \`queue\` = ? AND \`conn\` = 0`, [queue]);
     if (guard.affectedRows === 0) return -1;

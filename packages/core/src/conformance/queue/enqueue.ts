@@ -2,7 +2,7 @@ import { expect, it } from 'vitest';
 import { MAX_PAYLOAD_BYTES } from '../../queue/payload.js';
 import { freshName } from '../harness.js';
 import { lockingSession, type SuiteContext } from '../session.js';
-import { insertingInto, makeDue, probeJobs, probeNowMs, until } from './probe.js';
+import { makeDue, probeJobs, probeNowMs, runningStatement, until } from './probe.js';
 
 /** enqueue / enqueueMany: what lands in the table, verified through the probe. */
 export function queueEnqueue<Tx>(ctx: () => SuiteContext<Tx>): void {
@@ -123,7 +123,7 @@ export function queueEnqueue<Tx>(ctx: () => SuiteContext<Tx>): void {
         await probe.query(`SELECT token FROM \`${c.prefix}receipts\` FOR UPDATE`);
         const pending = q.enqueue('killed').then(() => 'enqueued', (err: unknown) => err);
         let thread = 0;
-        await until('the enqueue to wait for its receipt', async () => (thread = await insertingInto(probe, `${c.prefix}receipts`)) > 0);
+        await until('the enqueue to wait for its receipt', async () => (thread = await runningStatement(probe, c.target.engine, `INSERT INTO \`${c.prefix}receipts\``)) > 0);
         await probe.query(`KILL QUERY ${thread}`);
         outcome = await pending;
       } finally {

@@ -118,11 +118,19 @@ export async function until(what: string, check: () => Promise<boolean> | boolea
 }
 
 /**
- * The server thread of another session running an INSERT into `table` now (0 when none is): a
- * statement of a stored procedure shows as itself in the processlist, not as its CALL.
+ * The server thread of another session whose statement running now starts with `start` (0 when
+ * none): a statement of a stored procedure shows as itself, not as its CALL. MySQL fails a read of
+ * `information_schema.processlist` while any session's statement text is not valid UTF-8 (a binary
+ * value sent inline, as the `mariadb` driver does), so there it reads `performance_schema.threads`;
+ * MariaDB leaves the performance schema off by default.
  */
-export async function insertingInto(probe: Probe, table: string): Promise<number> {
-  const rows = await probe.query<{ id: unknown }>('SELECT id FROM information_schema.processlist WHERE id <> CONNECTION_ID() AND info LIKE ?', [`INSERT INTO \`${table}\`%`]);
+export async function runningStatement(probe: Probe, engine: 'mysql' | 'mariadb', start: string): Promise<number> {
+  const like = `${start.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const sql =
+    engine === 'mysql'
+      ? 'SELECT processlist_id AS id FROM performance_schema.threads WHERE processlist_id <> CONNECTION_ID() AND processlist_info LIKE ?'
+      : 'SELECT id FROM information_schema.processlist WHERE id <> CONNECTION_ID() AND info LIKE ?';
+  const rows = await probe.query<{ id: unknown }>(sql, [like]);
   return Number(rows[0]?.id ?? 0);
 }
 
