@@ -82,4 +82,36 @@ export function queueDoorbell<Tx>(ctx: () => SuiteContext<Tx>): void {
       await w.stop();
     }
   });
+
+  const killed = 'an enqueue from a process without workers of the queue interrupts a sleeping connection with its ring: a sleep of 30 s that nothing else ends returns within seconds';
+  it(killed, async () => {
+    const c = ctx();
+    // The sleeper's registration is never committed: on a cluster only its node sees it.
+    const session = await lockingSession(c, `queue › doorbell › ${killed}`);
+    const sleepers = `\`${c.prefix}queue_sleepers\``;
+    const queue = freshName('q');
+    // A sleeper as a doorbell keeps one, made by hand on the probe's connection: the guard row, an
+    // uncommitted registration, and a plain SLEEP(30) (no count of rings to compare: only a KILL ends it early).
+    await session.probe.query(`INSERT IGNORE INTO ${sleepers} (queue, conn) VALUES (?, 0)`, [queue]);
+    await session.probe.query('SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED');
+    await session.probe.query('BEGIN');
+    try {
+      await session.probe.query(`INSERT INTO ${sleepers} (queue, conn) VALUES (?, CONNECTION_ID())`, [queue]);
+      const t0 = performance.now();
+      let sleptMs: number | undefined;
+      // Interrupted, MySQL ends the SLEEP with 1, MariaDB with error 1317.
+      const sleep = session.probe.query('SELECT SLEEP(30) AS s').then(() => undefined, () => undefined).then(() => void (sleptMs = performance.now() - t0));
+      // A ring that lands before the SLEEP has begun is lost (the server clears a KILL between
+      // statements), so enqueue until it ends: each enqueue rings (the last ring found a sleeper).
+      const q = session.taskrow.queue(queue);
+      await until('the sleep ended', async () => {
+        if (sleptMs === undefined) await q.enqueue('x');
+        return sleptMs !== undefined;
+      }, 40);
+      await sleep;
+      expect(sleptMs).toBeLessThan(15_000);
+    } finally {
+      await session.probe.query('ROLLBACK');
+    }
+  }, 60_000);
 }
