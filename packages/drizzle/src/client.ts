@@ -1,5 +1,5 @@
 import type { MySqlTransactionConfig } from 'drizzle-orm/mysql-core';
-import { rollingBackInterrupted, serialClient, toSqlResult, type IsolationLevel, type SqlClient, type SqlConnection, type SqlValue } from '@taskrow/core';
+import { rollingBackInterrupted, serialClient, toSqlResult, type DriverErrorInfo, type IsolationLevel, type SqlClient, type SqlConnection, type SqlResult, type SqlValue } from '@taskrow/core';
 import { describeDrizzleError } from './errors.js';
 import { toDrizzleSql } from './statement.js';
 
@@ -52,6 +52,52 @@ function connectionOf(db: DrizzleExecutor): SqlConnection {
 
 type Mysql2State = { pool?: Mysql2State; connection?: Mysql2State; _closed?: boolean; _closing?: boolean; getConnection?: unknown };
 
+/** A connection of mysql2's callback API, lent by its pool. */
+interface CallbackConnection {
+  query(options: { sql: string; typeCast: TypeCast }, values: unknown, cb: (err: unknown, result: unknown) => void): unknown;
+  release(): void;
+}
+
+/** mysql2's callback-API pool (the `$client` of a database over a callback Pool, or `.pool` of a promise Pool). */
+interface CallbackPool {
+  getConnection(cb: (err: unknown, conn: CallbackConnection) => void): void;
+}
+
+type TypeCast = (field: { type: string; string(): string | null }, next: () => unknown) => unknown;
+
+/** DATE, DATETIME and TIMESTAMP as strings, as Drizzle's mysql2 session reads them in `execute()`. */
+const asDrizzleReads: TypeCast = (field, next) => (field.type === 'TIMESTAMP' || field.type === 'DATETIME' || field.type === 'DATE' ? field.string() : next());
+
+/** The callback-API pool under a database made over a mysql2 Pool, promise or callback API. */
+function callbackPoolOf(db: DrizzleDatabase): CallbackPool {
+  const c = db.$client as { pool?: { getConnection?: unknown } };
+  return (typeof c.pool?.getConnection === 'function' ? c.pool : db.$client) as CallbackPool;
+}
+
+/** Statements on one lent connection, read as Drizzle's `execute()` reads them. */
+function lentConnectionOf(conn: CallbackConnection): SqlConnection {
+  return {
+    query: <Row>(sql: string, params: readonly SqlValue[] = []) =>
+      new Promise<SqlResult<Row>>((resolve, reject) => {
+        conn.query({ sql, typeCast: asDrizzleReads }, params, (err, result) => (err ? reject(err) : resolve(toSqlResult<Row>(result))));
+      }),
+  };
+}
+
+/**
+ * One statement in autocommit on a connection the database's mysql2 pool lends for it alone and
+ * gets back on every path, rolled back first when the server interrupted it
+ * (`SqlClient.endsInterrupted`).
+ */
+async function lentStatement<Row>(pool: CallbackPool, describeError: (err: unknown) => DriverErrorInfo, sql: string, params?: readonly SqlValue[]): Promise<SqlResult<Row>> {
+  const conn = await new Promise<CallbackConnection>((resolve, reject) => pool.getConnection((err, c) => (err ? reject(err) : resolve(c))));
+  try {
+    return await rollingBackInterrupted<Row>(lentConnectionOf(conn), describeError, sql, params);
+  } finally {
+    conn.release();
+  }
+}
+
 /** True once the application ended the mysql2 client under the database (`pool.end()`, `connection.end()`), promise or callback API. */
 export function mysql2ClientClosed(client: unknown): boolean {
   const c = (client ?? {}) as Mysql2State;
@@ -69,8 +115,9 @@ export function overPool(db: DrizzleDatabase): boolean {
  * `db.transaction()`, which lends one pooled connection and gives it back on every path; the
  * isolation level goes through Drizzle's `isolationLevel` option. A database over one mysql2
  * Connection takes turns (`serialClient`), so two transactions never interleave on it. Over a Pool,
- * a statement's connection is Drizzle's to choose, so the client does not promise
- * `endsInterrupted` there, and a single enqueue runs as a transaction instead of its `CALL`.
+ * each of taskrow's autocommit statements runs on a connection lent from the database's mysql2
+ * pool for it (`lentStatement`), read as `execute()` reads, so an interrupted one is rolled back
+ * there (`endsInterrupted`) and a single enqueue is its `CALL`.
  */
 export function drizzleClient(db: DrizzleDatabase): SqlClient {
   const base = connectionOf(db);
@@ -83,7 +130,10 @@ export function drizzleClient(db: DrizzleDatabase): SqlClient {
     transaction: (fn, options) =>
       transact((tx) => fn(connectionOf(tx)), options?.isolation ? { isolationLevel: ISOLATION[options.isolation] } : undefined),
   };
-  if (overPool(db)) return client;
+  if (overPool(db)) {
+    const pool = callbackPoolOf(db);
+    return { ...client, endsInterrupted: true, query: (sql, params) => lentStatement(pool, client.describeError, sql, params) };
+  }
   // One connection: an interrupted statement is rolled back on it before the next takes its turn.
   return serialClient({ ...client, endsInterrupted: true, query: (sql, params) => rollingBackInterrupted(base, client.describeError, sql, params) });
 }
