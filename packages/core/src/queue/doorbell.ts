@@ -5,7 +5,7 @@ import { TABLE_OPTIONS } from '../schema/tables.js';
 import { NoAnswer } from '../retry.js';
 import { toNumber } from '../validate.js';
 import { queueTables, type QueueTables } from './tables.js';
-import { claimsSettled, enqueued } from './wake.js';
+import { enqueued } from './wake.js';
 import { perQueue } from './registry.js';
 
 /**
@@ -63,12 +63,6 @@ const ringsOf = (rows: readonly { rings: unknown }[]): string | undefined => (ro
 /** Seconds one sleep lasts; a sleeper registers again after each. */
 const SLEEP_SECONDS = 1;
 
-/**
- * The longest a sleeper that woke its workers waits for their claims before it registers again
- * (ms). A ring meanwhile finds no registration and moves the count: the next sleep wakes at once.
- */
-const CLAIMS_WAIT_MS = 20;
-
 const ER_QUERY_INTERRUPTED = 1317;
 
 /** Resolves after a turn of the event loop: what was set going before it (a claim's statements) is sent first. */
@@ -80,9 +74,7 @@ export const errnoOf = (client: SqlClient, err: unknown): number | undefined => 
 /**
  * One process's sleeping connection for one queue, while any of its doorbell workers runs. A ring
  * wakes this process's workers of the queue as an enqueue here would (`enqueued`): they claim at
- * once, before the sleeper has even given its connection back, and the sleeper registers again
- * only once their claims are answered (`CLAIMS_WAIT_MS` at most), so that its statements do not
- * run beside theirs.
+ * once, before the sleeper has even given its connection back.
  */
 class Sleeper {
   private workers = 0;
@@ -90,8 +82,6 @@ class Sleeper {
   private seen: string | undefined;
   /** The sleep loop, while it runs. */
   private looping: Promise<void> | undefined;
-  /** This sleeper woke the workers since its last registration. */
-  private woke = false;
 
   constructor(
     private readonly exec: Executor,
@@ -120,8 +110,6 @@ class Sleeper {
       try {
         await this.guardRow();
         await this.sleep();
-        if (this.woke) await claimsSettled(this.t.jobs, this.queue, CLAIMS_WAIT_MS);
-        this.woke = false;
       } catch {
         if (this.workers > 0) await new Promise((r) => setTimeout(r, SLEEP_SECONDS * 1000));
       }
@@ -130,10 +118,7 @@ class Sleeper {
     this.looping = undefined;
   }
 
-  private readonly wake = (): void => {
-    this.woke = true;
-    enqueued(this.t.jobs, this.queue, 1, this.exec.owner);
-  };
+  private readonly wake = (): void => void enqueued(this.t.jobs, this.queue, 1, this.exec.owner);
 
   /**
    * The queue's guard row, written once (an `INSERT IGNORE` that finds it writes nothing), and its

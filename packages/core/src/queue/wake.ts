@@ -40,10 +40,6 @@ interface Member {
 interface Registry {
   readonly bells: Map<Bell, Member>;
   readonly looks: Map<string, Look>;
-  /** Claims of these workers in flight. */
-  claims: number;
-  /** Called when no claim is left in flight (see `claimsSettled`). */
-  readonly settled: Set<() => void>;
 }
 
 /** A worker's view of its siblings (the other workers of its queue in this process). */
@@ -54,8 +50,6 @@ export interface Siblings {
   lookedSince(since: number): boolean;
   /** Rings one napping worker of this group (this one's claim came back full: more jobs may wait). */
   wakeOne(): void;
-  /** This worker sends a claim; returns the call that says it is over (see `claimsSettled`). MUST be called once per claim. */
-  claiming(): () => void;
   unsubscribe(): void;
 }
 
@@ -99,7 +93,7 @@ function note(reg: Registry, bell: Bell): void {
  */
 export function onEnqueue(jobsTable: string, queue: string, bell: Bell, source: object): Siblings {
   const key = keyOf(jobsTable, queue);
-  const reg: Registry = registries.get(key) ?? { bells: new Map(), looks: new Map(), claims: 0, settled: new Set() };
+  const reg = registries.get(key) ?? { bells: new Map(), looks: new Map() };
   registries.set(key, reg);
   const mine = member(source, bell);
   reg.bells.set(bell, mine);
@@ -116,41 +110,11 @@ export function onEnqueue(jobsTable: string, queue: string, bell: Bell, source: 
         next.ring();
       }
     },
-    claiming() {
-      reg.claims += 1;
-      let over = false;
-      return () => {
-        if (over) return;
-        over = true;
-        reg.claims -= 1;
-        if (reg.claims === 0) for (const done of [...reg.settled]) done();
-      };
-    },
     unsubscribe() {
       reg.bells.delete(bell);
       if (reg.bells.size === 0) registries.delete(key);
     },
   };
-}
-
-/**
- * Resolves once no claim of this process's workers of `queue` of `jobsTable` is in flight, or
- * after `ms`, whichever comes first (at once when none is). The doorbell's sleeper waits so after
- * a ring woke the workers: its own statements would otherwise run beside their claims and slow
- * the pickup they were woken for. MUST NOT reject.
- */
-export function claimsSettled(jobsTable: string, queue: string, ms: number): Promise<void> {
-  const reg = registries.get(keyOf(jobsTable, queue));
-  if (reg === undefined || reg.claims === 0) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = (): void => {
-      clearTimeout(timer);
-      reg.settled.delete(done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    reg.settled.add(done);
-  });
 }
 
 /** Whether this process has a worker of `queue` of `jobsTable` (of any client). */

@@ -277,11 +277,9 @@ class Worker<P> {
   private async claim(): Promise<Job<P>[]> {
     this.beforeRead = true;
     this.promised = 0;
-    const over = this.siblings.claiming();
     try {
       return await this.claimNow();
     } finally {
-      over();
       // A claim that failed before its read leaves the jobs counted on it to its next claim.
       if (this.beforeRead && this.promised > 0) this.enqueuedSince = true;
       this.beforeRead = false;
