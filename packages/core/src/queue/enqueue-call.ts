@@ -80,7 +80,7 @@ export function callable(exec: Executor, t: QueueTables, rows: readonly JobRow[]
  * id when it committed and inserts when it did not: never twice, never lost). Resolves to
  * undefined, having written nothing, when the procedure cannot be called (a schema older than
  * version 17, a server that refused to create it, a user without `EXECUTE`): the caller enqueues
- * the usual way, and this process does so from then on for that server and prefix.
+ * the usual way, and this process does so for that server and prefix for a while (see `procedures.ts`).
  */
 export async function enqueueByCall(exec: Executor, t: QueueTables, queue: string, row: JobRow): Promise<Enqueued[] | undefined> {
   const params: SqlValue[] = [queue, row.group, ...startState(row), row.runAt, row.delayMicros, row.maxAttempts];

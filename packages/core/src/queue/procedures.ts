@@ -6,8 +6,12 @@ import type { SqlValue } from '../port.js';
 /**
  * Calling the Queue's stored procedures (`enqueue-call.ts`, `ring-call.ts`): each is created by an
  * optional migration, so a server may lack one; a process that found one missing goes the
- * statement-by-statement way from then on.
+ * statement-by-statement way for `MISSING_RECHECK_MS`, then tries the CALL again (a procedure
+ * created, or `EXECUTE` granted, meanwhile is used without a restart).
  */
+
+/** Milliseconds a procedure found missing is not called (one failed CALL, writing nothing, per interval at most). */
+export const MISSING_RECHECK_MS = 60_000;
 
 /**
  * MySQL's and MariaDB's "PROCEDURE ... does not exist", and "execute command denied" (which a user
@@ -15,24 +19,26 @@ import type { SqlValue } from '../port.js';
  */
 const NOT_CALLABLE = new Set([1305, 1370]);
 
-/** Servers (by dialect) and the procedures found missing there. */
-const missing = new WeakMap<Dialect, Set<string>>();
+/** Servers (by dialect) and the procedures found missing there, with when (`performance.now()`). */
+const missing = new WeakMap<Dialect, Map<string, number>>();
 
 /**
  * Whether `exec` may CALL `procedure`: not inside an application transaction (a CALL commits),
  * through a client that ends an interrupted statement's transaction (`SqlClient.endsInterrupted`:
  * MySQL runs no handler for `KILL QUERY`, which leaves a procedure's transaction open), and not
- * found missing on this server.
+ * found missing on this server within `MISSING_RECHECK_MS`.
  */
 export function mayCall(exec: Executor, procedure: string): boolean {
-  return !exec.client.joined && exec.client.endsInterrupted === true && missing.get(exec.dialect)?.has(procedure) !== true;
+  if (exec.client.joined || exec.client.endsInterrupted !== true) return false;
+  const at = missing.get(exec.dialect)?.get(procedure);
+  return at === undefined || performance.now() - at >= MISSING_RECHECK_MS;
 }
 
 /**
  * `CALL procedure(params)` through `exec` (retried as a whole, as any statement): the first row of
  * its first result set, however the adapter's client nests it (`[[rows], ok]` or `[rows]`).
  * Resolves to undefined, having run nothing, when the server has no such procedure or the user
- * may not execute it; `mayCall` is false from then on.
+ * may not execute it; `mayCall` is false for `MISSING_RECHECK_MS` from then on.
  */
 export async function callProcedure<Row>(exec: Executor, procedure: string, params: readonly SqlValue[]): Promise<Row | undefined> {
   try {
@@ -43,8 +49,8 @@ export async function callProcedure<Row>(exec: Executor, procedure: string, para
     return row;
   } catch (err) {
     if (!(err instanceof TaskrowError) || err.errno === undefined || !NOT_CALLABLE.has(err.errno)) throw err;
-    const set = missing.get(exec.dialect) ?? new Set<string>();
-    missing.set(exec.dialect, set.add(procedure));
+    const found = missing.get(exec.dialect) ?? new Map<string, number>();
+    missing.set(exec.dialect, found.set(procedure, performance.now()));
     return undefined;
   }
 }
