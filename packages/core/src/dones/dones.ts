@@ -84,13 +84,13 @@ export function createDones(exec: Executor, t: DonesTables, namespace: unknown, 
     if (have !== undefined) seenGen ??= have; // a first checked mark writes there (and checks it after)
     else {
       const gen = (await exec.query(`INSERT INTO ${t.gen} (\`ns\`) VALUES (?)`, [ns])).insertId;
-      await exec.query(
-        `INSERT INTO ${t.ns} (\`name\`, \`gen\`, \`created_at\`) VALUES (?, ?, UTC_TIMESTAMP(6))
-         ON DUPLICATE KEY UPDATE \`name\` = \`name\``,
-        [ns, gen],
-      );
-      const now = await exec.query(`SELECT 1 FROM ${t.ns} WHERE \`name\` = ? AND \`gen\` = ?`, [ns, gen]);
-      if (now.rows.length === 0) await exec.query(`UPDATE ${t.gen} SET \`retired_at\` = UTC_TIMESTAMP(6) WHERE \`gen\` = ?`, [gen]);
+      // IGNORE skips only the duplicate name (both values are the server's or validated). A loser
+      // waits only for a shared lock on the winner's row, so losers do not queue behind each other.
+      const made = await exec.query(`INSERT IGNORE INTO ${t.ns} (\`name\`, \`gen\`, \`created_at\`) VALUES (?, ?, UTC_TIMESTAMP(6))`, [ns, gen]);
+      // A loser reads the row as committed now: another creator's generation, or a later clear()'s.
+      const now = made.affectedRows === 1 ? gen : await committedGeneration();
+      if (now !== gen) await exec.query(`UPDATE ${t.gen} SET \`retired_at\` = UTC_TIMESTAMP(6) WHERE \`gen\` = ?`, [gen]);
+      if (now !== undefined) seenGen ??= now; // where the first checked mark writes (and checks it after)
     }
     exists = true;
   }
