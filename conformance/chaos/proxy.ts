@@ -118,7 +118,7 @@ export async function startProxy(target: { host: string; port: number }, port = 
     counters.connections += 1;
     const conn = new Conn(nextId++, client, connect({ host: target.host, port: target.port, noDelay: true }), globalMode, counters);
     conn.onCommand = (sql, tx, inTx) => {
-      if (/^\s*kill\b/i.test(sql)) conn.killing = true;
+      if (/^\s*kill\s+(connection\s+)?\d/i.test(sql)) conn.killing = true; // a connection's KILL, not a ring's KILL QUERY
       const alone = !inTx && rule?.autocommit?.test(sql) === true;
       if (!alone && !(rule?.match ?? isCommit)(sql)) return undefined;
       counters.commits += 1;
@@ -179,7 +179,7 @@ class Conn implements ProxyConnection {
   /** Statement texts of the open transaction on this connection. */
   private tx: string[] = [];
   onClose: () => void = () => undefined;
-  /** This connection sent a KILL (see `close()`). */
+  /** This connection sent a KILL of a connection (see `close()`). */
   killing = false;
   /** Set once a reply is being lost: what to do when the server's bytes arrive. */
   private losing: LostReply | undefined;

@@ -3,7 +3,7 @@ import type { Executor } from '../src/engine/executor.js';
 import { TaskrowError } from '../src/errors.js';
 import { callProcedure, mayCall, MISSING_RECHECK_MS } from '../src/queue/procedures.js';
 
-/** An executor over one server whose CALLs of `proc` fail with `errno` while `failing` says so, and answer `{ ok: 1 }` otherwise. */
+/** An executor over one server whose CALLs fail with `errno` until `heal()`, and answer `{ ok: 1 }` after. */
 function server(errno: number) {
   const calls: string[] = [];
   let failing = true;
