@@ -5,9 +5,9 @@ import { TaskrowError } from '../src/errors.js';
 describe('dialect', () => {
   it('reads engine and version from VERSION() strings', () => {
     const my = dialectFromVersion('9.7.4-2', 67108864);
-    expect(my).toEqual({ engine: 'mysql', version: '9.7.4', versionString: '9.7.4-2', maxAllowedPacket: 67108864, multiWriter: false, plainReadFirst: false });
+    expect(my).toEqual({ engine: 'mysql', version: '9.7.4', versionString: '9.7.4-2', maxAllowedPacket: 67108864, multiWriter: false, plainReadFirst: false, rangeEndStops: 'ascending' });
     const ma = dialectFromVersion('10.11.19-MariaDB-0+deb12u1', 16777216);
-    expect([ma.engine, ma.version, ma.maxAllowedPacket, ma.plainReadFirst]).toEqual(['mariadb', '10.11.19', 16777216, true]);
+    expect([ma.engine, ma.version, ma.maxAllowedPacket, ma.plainReadFirst, ma.rangeEndStops]).toEqual(['mariadb', '10.11.19', 16777216, true, 'descending']);
     expect(Object.isFrozen(ma)).toBe(true);
   });
 

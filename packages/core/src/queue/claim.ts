@@ -7,7 +7,7 @@ import { toNumber } from '../validate.js';
 import { decodePayload } from './payload.js';
 import { CURSOR_MS, type ClaimCursor, type Position } from './cursor.js';
 import { FROM_MICROS } from '../sql.js';
-import { DUE_ROWS, epochMicros, NOW_MICROS, NOW_PLUS, PHASE, updateById, type QueueTables } from './tables.js';
+import { epochMicros, NOW_MICROS, NOW_PLUS, PHASE, updateById, type QueueTables } from './tables.js';
 import { leaseConfirmed, leaseLeft } from './local-lease.js';
 import { takeSlots, useSlots } from './rate.js';
 import { promoteDue, PROMOTE_AT_LEAST } from './promote.js';
@@ -38,6 +38,8 @@ export interface ClaimState {
   rated: boolean;
   /** Where the claims of the queue in this process read the ready rows from (shared by its handles). */
   readonly cursor: ClaimCursor;
+  /** Whether due jobs wait, as its claims ask the handle's server (`dueWaiting`: one `?`, the queue). */
+  readonly due: string;
 }
 
 /** The columns a claim reads, `run_at` and `due_at` as epoch microseconds. */
@@ -203,11 +205,11 @@ interface Gate {
  * The gate of a claim of `queue` in one statement of non-locking reads of the latest committed
  * rows (claims run READ COMMITTED), so a claim never waits on a change in flight.
  */
-async function claimGate(conn: SqlConnection, t: QueueTables, queue: string): Promise<Gate> {
+async function claimGate(conn: SqlConnection, t: QueueTables, queue: string, due: string): Promise<Gate> {
   const { rows } = await conn.query<{ paused: unknown; rated: unknown; due: unknown }>(
     `SELECT EXISTS (SELECT 1 FROM ${t.queues} WHERE \`queue\` = ? AND \`paused_at\` IS NOT NULL) AS paused,
        EXISTS (SELECT 1 FROM ${t.rateSlots} WHERE \`queue\` = ?) AS rated,
-       EXISTS (SELECT 1 FROM ${t.jobs} FORCE INDEX (\`claim\`) WHERE ${DUE_ROWS}) AS due`,
+       ${due} AS due`,
     [queue, queue, queue],
   );
   const r = rows[0];
@@ -233,16 +235,17 @@ type GatedRow = ClaimRow & { due: unknown };
  * Locks up to `limit` ready rows (`SELECT ... FOR UPDATE SKIP LOCKED` over the `claim` index range
  * of ready rows, by priority, due time, then group and id; from the priority and due time of
  * `from` on when given: rows after `from` with its due time are read again, a plain range). With
- * `gated`, the same statement also reads the gate: it finds nothing while the queue is paused or
+ * `gate` (the SQL of whether due jobs wait, see `ClaimState.due`), the same statement also reads the gate: it finds nothing while the queue is paused or
  * rate-limited, and each row carries whether due jobs wait. The subqueries are plain reads: a
  * locking read locks only its outer rows.
  */
-async function lockReady(conn: SqlConnection, t: QueueTables, queue: string, args: ClaimArgs, limit: number, gated: boolean, from?: Position): Promise<GatedRow[]> {
+async function lockReady(conn: SqlConnection, t: QueueTables, queue: string, args: ClaimArgs, limit: number, gate: string | undefined, from?: Position): Promise<GatedRow[]> {
+  const gated = gate !== undefined;
   const grp = args.group === undefined ? '' : ' AND `grp` = ?';
   const after = from === undefined ? '' : ` AND (\`ready_priority\` > ? OR (\`ready_priority\` = ? AND \`due_at\` >= ${FROM_MICROS}))`;
   const params = [queue, ...(args.group === undefined ? [] : [args.group]), ...(from === undefined ? [] : [from.priority, from.priority, from.dueUs])];
   const { rows } = await conn.query<GatedRow>(
-    `SELECT ${CLAIM_COLUMNS}${gated ? `, EXISTS (SELECT 1 FROM ${t.jobs} FORCE INDEX (\`claim\`) WHERE ${DUE_ROWS}) AS due` : ''}
+    `SELECT ${CLAIM_COLUMNS}${gated ? `, ${gate} AS due` : ''}
      FROM ${t.jobs} FORCE INDEX (\`claim\`)
      WHERE \`queue\` = ?${grp} AND \`phase\` = ${PHASE.ready}${after}${gated ? `
        AND NOT EXISTS (SELECT 1 FROM ${t.queues} WHERE \`queue\` = ? AND \`paused_at\` IS NOT NULL)
@@ -258,14 +261,14 @@ async function lockReady(conn: SqlConnection, t: QueueTables, queue: string, arg
  * `cursor.ts`), and from the head of the ready rows when that finds fewer (in the same
  * transaction: rows it locked already come back again) or when there is no such place.
  */
-async function lockAhead(conn: SqlConnection, t: QueueTables, queue: string, args: ClaimArgs, cursor: ClaimCursor, gated: boolean): Promise<GatedRow[]> {
+async function lockAhead(conn: SqlConnection, t: QueueTables, queue: string, args: ClaimArgs, cursor: ClaimCursor, gate: string | undefined): Promise<GatedRow[]> {
   const ticket = cursor.start(args.group);
   if (ticket.from !== undefined) {
-    const rows = await lockReady(conn, t, queue, args, args.limit, gated, ticket.from);
+    const rows = await lockReady(conn, t, queue, args, args.limit, gate, ticket.from);
     if (rows.length === args.limit) return (cursor.read(args.group, ticket, rows, args.limit), rows);
   }
   const head = cursor.head();
-  const rows = await lockReady(conn, t, queue, args, args.limit, gated);
+  const rows = await lockReady(conn, t, queue, args, args.limit, gate);
   cursor.read(args.group, head, rows, args.limit);
   return rows;
 }
@@ -296,17 +299,17 @@ async function promote(conn: SqlConnection, t: QueueTables, queue: string, args:
  */
 async function claimReady(conn: SqlConnection, t: QueueTables, queue: string, args: ClaimArgs, state: ClaimState, token: number, joined: boolean): Promise<ClaimRow[]> {
   if (state.rated) return claimRated(conn, t, queue, args, state, token, joined);
-  let rows: ClaimRow[] = await lockAhead(conn, t, queue, args, state.cursor, true);
+  let rows: ClaimRow[] = await lockAhead(conn, t, queue, args, state.cursor, state.due);
   const stale = performance.now() - state.lastPromote >= PROMOTE_EVERY_MS;
   if (rows.length === 0) {
-    const gate = await claimGate(conn, t, queue);
+    const gate = await claimGate(conn, t, queue, state.due);
     if (gate.paused) return [];
     if (gate.rated) return claimRated(conn, t, queue, args, state, token, joined, gate);
     if (!gate.due || (await promote(conn, t, queue, args, state, joined)) === 0) return [];
-    rows = await lockAhead(conn, t, queue, args, state.cursor, false);
+    rows = await lockAhead(conn, t, queue, args, state.cursor, undefined);
   } else if (toNumber((rows[0] as GatedRow).due) === 1 && (rows.length < args.limit || stale)) {
     // Rows this transaction already locked come back again (its own locks are not skipped).
-    if ((await promote(conn, t, queue, args, state, joined)) > 0) rows = await lockAhead(conn, t, queue, args, state.cursor, false);
+    if ((await promote(conn, t, queue, args, state, joined)) > 0) rows = await lockAhead(conn, t, queue, args, state.cursor, undefined);
   }
   if (rows.length > 0) await lease(conn, t, rows, args.leaseMicros, token);
   return rows;
@@ -328,14 +331,14 @@ async function claimRated(
   joined: boolean,
   seen?: Gate,
 ): Promise<ClaimRow[]> {
-  const gate = seen ?? (await claimGate(conn, t, queue));
+  const gate = seen ?? (await claimGate(conn, t, queue, state.due));
   state.rated = gate.rated;
   if (gate.paused) return [];
   if (!gate.rated) return claimReady(conn, t, queue, args, state, token, joined);
   const slots = await takeSlots(conn, t, queue, args.limit);
   if (slots.length === 0) return [];
   if (gate.due) await promote(conn, t, queue, args, state, joined);
-  const rows = await lockReady(conn, t, queue, args, slots.length, false);
+  const rows = await lockReady(conn, t, queue, args, slots.length, undefined);
   if (rows.length === 0) return [];
   await lease(conn, t, rows, args.leaseMicros, token);
   await useSlots(conn, t, queue, slots.slice(0, rows.length));

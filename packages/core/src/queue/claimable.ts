@@ -1,6 +1,6 @@
 import type { Executor } from '../engine/executor.js';
 import { toNumber } from '../validate.js';
-import { DUE_ROWS, PHASE, type QueueTables } from './tables.js';
+import { dueWaiting, PHASE, type QueueTables } from './tables.js';
 
 /**
  * Whether a claim of `queue` (of `group`) could take anything now: the queue is not paused, has a
@@ -16,7 +16,7 @@ export async function claimable(exec: Executor, t: QueueTables, queue: string, g
        AND (NOT EXISTS (SELECT 1 FROM ${t.rateSlots} WHERE \`queue\` = ?)
          OR EXISTS (SELECT 1 FROM ${t.rateSlots} FORCE INDEX (\`free\`) WHERE \`queue\` = ? AND \`free_at\` <= UTC_TIMESTAMP(6)))
        AND (EXISTS (SELECT 1 FROM ${t.jobs} FORCE INDEX (\`claim\`) WHERE \`queue\` = ? AND \`phase\` = ${PHASE.ready}${grp})
-         OR EXISTS (SELECT 1 FROM ${t.jobs} FORCE INDEX (\`claim\`) WHERE ${DUE_ROWS})) AS go`,
+         OR ${dueWaiting(t.jobs, exec.dialect.rangeEndStops)}) AS go`,
     group === undefined ? [queue, queue, queue, queue, queue] : [queue, queue, queue, queue, group, queue],
   );
   return toNumber(rows[0]?.go) === 1;

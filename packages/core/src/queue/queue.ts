@@ -20,7 +20,7 @@ import { getRate, rateArg, setRate } from './rate.js';
 import { reportProgress, waitForArgs, waitForJob } from './results.js';
 import { encodePayload } from './payload.js';
 import { queueStats } from './stats.js';
-import type { QueueTables } from './tables.js';
+import { dueWaiting, type QueueTables } from './tables.js';
 import type { Enqueued, Job, JobRef, Queue, QueueOptions } from './types.js';
 import { onEnqueue } from './wake.js';
 import { claimCursor } from './cursor.js';
@@ -38,7 +38,7 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
   const queue = validateName('queue name', name);
   const settings = queueSettings(options);
   const c: AckContext = { exec, t, queue, settings };
-  const claimState = { lastPromote: -Infinity, rated: false, cursor: claimCursor(exec.owner, t.jobs, queue) };
+  const claimState = { lastPromote: -Infinity, rated: false, cursor: claimCursor(exec.owner, t.jobs, queue), due: dueWaiting(t.jobs, exec.dialect.rangeEndStops) };
   const progress = (job: JobRef, value: unknown): Promise<void> => self.progress(job, value);
   const claimWith = (args: ClaimArgs, via: Executor = exec): Promise<Job<P>[]> => claimJobs<P>(via, t, queue, args, claimState, progress);
   // Idle workers claim at once after a committed enqueue (not inside the application's

@@ -1,4 +1,5 @@
 import { receiptsTable } from '../receipts/tables.js';
+import type { Dialect } from '../dialect.js';
 import { table } from '../schema/tables.js';
 
 /** The Queue's tables under one prefix: every queue's jobs, keyed by queue name, and the receipts of enqueues. */
@@ -60,6 +61,22 @@ export { epochMicros, NOW_MICROS } from '../sql.js';
  * expired leases (one range of the `claim` index per phase).
  */
 export const DUE_ROWS = `\`queue\` = ? AND \`phase\` IN (${PHASE.delayed}, ${PHASE.running}) AND \`ready_priority\` = 0 AND \`due_at\` <= UTC_TIMESTAMP(6)`;
+
+/**
+ * An SQL expression, 1 when rows of `DUE_ROWS` wait in `jobs` for the queue `?`, else 0: one row of
+ * their `claim` index ranges, read in the direction in which the server stops at the range end
+ * (`Dialect.rangeEndStops`). Read ascending, the range of leases ends where the leases of the jobs
+ * completed since the last purge begin (deleted rows: their entries wait for purge), and MariaDB
+ * walks every one of them before it finds the range over; read descending, the entries met past
+ * its start are the ready and delayed rows, live while there is a backlog. Either way the answer is
+ * the same. A plain read: inside a locking read it locks nothing.
+ */
+export function dueWaiting(jobs: string, rangeEndStops: Dialect['rangeEndStops']): string {
+  const one = `SELECT 1 FROM ${jobs} FORCE INDEX (\`claim\`) WHERE ${DUE_ROWS}`;
+  return rangeEndStops === 'ascending'
+    ? `EXISTS (${one})`
+    : `((${one} ORDER BY \`phase\` DESC, \`ready_priority\` DESC, \`due_at\` DESC LIMIT 1) IS NOT NULL)`;
+}
 
 /** `UTC_TIMESTAMP(6)` plus `?` microseconds. */
 export const NOW_PLUS = 'UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND';
