@@ -4,9 +4,15 @@ import type { SqlClient } from '@taskrow/core';
  * A client that counts the statements it sends (BEGIN, the isolation level and COMMIT included),
  * except the doorbell's rings (READ UNCOMMITTED transactions that an enqueue starts unawaited, see
  * the core README's worker section), which `rings()` counts; `matching(re)` counts those whose
- * text matches `re`, since the client was made.
+ * text matches `re`, and `sent()` lists their texts, since the client was made.
  */
-export function counting(inner: SqlClient): { client: SqlClient; statements: () => number; rings: () => number; matching: (re: RegExp) => number } {
+export function counting(inner: SqlClient): {
+  client: SqlClient;
+  statements: () => number;
+  rings: () => number;
+  matching: (re: RegExp) => number;
+  sent: () => readonly string[];
+} {
   let n = 0;
   let rings = 0;
   const sent: string[] = [];
@@ -28,5 +34,5 @@ export function counting(inner: SqlClient): { client: SqlClient; statements: () 
       return inner.transaction((conn) => fn({ query: (sql, params) => (note(sql), conn.query(sql, params)) }), options);
     },
   };
-  return { client, statements: () => n, rings: () => rings, matching: (re) => sent.filter((sql) => re.test(sql)).length };
+  return { client, statements: () => n, rings: () => rings, matching: (re) => sent.filter((sql) => re.test(sql)).length, sent: () => [...sent] };
 }

@@ -1,8 +1,9 @@
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTaskrow, type SqlClient } from '@taskrow/core';
+import { createTaskrow } from '@taskrow/core';
 import { dropPrefix } from '@taskrow/core/conformance';
 import { mysql2Client, type Mysql2Connection } from '@taskrow/mysql2';
+import { counting } from '../src/counting.js';
 import { mysql2Probe } from '../src/harnesses/mysql2.js';
 import { label, targets } from '../src/targets.js';
 
@@ -15,19 +16,6 @@ import { label, targets } from '../src/targets.js';
 const COMPLETED = 3000;
 /** Pages the question may read: walking the completed jobs' entries reads about two each. */
 const PAGES = 300;
-
-/** A client that keeps every statement it sends, with its parameters. */
-function keeping(inner: SqlClient): { client: SqlClient; sent: { sql: string; params: readonly unknown[] }[] } {
-  const sent: { sql: string; params: readonly unknown[] }[] = [];
-  const client: SqlClient = {
-    adapter: inner.adapter,
-    joined: false,
-    describeError: (err) => inner.describeError(err),
-    query: (sql, params) => (sent.push({ sql, params: params ?? [] }), inner.query(sql, params)),
-    transaction: (fn, options) => inner.transaction((conn) => fn({ query: (sql, params) => (sent.push({ sql, params: params ?? [] }), conn.query(sql, params)) }), options),
-  };
-  return { client, sent };
-}
 
 /** The pages MariaDB's `ANALYZE FORMAT=JSON` reports for every table it read (`r_engine_stats`). */
 function tablePages(plan: unknown): number {
@@ -59,7 +47,7 @@ for (const target of targets().filter((t) => t.engine === 'mariadb')) {
     });
 
     it(`a claim asks whether due jobs wait in at most ${PAGES} pages while ${COMPLETED} completed jobs wait for purge behind an open write transaction`, async () => {
-      const { client, sent } = keeping(mysql2Client(pool));
+      const { client, sent } = counting(mysql2Client(pool));
       const tr = await createTaskrow<Mysql2Connection>({ client, joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } });
       const q = tr.queue('scan');
       // A write transaction older than every delete below: purge keeps their entries.
@@ -74,12 +62,12 @@ for (const target of targets().filter((t) => t.engine === 'mariadb')) {
         done += jobs.length;
       }
       await q.enqueueMany(Array.from({ length: 5 }, (_, i) => ({ payload: { i } })));
-      sent.length = 0;
+      const before = sent().length;
       expect(await q.claim({ limit: 1, lease: 600 })).toHaveLength(1);
-      const read = sent.find((s) => / AS due\b/.test(s.sql) && /FOR UPDATE SKIP LOCKED/.test(s.sql));
+      const read = sent().slice(before).find((sql) => / AS due\b/.test(sql) && /FOR UPDATE SKIP LOCKED/.test(sql));
       expect(read, 'the claim reads whether due jobs wait with its locking read').toBeDefined();
       // The question alone, as the claim asks it (its one parameter is the queue).
-      const expr = /, (EXISTS \(SELECT 1 .*?UTC_TIMESTAMP\(6\)\)|\(\(SELECT 1 .*? LIMIT 1\) IS NOT NULL\)) AS due\b/s.exec(read!.sql)?.[1];
+      const expr = /, (EXISTS \(SELECT 1 .*?UTC_TIMESTAMP\(6\)\)|\(\(SELECT 1 .*? LIMIT 1\) IS NOT NULL\)) AS due\b/s.exec(read!)?.[1];
       expect(expr, 'the question in the claim').toBeDefined();
       const question = `SELECT ${expr} AS due`;
       const conn = await pool.getConnection();

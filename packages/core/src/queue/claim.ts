@@ -235,9 +235,9 @@ type GatedRow = ClaimRow & { due: unknown };
  * Locks up to `limit` ready rows (`SELECT ... FOR UPDATE SKIP LOCKED` over the `claim` index range
  * of ready rows, by priority, due time, then group and id; from the priority and due time of
  * `from` on when given: rows after `from` with its due time are read again, a plain range). With
- * `gate` (the SQL of whether due jobs wait, see `ClaimState.due`), the same statement also reads the gate: it finds nothing while the queue is paused or
- * rate-limited, and each row carries whether due jobs wait. The subqueries are plain reads: a
- * locking read locks only its outer rows.
+ * `gate` (the SQL asking whether due jobs wait, `ClaimState.due`), the same statement also reads
+ * the gate: it finds nothing while the queue is paused or rate-limited, and each row carries
+ * whether due jobs wait. The subqueries are plain reads: a locking read locks only its outer rows.
  */
 async function lockReady(conn: SqlConnection, t: QueueTables, queue: string, args: ClaimArgs, limit: number, gate: string | undefined, from?: Position): Promise<GatedRow[]> {
   const gated = gate !== undefined;
