@@ -130,7 +130,7 @@ for (const target of targets()) {
       rows<{ id: number; phase: number; attempt: number; token: number }>(`SELECT id, phase, attempt, token FROM \`${prefix}queue_jobs\` WHERE queue = ? ORDER BY id`, [queue]);
 
     /** A unit of work that writes jobs: an enqueue's CALL, or a transaction inserting into the jobs table. */
-    const enqueues: Match = (sql) => sql.some((x) => x.startsWith(`CALL \`${prefix}enqueue_job\``) || x.startsWith(`INSERT INTO \`${prefix}queue_jobs\``));
+    const enqueues: Match = (sql) => sql.some((x) => x.startsWith(`CALL \`${prefix}enqueue_job`) || x.startsWith(`INSERT INTO \`${prefix}queue_jobs\``));
 
     it('a single enqueue is one statement (its CALL), no transaction', async () => {
       const q = tr.queue(`o${Date.now()}`);
@@ -139,6 +139,19 @@ for (const target of targets()) {
       const writes = client.units.slice(from).filter(enqueues);
       expect(writes).toEqual([[expect.stringMatching(new RegExp(`^CALL \`${prefix}enqueue_job\`\\(`))]]);
       expect((await jobsOf(q.name)).map((r) => Number(r.id))).toEqual([one.id]);
+    });
+
+    it('a batch of 2 to 32 jobs without dedup keys is one statement (its CALL), no transaction; 33 jobs are not', async () => {
+      const q = tr.queue(`m${Date.now()}`);
+      const from = client.units.length;
+      const ten = await q.enqueueMany(Array.from({ length: 10 }, (_, i) => ({ payload: i, priority: i % 3, delay: i === 9 ? 60 : 0 })));
+      const writes = client.units.slice(from).filter(enqueues);
+      expect(writes).toEqual([[expect.stringMatching(new RegExp(`^CALL \`${prefix}enqueue_jobs\`\\(`))]]);
+      const more = client.units.length;
+      const big = await q.enqueueMany(Array.from({ length: 33 }, (_, i) => ({ payload: i })));
+      expect(client.units.slice(more).filter(enqueues).flat().some((x) => x.startsWith('CALL'))).toBe(false);
+      expect((await jobsOf(q.name)).map((r) => Number(r.id))).toEqual([...ten, ...big].map((r) => r.id));
+      expect((await jobsOf(q.name)).map((r) => Number(r.phase)).slice(8, 10)).toEqual([0, 1]);
     });
 
     it('an enqueue rings a sleeper of another process with one statement (the ring\'s CALL), no ring transaction', async () => {
@@ -171,10 +184,13 @@ for (const target of targets()) {
       const one = await q.enqueue({ n: 0 });
       expect(client.lostStatements.at(-1)![0]).toMatch(/^CALL /);
       client.lose(1, 'after', enqueues);
-      const many = await q.enqueueMany(Array.from({ length: 50 }, (_, i) => ({ payload: { n: i + 1 } })));
-      expect(client.lost).toBeGreaterThanOrEqual(2);
+      const small = await q.enqueueMany(Array.from({ length: 10 }, (_, i) => ({ payload: { n: i + 1 } })));
+      expect(client.lostStatements.at(-1)![0]).toMatch(new RegExp(`^CALL \`${prefix}enqueue_jobs\``));
+      client.lose(1, 'after', enqueues);
+      const many = await q.enqueueMany(Array.from({ length: 50 }, (_, i) => ({ payload: { n: i + 11 } })));
+      expect(client.lost).toBeGreaterThanOrEqual(3);
       const stored = await jobsOf(q.name);
-      expect(stored.map((r) => Number(r.id))).toEqual([one.id, ...many.map((m) => m.id)]);
+      expect(stored.map((r) => Number(r.id))).toEqual([one.id, ...small.map((m) => m.id), ...many.map((m) => m.id)]);
     });
 
     it('an enqueue whose connection was lost before COMMIT (or before its CALL reached the server) is inserted by the retry, once', async () => {

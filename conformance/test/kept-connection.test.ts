@@ -173,10 +173,12 @@ for (const target of targets()) {
         try {
           await p.tr.migrate();
           const q = p.tr.queue<number>(`enq${Date.now()}`);
-          await q.enqueueMany([{ payload: -1 }, { payload: -2 }]);
+          // Batches of more than 32 jobs run their transaction in the client (a single job and a
+          // small batch are one CALL, lent like any statement).
+          const batch = (i: number): { payload: number }[] => Array.from({ length: 33 }, () => ({ payload: i }));
+          await q.enqueueMany(batch(-1));
           const before = p.acquires();
-          // Batches run their transaction in the client (a single job is one CALL, lent like any statement).
-          for (let i = 0; i < 100; i++) await q.enqueueMany([{ payload: i }, { payload: i }]);
+          for (let i = 0; i < 100; i++) await q.enqueueMany(batch(i));
           // Lent per transaction, 100 batches take at least 100 lendings.
           expect(p.acquires() - before).toBeLessThan(10);
         } finally {

@@ -45,6 +45,16 @@ export interface Dialect {
    */
   readonly rangeEndStops: 'ascending' | 'descending';
   /**
+   * True on MariaDB with `innodb_snapshot_isolation` (10.6.18+, 10.11.8+, 11.x; ON by default from
+   * 11.6): with it ON, a statement that makes a plain read and a locking read fails with error 1020
+   * when its locking read meets a row changed after the statement began, at READ COMMITTED too
+   * (measured on 11.8.9 and 10.11.19: `SELECT ... WHERE NOT EXISTS (plain read) FOR UPDATE SKIP
+   * LOCKED` failed as another connection committed an insert into the range it was reading; the same
+   * statement without the plain read did not). Such statements run with it OFF
+   * (`lockingWithPlainReads`).
+   */
+  readonly snapshotCheckedLocks: boolean;
+  /**
    * The server and database connected to, as `@@hostname:@@port/DATABASE()` at connect time, or
    * undefined for a dialect built without a connection. Only tells clients of one process apart
    * that reach the same tables (Loop getters of a process take turns per server, see `loop/gate.ts`).
@@ -73,7 +83,7 @@ export function isTiDB(versionString: string, versionComment = ''): boolean {
  * reject servers without SKIP LOCKED, naming the version, and MUST reject TiDB, which accepts the
  * clause without honouring it: refusing at connect is better than a silently wrong queue.
  */
-export function dialectFromVersion(versionString: string, maxAllowedPacket: number, versionComment = '', multiWriter = false): Dialect {
+export function dialectFromVersion(versionString: string, maxAllowedPacket: number, versionComment = '', multiWriter = false, snapshotCheckedLocks = false): Dialect {
   if (isTiDB(versionString, versionComment)) {
     throw new UnsupportedServerError(
       `${versionString} is TiDB, which accepts SELECT ... FOR UPDATE SKIP LOCKED without honouring it as MySQL and MariaDB do; taskrow refuses it rather than run a silently wrong queue (docs/compatibility.md)`,
@@ -99,7 +109,19 @@ export function dialectFromVersion(versionString: string, maxAllowedPacket: numb
     multiWriter,
     plainReadFirst: engine === 'mariadb',
     rangeEndStops: engine === 'mariadb' ? 'descending' : 'ascending',
+    snapshotCheckedLocks: engine === 'mariadb' && snapshotCheckedLocks,
   });
+}
+
+/**
+ * `select` (a statement starting with `SELECT ` whose locking read comes with plain reads in
+ * subqueries) as it MUST be sent: on a server with `snapshotCheckedLocks`, with
+ * `innodb_snapshot_isolation` OFF for that statement (MariaDB's `SET STATEMENT`), so that its
+ * locking read takes the latest committed rows as any locking read at READ COMMITTED does, instead
+ * of failing with 1020 whenever a row in its way changed while it ran; as it is elsewhere.
+ */
+export function lockingWithPlainReads(dialect: Pick<Dialect, 'snapshotCheckedLocks'>, select: string): string {
+  return dialect.snapshotCheckedLocks ? `SET STATEMENT innodb_snapshot_isolation = OFF FOR ${select}` : select;
 }
 
 /** Errors of a statement stopped by its time limit (`boundedSelect`): MySQL's 3024, MariaDB's 1969. */
@@ -147,5 +169,16 @@ export async function resolveDialect(client: SqlConnection): Promise<Dialect> {
   const [v, p, c] = [String(row.v), toNumber(row.p), row.c == null ? '' : String(row.c)];
   const probe = dialectFromVersion(v, p, c);
   const server = `${String(row.h)}:${String(row.o)}/${String(row.d)}`;
-  return Object.freeze({ ...dialectFromVersion(v, p, c, await isMultiWriter(client, probe.engine)), server });
+  const snapshot = probe.engine === 'mariadb' && (await hasSnapshotIsolation(client));
+  return Object.freeze({ ...dialectFromVersion(v, p, c, await isMultiWriter(client, probe.engine), snapshot), server });
+}
+
+/** Whether the MariaDB server has `innodb_snapshot_isolation` (see `Dialect.snapshotCheckedLocks`). */
+async function hasSnapshotIsolation(client: SqlConnection): Promise<boolean> {
+  try {
+    await client.query('SELECT @@innodb_snapshot_isolation AS s');
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -40,7 +40,12 @@ export interface ClaimState {
   readonly cursor: ClaimCursor;
   /** Whether due jobs wait, as its claims ask the handle's server (`dueWaiting`: one `?`, the queue). */
   readonly due: string;
+  /** The handle's server's form of a locking read with plain reads in it (`lockingWithPlainReads`). */
+  readonly gated: (select: string) => string;
 }
+
+/** What a gated read of the ready rows asks besides them (see `lockReady`). */
+type GateSql = Pick<ClaimState, 'due' | 'gated'>;
 
 /** The columns a claim reads, `run_at` and `due_at` as epoch microseconds. */
 const CLAIM_COLUMNS = `\`id\`, \`grp\`, \`conc_key\`, \`priority\`, \`attempt\`, \`max_attempts\`, \`token\`, \`payload\`,
@@ -239,20 +244,18 @@ type GatedRow = ClaimRow & { due: unknown };
  * the gate: it finds nothing while the queue is paused or rate-limited, and each row carries
  * whether due jobs wait. The subqueries are plain reads: a locking read locks only its outer rows.
  */
-async function lockReady(conn: SqlConnection, t: QueueTables, queue: string, args: ClaimArgs, limit: number, gate: string | undefined, from?: Position): Promise<GatedRow[]> {
+async function lockReady(conn: SqlConnection, t: QueueTables, queue: string, args: ClaimArgs, limit: number, gate: GateSql | undefined, from?: Position): Promise<GatedRow[]> {
   const gated = gate !== undefined;
   const grp = args.group === undefined ? '' : ' AND `grp` = ?';
   const after = from === undefined ? '' : ` AND (\`ready_priority\` > ? OR (\`ready_priority\` = ? AND \`due_at\` >= ${FROM_MICROS}))`;
   const params = [queue, ...(args.group === undefined ? [] : [args.group]), ...(from === undefined ? [] : [from.priority, from.priority, from.dueUs])];
-  const { rows } = await conn.query<GatedRow>(
-    `SELECT ${CLAIM_COLUMNS}${gated ? `, ${gate} AS due` : ''}
+  const select = `SELECT ${CLAIM_COLUMNS}${gated ? `, ${gate.due} AS due` : ''}
      FROM ${t.jobs} FORCE INDEX (\`claim\`)
      WHERE \`queue\` = ?${grp} AND \`phase\` = ${PHASE.ready}${after}${gated ? `
        AND NOT EXISTS (SELECT 1 FROM ${t.queues} WHERE \`queue\` = ? AND \`paused_at\` IS NOT NULL)
        AND NOT EXISTS (SELECT 1 FROM ${t.rateSlots} WHERE \`queue\` = ?)` : ''}
-     ORDER BY \`ready_priority\`, \`due_at\`, \`grp\`, \`id\` LIMIT ${limit} FOR UPDATE SKIP LOCKED`,
-    gated ? [queue, ...params, queue, queue] : params,
-  );
+     ORDER BY \`ready_priority\`, \`due_at\`, \`grp\`, \`id\` LIMIT ${limit} FOR UPDATE SKIP LOCKED`;
+  const { rows } = await conn.query<GatedRow>(gated ? gate.gated(select) : select, gated ? [queue, ...params, queue, queue] : params);
   return rows;
 }
 
@@ -261,7 +264,7 @@ async function lockReady(conn: SqlConnection, t: QueueTables, queue: string, arg
  * `cursor.ts`), and from the head of the ready rows when that finds fewer (in the same
  * transaction: rows it locked already come back again) or when there is no such place.
  */
-async function lockAhead(conn: SqlConnection, t: QueueTables, queue: string, args: ClaimArgs, cursor: ClaimCursor, gate: string | undefined): Promise<GatedRow[]> {
+async function lockAhead(conn: SqlConnection, t: QueueTables, queue: string, args: ClaimArgs, cursor: ClaimCursor, gate: GateSql | undefined): Promise<GatedRow[]> {
   const ticket = cursor.start(args.group);
   if (ticket.from !== undefined) {
     const rows = await lockReady(conn, t, queue, args, args.limit, gate, ticket.from);
@@ -299,7 +302,7 @@ async function promote(conn: SqlConnection, t: QueueTables, queue: string, args:
  */
 async function claimReady(conn: SqlConnection, t: QueueTables, queue: string, args: ClaimArgs, state: ClaimState, token: number, joined: boolean): Promise<ClaimRow[]> {
   if (state.rated) return claimRated(conn, t, queue, args, state, token, joined);
-  let rows: ClaimRow[] = await lockAhead(conn, t, queue, args, state.cursor, state.due);
+  let rows: ClaimRow[] = await lockAhead(conn, t, queue, args, state.cursor, state);
   const stale = performance.now() - state.lastPromote >= PROMOTE_EVERY_MS;
   if (rows.length === 0) {
     const gate = await claimGate(conn, t, queue, state.due);

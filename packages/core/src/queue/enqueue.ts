@@ -6,6 +6,7 @@ import type { SqlConnection, SqlResult, SqlValue } from '../port.js';
 import { purgeReceiptsNow, readReceipt, receiptToken, writeReceipt, writeReceiptIf } from '../receipts/receipts.js';
 import { show, toNumber } from '../validate.js';
 import { callable, enqueueByCall } from './enqueue-call.js';
+import { batchCallable, enqueueManyByCall } from './enqueue-many-call.js';
 import { jobRow, startState, type JobRow, type QueueSettings } from './options.js';
 import type { QueueTables } from './tables.js';
 import type { Enqueued, EnqueueItem } from './types.js';
@@ -63,16 +64,15 @@ function decodeEnqueued(text: string): Enqueued[] {
  * MariaDB 11.6+ snapshot isolation fails it with error 1020 when a concurrent enqueue of the same
  * key won). `started` is called as each run begins inside its transaction (its connection taken,
  * BEGIN sent), never on a joined client. One job without a dedup key is one statement instead
- * (`enqueue-call.ts`: the same transaction and receipt, run by a procedure) where the schema has it.
+ * (`enqueue-call.ts`: the same transaction and receipt, run by a procedure) where the schema has it,
+ * and so is a small batch without dedup keys (`enqueue-many-call.ts`).
  */
 export async function insertJobs(exec: Executor, t: QueueTables, queue: string, rows: readonly JobRow[], started?: () => void): Promise<Enqueued[]> {
   if (rows.length === 0) return [];
-  if (callable(exec, t, rows)) {
-    const one = await enqueueByCall(exec, t, queue, rows[0]!);
-    if (one !== undefined) {
-      purgeReceiptsNow(exec, t.receipts);
-      return one;
-    }
+  const called = callable(exec, t, rows) ? await enqueueByCall(exec, t, queue, rows[0]!) : batchCallable(exec, t, rows) ? await enqueueManyByCall(exec, t, queue, rows) : undefined;
+  if (called !== undefined) {
+    purgeReceiptsNow(exec, t.receipts);
+    return called;
   }
   const bytes = statementBytes(exec.dialect.maxAllowedPacket);
   const parts = [...chunks(rows, { maxRows: INSERT_ROWS, maxBytes: bytes }, (r) => r.payloadBytes + (r.dedup?.length ?? 0) * 2 + (r.concKey?.length ?? 0) * 4 + 200)];

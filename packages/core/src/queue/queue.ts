@@ -9,6 +9,7 @@ import { completeAndClaim } from './complete-claim.js';
 import { purgeDeadJobs, purgeFinished, retryDeadJobs } from './dead.js';
 import { insertJobs, jobRows } from './enqueue.js';
 import { callable } from './enqueue-call.js';
+import { batchCallable } from './enqueue-many-call.js';
 import { producerOf } from './producer.js';
 import { purgeIdleKeys, purgeIdleKeysNow } from './key-purge.js';
 import { getJobInfo, listArgs, listJobs } from './list.js';
@@ -20,6 +21,7 @@ import { getRate, rateArg, setRate } from './rate.js';
 import { reportProgress, waitForArgs, waitForJob } from './results.js';
 import { encodePayload } from './payload.js';
 import { queueStats } from './stats.js';
+import { lockingWithPlainReads } from '../dialect.js';
 import { dueWaiting, type QueueTables } from './tables.js';
 import type { Enqueued, Job, JobRef, Queue, QueueOptions } from './types.js';
 import { onEnqueue } from './wake.js';
@@ -38,7 +40,7 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
   const queue = validateName('queue name', name);
   const settings = queueSettings(options);
   const c: AckContext = { exec, t, queue, settings };
-  const claimState = { lastPromote: -Infinity, rated: false, cursor: claimCursor(exec.owner, t.jobs, queue), due: dueWaiting(t.jobs, exec.dialect.rangeEndStops) };
+  const claimState = { lastPromote: -Infinity, rated: false, cursor: claimCursor(exec.owner, t.jobs, queue), due: dueWaiting(t.jobs, exec.dialect.rangeEndStops), gated: (select: string) => lockingWithPlainReads(exec.dialect, select) };
   const progress = (job: JobRef, value: unknown): Promise<void> => self.progress(job, value);
   const claimWith = (args: ClaimArgs, via: Executor = exec): Promise<Job<P>[]> => claimJobs<P>(via, t, queue, args, claimState, progress);
   // Idle workers claim at once after a committed enqueue (not inside the application's
@@ -47,9 +49,10 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
   // the enqueue. Jobs that start delayed or blocked become ready later, through a claim's promotion.
   const enqueueRows = async (rows: readonly JobRow[]): Promise<Enqueued[]> => {
     const ready = rows.filter((r) => !r.delayed && r.concKey === null).map((r) => r.priority);
-    // A ring begins alongside an enqueue that runs its transaction in the client; a single job's
-    // CALL is one round trip, lent its connection by the pool unseen, and its ring follows it.
-    const early = ready.length > 0 && !callable(exec, t, rows) ? ringAhead(exec, t, queue) : undefined;
+    // A ring begins alongside an enqueue that runs its transaction in the client; an enqueue's
+    // CALL (one job, or a small batch) is one round trip, lent its connection by the pool unseen,
+    // and its ring follows it.
+    const early = ready.length > 0 && !callable(exec, t, rows) && !batchCallable(exec, t, rows) ? ringAhead(exec, t, queue) : undefined;
     const res = await insertJobs(producerOf(exec), t, queue, rows, early && (() => early.begin())).catch((err: unknown) => {
       early?.close();
       throw err;

@@ -18,12 +18,14 @@ export interface QueueTables {
   readonly sleepers: string;
   /** The procedure that enqueues one job in one statement (see `enqueue-call.ts`). */
   readonly enqueueCall: string;
+  /** The procedure that enqueues a batch of jobs in one statement (see `enqueue-many-call.ts`). */
+  readonly enqueueManyCall: string;
   /** The procedure that rings a queue's sleepers (schema version 18). */
   readonly ringCall: string;
 }
 
 export function queueTables(prefix: string): QueueTables {
-  return { jobs: table(prefix, 'queue_jobs'), receipts: receiptsTable(prefix), deadKeys: table(prefix, 'queue_dead_keys'), queues: table(prefix, 'queues'), keys: table(prefix, 'queue_keys'), rateSlots: table(prefix, 'queue_rate_slots'), sleepers: table(prefix, 'queue_sleepers'), enqueueCall: table(prefix, 'enqueue_job'), ringCall: table(prefix, 'ring_sleepers') };
+  return { jobs: table(prefix, 'queue_jobs'), receipts: receiptsTable(prefix), deadKeys: table(prefix, 'queue_dead_keys'), queues: table(prefix, 'queues'), keys: table(prefix, 'queue_keys'), rateSlots: table(prefix, 'queue_rate_slots'), sleepers: table(prefix, 'queue_sleepers'), enqueueCall: table(prefix, 'enqueue_job'), enqueueManyCall: table(prefix, 'enqueue_jobs'), ringCall: table(prefix, 'ring_sleepers') };
 }
 
 /**

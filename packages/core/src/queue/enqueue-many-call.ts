@@ -1,0 +1,114 @@
+import { randomInt } from 'node:crypto';
+import type { Executor } from '../engine/executor.js';
+import { TaskrowError } from '../errors.js';
+import { receiptToken } from '../receipts/receipts.js';
+import type { Migration } from '../schema/migration.js';
+import { MAX_CONCURRENCY_KEY_CHARS } from './limits.js';
+import { startState, type JobRow } from './options.js';
+import { callProcedure, mayCall } from './procedures.js';
+import { queueTables, type QueueTables } from './tables.js';
+import type { Enqueued } from './types.js';
+
+/** Most jobs one batch CALL takes: their ids, as the receipt's text, stay within MySQL's default `group_concat_max_len` (1,024). */
+export const MAX_CALL_BATCH = 32;
+/** Most payload bytes one batch CALL takes: a larger batch spends its time moving rows, not in round trips. */
+export const MAX_CALL_BATCH_BYTES = 64 * 1024;
+
+/** The expression of a row's due time from the batch's JSON row `r` (as `enqueue_job` computes it from its arguments). */
+const DUE = 'IF(r.`a` IS NULL AND r.`y` = 0, UTC_TIMESTAMP(6), DATE_ADD(COALESCE(CAST(r.`a` AS DATETIME(6)), UTC_TIMESTAMP(6)), INTERVAL r.`y` MICROSECOND))';
+
+/**
+ * Schema version 19: a batch of jobs' enqueue as one statement, `CALL <prefix>enqueue_jobs(queue,
+ * rows, n, mark, receipt)`. The procedure runs the transaction the client would otherwise run
+ * statement by statement (BEGIN, INSERT of the rows, read of their ids, INSERT receipt, COMMIT):
+ * the rows come as one JSON array (`JSON_TABLE`, MySQL 8.0.4+ and MariaDB 10.6+), inserted in
+ * array order with `mark` as their fencing token, and their ids are read back by that mark from
+ * the first insert id (ids of one statement grow but need not be consecutive). It returns the ids
+ * in order as the receipt's text (`1,2,3`), and is idempotent per receipt token as `enqueue_job`
+ * is: a call with the token of one that committed rolls its rows back and returns that run's ids.
+ * A read-back that does not find `n` rows fails the call (SQLSTATE 45000) and rolls it back.
+ * `SQL SECURITY INVOKER`; optional, as version 17 (`enqueue-call.ts`).
+ */
+export const ENQUEUE_MANY_CALL_MIGRATION: Migration = {
+  version: 19,
+  name: 'queue-enqueue-many-call',
+  optional: true,
+  statements: (prefix) => {
+    const t = queueTables(prefix);
+    return [
+      `CREATE PROCEDURE IF NOT EXISTS ${t.enqueueManyCall}(
+  IN p_queue VARCHAR(64) CHARACTER SET ascii, IN p_rows LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+  IN p_n INT UNSIGNED, IN p_mark BIGINT UNSIGNED, IN p_receipt BINARY(16))
+MODIFIES SQL DATA SQL SECURITY INVOKER COMMENT 'taskrow: a batch of enqueues with its receipt, idempotent per receipt token'
+BEGIN
+  DECLARE v_first BIGINT UNSIGNED;
+  DECLARE v_ids TEXT CHARACTER SET ascii;
+  DECLARE v_seen TINYINT DEFAULT 0;
+  DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
+  START TRANSACTION;
+  INSERT INTO ${t.jobs} (\`queue\`, \`grp\`, \`phase\`, \`priority\`, \`ready_priority\`, \`due_at\`, \`run_at\`, \`max_attempts\`, \`token\`, \`payload\`, \`conc_key\`, \`created_at\`)
+    SELECT p_queue, r.\`g\`, r.\`s\`, r.\`p\`, r.\`q\`, ${DUE}, ${DUE}, r.\`m\`, p_mark, r.\`d\`, r.\`k\`, UTC_TIMESTAMP(6)
+    FROM JSON_TABLE(p_rows, '$[*]' COLUMNS (
+      \`i\` FOR ORDINALITY, \`g\` VARCHAR(64) PATH '$.g', \`s\` TINYINT UNSIGNED PATH '$.s', \`p\` SMALLINT PATH '$.p',
+      \`q\` SMALLINT PATH '$.q', \`a\` VARCHAR(32) PATH '$.a', \`y\` BIGINT UNSIGNED PATH '$.y', \`m\` INT UNSIGNED PATH '$.m',
+      \`d\` LONGTEXT PATH '$.d', \`k\` VARCHAR(${MAX_CONCURRENCY_KEY_CHARS}) PATH '$.k')) AS r
+    ORDER BY r.\`i\`;
+  SET v_first = LAST_INSERT_ID();
+  SELECT GROUP_CONCAT(x.\`id\` ORDER BY x.\`id\` SEPARATOR ','), COUNT(*) = p_n INTO v_ids, v_seen
+    FROM (SELECT \`id\` FROM ${t.jobs} FORCE INDEX (PRIMARY) WHERE \`id\` >= v_first AND \`token\` = p_mark AND \`queue\` = p_queue ORDER BY \`id\` LIMIT p_n) AS x;
+  IF v_seen = 0 THEN
+    SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'taskrow: enqueue_jobs did not find its rows by their mark';
+  END IF;
+  SET v_seen = 0;
+  BEGIN
+    DECLARE EXIT HANDLER FOR 1062 SET v_seen = 1;
+    INSERT INTO ${t.receipts} (\`token\`, \`made_at\`, \`result\`) VALUES (p_receipt, UTC_TIMESTAMP(6), v_ids);
+  END;
+  IF v_seen = 1 THEN
+    ROLLBACK;
+    SELECT \`result\` AS \`ids\` FROM ${t.receipts} WHERE \`token\` = p_receipt;
+  ELSE
+    COMMIT;
+    SELECT v_ids AS \`ids\`;
+  END IF;
+END`,
+    ];
+  },
+};
+
+/**
+ * Whether `enqueueManyByCall` may serve `rows` through `exec`: 2 to `MAX_CALL_BATCH` jobs without
+ * dedup keys (a keyed batch's upsert stays in the client's transaction), of at most
+ * `MAX_CALL_BATCH_BYTES` of payload, where the procedure may be called (`mayCall`).
+ */
+export function batchCallable(exec: Executor, t: QueueTables, rows: readonly JobRow[]): boolean {
+  if (rows.length < 2 || rows.length > MAX_CALL_BATCH || rows.some((r) => r.dedup !== null)) return false;
+  return rows.reduce((n, r) => n + r.payloadBytes, 0) <= MAX_CALL_BATCH_BYTES && mayCall(exec, t.enqueueManyCall);
+}
+
+/**
+ * Enqueues a batch (see `batchCallable`) in one statement, with its receipt; retried as a whole
+ * (idempotent per receipt token: a retry after a lost reply returns the lost run's ids when it
+ * committed and inserts when it did not). Resolves to one entry per row, in order, or to undefined,
+ * having written nothing, when the procedure cannot be called: the caller enqueues the usual way.
+ */
+export async function enqueueManyByCall(exec: Executor, t: QueueTables, queue: string, rows: readonly JobRow[]): Promise<Enqueued[] | undefined> {
+  const json = JSON.stringify(rows.map(callRow));
+  const got = await callProcedure<{ ids?: unknown }>(exec, t.enqueueManyCall, [queue, json, rows.length, randomInt(1, 2 ** 47), receiptToken()]);
+  if (got === undefined) return undefined;
+  const text = Buffer.isBuffer(got.ids) ? got.ids.toString('latin1') : typeof got.ids === 'string' ? got.ids : '';
+  const ids = text.split(',').map(Number);
+  if (ids.length !== rows.length || !ids.every((id) => Number.isSafeInteger(id) && id > 0)) {
+    throw new TaskrowError('DATABASE_ERROR', `enqueue of ${rows.length} jobs got ${JSON.stringify(text)} back from ${t.enqueueManyCall} (queue ${JSON.stringify(queue)})`);
+  }
+  return ids.map((id) => ({ id, deduplicated: false }));
+}
+
+/** A row as the procedure's JSON_TABLE reads it; a null is left out (the column is then NULL). */
+function callRow(r: JobRow): Record<string, string | number> {
+  const [phase, priority, readyPriority] = startState(r);
+  const row: Record<string, string | number> = { g: r.group, s: phase, p: priority, q: readyPriority, y: r.delayMicros, m: r.maxAttempts, d: r.payload };
+  if (r.runAt !== null) row['a'] = r.runAt;
+  if (r.concKey !== null) row['k'] = r.concKey;
+  return row;
+}
