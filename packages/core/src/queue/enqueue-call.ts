@@ -47,21 +47,31 @@ BEGIN
       IF(p_at IS NULL AND p_delay = 0, UTC_TIMESTAMP(6), DATE_ADD(COALESCE(CAST(p_at AS DATETIME(6)), UTC_TIMESTAMP(6)), INTERVAL p_delay MICROSECOND)),
       \`due_at\`, p_max_attempts, p_token, p_payload, p_conc_key, UTC_TIMESTAMP(6));
   SET v_id = LAST_INSERT_ID();
-  BEGIN
-    DECLARE EXIT HANDLER FOR 1062 SET v_seen = 1;
-    INSERT INTO ${t.receipts} (\`token\`, \`made_at\`, \`result\`) VALUES (p_receipt, UTC_TIMESTAMP(6), CAST(v_id AS CHAR));
-  END;
-  IF v_seen = 1 THEN
-    ROLLBACK;
-    SELECT \`result\` AS \`id\` FROM ${t.receipts} WHERE \`token\` = p_receipt;
-  ELSE
-    COMMIT;
-    SELECT v_id AS \`id\`;
-  END IF;
+${commitWithReceipt(t.receipts, 'CAST(v_id AS CHAR)', 'v_id', 'id')}
 END`,
     ];
   },
 };
+
+/**
+ * The end of an enqueue procedure (versions 17 and 19), as SQL lines: write the receipt of token
+ * `p_receipt` with `result`; when a run with that token committed one first (error 1062, met after
+ * waiting for a commit in flight), roll this run back and answer that run's result, else commit
+ * and answer `answer`; the answer's column is `column`. Needs `v_seen TINYINT` at 0.
+ */
+export function commitWithReceipt(receipts: string, result: string, answer: string, column: string): string {
+  return `  BEGIN
+    DECLARE EXIT HANDLER FOR 1062 SET v_seen = 1;
+    INSERT INTO ${receipts} (\`token\`, \`made_at\`, \`result\`) VALUES (p_receipt, UTC_TIMESTAMP(6), ${result});
+  END;
+  IF v_seen = 1 THEN
+    ROLLBACK;
+    SELECT \`result\` AS \`${column}\` FROM ${receipts} WHERE \`token\` = p_receipt;
+  ELSE
+    COMMIT;
+    SELECT ${answer} AS \`${column}\`;
+  END IF;`;
+}
 
 /**
  * Whether `enqueueByCall` may serve `rows` through `exec`: one job without a dedup key (a keyed

@@ -2,6 +2,8 @@ import { randomInt } from 'node:crypto';
 import type { Executor } from '../engine/executor.js';
 import { TaskrowError } from '../errors.js';
 import { receiptToken } from '../receipts/receipts.js';
+import { commitWithReceipt } from './enqueue-call.js';
+import { decodeEnqueued } from './enqueued-text.js';
 import type { Migration } from '../schema/migration.js';
 import { MAX_CONCURRENCY_KEY_CHARS } from './limits.js';
 import { startState, type JobRow } from './options.js';
@@ -60,17 +62,7 @@ BEGIN
     SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'taskrow: enqueue_jobs did not find its rows by their mark';
   END IF;
   SET v_seen = 0;
-  BEGIN
-    DECLARE EXIT HANDLER FOR 1062 SET v_seen = 1;
-    INSERT INTO ${t.receipts} (\`token\`, \`made_at\`, \`result\`) VALUES (p_receipt, UTC_TIMESTAMP(6), v_ids);
-  END;
-  IF v_seen = 1 THEN
-    ROLLBACK;
-    SELECT \`result\` AS \`ids\` FROM ${t.receipts} WHERE \`token\` = p_receipt;
-  ELSE
-    COMMIT;
-    SELECT v_ids AS \`ids\`;
-  END IF;
+${commitWithReceipt(t.receipts, 'v_ids', 'v_ids', 'ids')}
 END`,
     ];
   },
@@ -97,11 +89,11 @@ export async function enqueueManyByCall(exec: Executor, t: QueueTables, queue: s
   const got = await callProcedure<{ ids?: unknown }>(exec, t.enqueueManyCall, [queue, json, rows.length, randomInt(1, 2 ** 47), receiptToken()]);
   if (got === undefined) return undefined;
   const text = Buffer.isBuffer(got.ids) ? got.ids.toString('latin1') : typeof got.ids === 'string' ? got.ids : '';
-  const ids = text.split(',').map(Number);
-  if (ids.length !== rows.length || !ids.every((id) => Number.isSafeInteger(id) && id > 0)) {
+  const out = decodeEnqueued(text);
+  if (out.length !== rows.length || !out.every((e) => Number.isSafeInteger(e.id) && e.id > 0 && !e.deduplicated)) {
     throw new TaskrowError('DATABASE_ERROR', `enqueue of ${rows.length} jobs got ${JSON.stringify(text)} back from ${t.enqueueManyCall} (queue ${JSON.stringify(queue)})`);
   }
-  return ids.map((id) => ({ id, deduplicated: false }));
+  return out;
 }
 
 /** A row as the procedure's JSON_TABLE reads it; a null is left out (the column is then NULL). */

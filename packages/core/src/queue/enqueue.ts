@@ -7,6 +7,7 @@ import { purgeReceiptsNow, readReceipt, receiptToken, writeReceipt, writeReceipt
 import { show, toNumber } from '../validate.js';
 import { callable, enqueueByCall } from './enqueue-call.js';
 import { batchCallable, enqueueManyByCall } from './enqueue-many-call.js';
+import { decodeEnqueued, encodeEnqueued } from './enqueued-text.js';
 import { jobRow, startState, type JobRow, type QueueSettings } from './options.js';
 import type { QueueTables } from './tables.js';
 import type { Enqueued, EnqueueItem } from './types.js';
@@ -43,14 +44,6 @@ export function jobRows(items: unknown, settings: QueueSettings): JobRow[] {
 
 const hex = (b: Buffer | null): string | null => (b ? b.toString('hex') : null);
 
-/** A receipt's text for an enqueue's result: ids in order, `~` before a deduplicated one. */
-function encodeEnqueued(out: readonly Enqueued[]): string {
-  return out.map((e) => (e.deduplicated ? `~${e.id}` : String(e.id))).join(',');
-}
-
-function decodeEnqueued(text: string): Enqueued[] {
-  return text.split(',').map((s) => (s.startsWith('~') ? { id: Number(s.slice(1)), deduplicated: true } : { id: Number(s), deduplicated: false }));
-}
 
 /**
  * Inserts validated rows: every row or none. Rows with a dedup key whose live job exists are not
