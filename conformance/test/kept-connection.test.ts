@@ -2,9 +2,11 @@ import * as mariadb from 'mariadb';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { QueueWorker, Taskrow } from '@taskrow/core';
+import { taskrow as drizzleTaskrow } from '@taskrow/drizzle';
 import { taskrow as mariadbTaskrow } from '@taskrow/mariadb';
 import { taskrow as mysql2Taskrow } from '@taskrow/mysql2';
 import type { ServerTarget } from '@taskrow/servers';
+import { drizzleFor } from '../src/harnesses/drizzle.js';
 import { mariadbConfig } from '../src/harnesses/mariadb.js';
 import { mysql2Probe } from '../src/harnesses/mysql2.js';
 import { label, targets } from '../src/targets.js';
@@ -44,6 +46,16 @@ const pools: Record<string, (target: ServerTarget, prefix: string, size: number)
     const tr = (await mariadbTaskrow(pool, { prefix })) as Taskrow<unknown>;
     return { tr, app: (sql, params) => pool.query(sql, params), acquires: () => acquires, threads: () => threads, end: () => pool.end() };
   },
+  async drizzle(target, prefix, size) {
+    const db = drizzleFor(target.url, size);
+    const pool = db.$client;
+    let acquires = 0;
+    const threads: number[] = [];
+    pool.on('acquire', () => void (acquires += 1));
+    pool.on('connection', (c) => void threads.push(c.threadId));
+    const tr = (await drizzleTaskrow(db, { prefix })) as Taskrow<unknown>;
+    return { tr, app: async (sql, params) => (await pool.promise().query(sql, params))[0], acquires: () => acquires, threads: () => threads, end: () => pool.promise().end() };
+  },
 };
 
 /** Resolves once `done()` holds, checking every 5 ms; rejects after `ms`. */
@@ -55,7 +67,7 @@ async function until(done: () => boolean, ms: number, what: string): Promise<voi
   }
 }
 
-// A worker on a mysql2 or mariadb Pool keeps one connection between its claims and completions
+// A worker on a mysql2 or mariadb Pool (or a Drizzle database over a mysql2 Pool) keeps one connection between its claims and completions
 // (COMMIT AND CHAIN: no BEGIN or isolation statement each time). It MUST give it back the moment
 // the application waits for a connection, and never inside a transaction.
 for (const target of targets()) {
@@ -106,6 +118,26 @@ for (const target of targets()) {
           expect(started.length).toBe(60);
         } finally {
           await w?.stop();
+          await p.end();
+        }
+      }, 40_000);
+
+      it('4 workers over a pool of one connection each run jobs: a worker waiting for the pool before another took it is not left waiting', async () => {
+        const p = await pools[adapter]!(target, prefix, 1);
+        const workers: QueueWorker<number>[] = [];
+        try {
+          await p.tr.migrate();
+          const q = p.tr.queue<number>(`four${Date.now()}`);
+          await q.enqueueMany(Array.from({ length: 200 }, (_, i) => ({ payload: i })));
+          // Each handler holds its job 2 ms (work, not a wait for the database), so the workers'
+          // claims and completions interleave on the one connection.
+          for (let i = 0; i < 4; i++) workers.push(q.work(() => pause(2), { concurrency: 1, batchSize: 1, pollInterval: 0.05 }));
+          await until(() => workers.reduce((n, w) => n + w.counts.completed, 0) === 200, 30_000, '200 completions');
+          const each = workers.map((w) => w.counts.completed);
+          // Left waiting, a worker completes nothing while the others pass the connection between them.
+          expect(Math.min(...each)).toBeGreaterThan(10);
+        } finally {
+          await Promise.all(workers.map((w) => w.stop()));
           await p.end();
         }
       }, 40_000);

@@ -1,5 +1,5 @@
 import type { MySqlTransactionConfig } from 'drizzle-orm/mysql-core';
-import { rollingBackInterrupted, serialClient, toSqlResult, type DriverErrorInfo, type IsolationLevel, type SqlClient, type SqlConnection, type SqlResult, type SqlValue } from '@taskrow/core';
+import { driverClient, rollingBackInterrupted, serialClient, toSqlResult, waitsOf, type DriverConnection, type DriverErrorInfo, type DriverPool, type EnqueueEmitter, type IsolationLevel, type SqlClient, type SqlConnection, type SqlResult, type SqlValue } from '@taskrow/core';
 import { describeDrizzleError } from './errors.js';
 import { toDrizzleSql } from './statement.js';
 
@@ -55,12 +55,51 @@ type Mysql2State = { pool?: Mysql2State; connection?: Mysql2State; _closed?: boo
 /** A connection of mysql2's callback API, lent by its pool. */
 interface CallbackConnection {
   query(options: { sql: string; typeCast: TypeCast }, values: unknown, cb: (err: unknown, result: unknown) => void): unknown;
+  beginTransaction(cb: (err: unknown) => void): unknown;
+  commit(cb: (err: unknown) => void): unknown;
+  rollback(cb: (err: unknown) => void): unknown;
   release(): void;
+  /** Closes it and takes it out of its pool. */
+  destroy(): void;
 }
 
 /** mysql2's callback-API pool (the `$client` of a database over a callback Pool, or `.pool` of a promise Pool). */
-interface CallbackPool {
+interface CallbackPool extends EnqueueEmitter {
   getConnection(cb: (err: unknown, conn: CallbackConnection) => void): void;
+}
+
+/** A lent callback connection with BEGIN, COMMIT and ROLLBACK as promises. */
+interface LentConnection extends DriverConnection {
+  readonly raw: CallbackConnection;
+}
+
+const settle = (call: (cb: (err: unknown) => void) => unknown): Promise<void> =>
+  new Promise((resolve, reject) => void call((err) => (err ? reject(err) : resolve())));
+
+/**
+ * The database's mysql2 pool as `driverClient` lends it: one connection per statement or
+ * transaction of taskrow's, destroyed instead of released when broken (lost, interrupted, or given
+ * up by the engine); its `enqueue` event (the application waits for a connection) sends a worker's
+ * kept connection back.
+ */
+function lenderOf(pool: CallbackPool): DriverPool<LentConnection> {
+  return {
+    acquire: () =>
+      new Promise<LentConnection>((resolve, reject) =>
+        pool.getConnection((err, raw) =>
+          err
+            ? reject(err)
+            : resolve({
+                raw,
+                beginTransaction: () => settle((cb) => raw.beginTransaction(cb)),
+                commit: () => settle((cb) => raw.commit(cb)),
+                rollback: () => settle((cb) => raw.rollback(cb)),
+              }),
+        ),
+      ),
+    release: (conn, broken) => (broken ? conn.raw.destroy() : conn.raw.release()),
+    ...waitsOf(pool),
+  };
 }
 
 type TypeCast = (field: { type: string; string(): string | null }, next: () => unknown) => unknown;
@@ -84,20 +123,6 @@ function lentConnectionOf(conn: CallbackConnection): SqlConnection {
   };
 }
 
-/**
- * One statement in autocommit on a connection the database's mysql2 pool lends for it alone and
- * gets back on every path, rolled back first when the server interrupted it
- * (`SqlClient.endsInterrupted`).
- */
-async function lentStatement<Row>(pool: CallbackPool, describeError: (err: unknown) => DriverErrorInfo, sql: string, params?: readonly SqlValue[]): Promise<SqlResult<Row>> {
-  const conn = await new Promise<CallbackConnection>((resolve, reject) => pool.getConnection((err, c) => (err ? reject(err) : resolve(c))));
-  try {
-    return await rollingBackInterrupted<Row>(lentConnectionOf(conn), describeError, sql, params);
-  } finally {
-    conn.release();
-  }
-}
-
 /** True once the application ended the mysql2 client under the database (`pool.end()`, `connection.end()`), promise or callback API. */
 export function mysql2ClientClosed(client: unknown): boolean {
   const c = (client ?? {}) as Mysql2State;
@@ -111,13 +136,14 @@ export function overPool(db: DrizzleDatabase): boolean {
 }
 
 /**
- * The `SqlClient` over a Drizzle database (mysql2 driver). Each of taskrow's transactions runs in
- * `db.transaction()`, which lends one pooled connection and gives it back on every path; the
- * isolation level goes through Drizzle's `isolationLevel` option. A database over one mysql2
- * Connection takes turns (`serialClient`), so two transactions never interleave on it. Over a Pool,
- * each of taskrow's autocommit statements runs on a connection lent from the database's mysql2
- * pool for it (`lentStatement`), read as `execute()` reads, so an interrupted one is rolled back
- * there (`endsInterrupted`) and a single enqueue is its `CALL`.
+ * The `SqlClient` over a Drizzle database (mysql2 driver). Over a Pool, taskrow's statements and
+ * transactions run on connections lent from the database's mysql2 pool (`driverClient`, as the
+ * mysql2 adapter does), read as Drizzle's `execute()` reads: each given back on every path,
+ * destroyed when lost, interrupted (so a single enqueue is its `CALL`: `endsInterrupted`) or given
+ * up by the engine on a silent socket; a worker keeps one between its transactions while the
+ * application waits for none. Over one mysql2 Connection, each of taskrow's transactions runs in
+ * `db.transaction()` (the isolation level through Drizzle's `isolationLevel` option), taking turns
+ * (`serialClient`) so two transactions never interleave on it.
  */
 export function drizzleClient(db: DrizzleDatabase): SqlClient {
   const base = connectionOf(db);
@@ -131,8 +157,12 @@ export function drizzleClient(db: DrizzleDatabase): SqlClient {
       transact((tx) => fn(connectionOf(tx)), options?.isolation ? { isolationLevel: ISOLATION[options.isolation] } : undefined),
   };
   if (overPool(db)) {
-    const pool = callbackPoolOf(db);
-    return { ...client, endsInterrupted: true, query: (sql, params) => lentStatement(pool, client.describeError, sql, params) };
+    return driverClient<LentConnection>({
+      adapter: 'drizzle',
+      describeError: client.describeError,
+      connectionOf: (conn) => lentConnectionOf(conn.raw),
+      target: { pool: lenderOf(callbackPoolOf(db)) },
+    });
   }
   // One connection: an interrupted statement is rolled back on it before the next takes its turn.
   return serialClient({ ...client, endsInterrupted: true, query: (sql, params) => rollingBackInterrupted(base, client.describeError, sql, params) });

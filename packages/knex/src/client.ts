@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { rollingBackInterrupted, toSqlResult, type DriverErrorInfo, type IsolationLevel, type SqlClient, type SqlConnection, type SqlResult, type SqlValue } from '@taskrow/core';
+import { lending, rollingBackInterrupted, toSqlResult, type DriverErrorInfo, type IsolationLevel, type SqlClient, type SqlConnection, type SqlResult, type SqlValue, type Lender } from '@taskrow/core';
 import { describeKnexError } from './errors.js';
 
 /** Knex's names for the isolation levels the engine asks for. */
@@ -25,16 +25,8 @@ function connectionOf(db: Knex | Knex.Transaction): SqlConnection {
 /** The callback API of the mysql2 connection Knex lends a transaction. */
 interface Mysql2CallbackConnection {
   query(sql: string, values: unknown, cb: (err: unknown, result: unknown) => void): void;
-}
-
-/**
- * Statements of taskrow's own transactions, sent straight to the mysql2 connection that Knex's
- * `knex.transaction()` holds (Knex lends it to the transaction's own statements the same way, via
- * `trx.client.acquireConnection()`). This skips Knex's query builder machinery on the engine's
- * hot path; BEGIN, COMMIT, ROLLBACK and the connection's return to the pool stay Knex's.
- */
-async function transactionConnectionOf(trx: Knex.Transaction): Promise<SqlConnection> {
-  return callbackConnectionOf((await trx.client.acquireConnection()) as Mysql2CallbackConnection);
+  /** Closes it: Knex's pool then finds it invalid and makes another in its place. */
+  destroy(): void;
 }
 
 /** Statements on one mysql2 connection Knex lent, through its callback API. */
@@ -48,16 +40,19 @@ function callbackConnectionOf(conn: Mysql2CallbackConnection): SqlConnection {
 }
 
 /**
- * One statement in autocommit on a connection lent by Knex's pool for it alone and given back on
- * every path, rolled back first when the server interrupted it (`SqlClient.endsInterrupted`).
+ * Knex's pool as `lending` borrows from it, one mysql2 connection per statement or transaction of
+ * taskrow's: a broken one (lost, interrupted, or given up by the engine: a statement may be in
+ * flight on a silent socket) is closed before it goes back, and Knex's pool then replaces it (its
+ * `validate` refuses a closing connection).
  */
-async function lentStatement<Row>(db: Knex, describeError: (err: unknown) => DriverErrorInfo, sql: string, params?: readonly SqlValue[]): Promise<SqlResult<Row>> {
-  const conn = (await db.client.acquireConnection()) as Mysql2CallbackConnection;
-  try {
-    return await rollingBackInterrupted<Row>(callbackConnectionOf(conn), describeError, sql, params);
-  } finally {
-    await db.client.releaseConnection(conn);
-  }
+function lenderOf(db: Knex): Lender<Mysql2CallbackConnection> {
+  return {
+    acquire: async () => (await db.client.acquireConnection()) as Mysql2CallbackConnection,
+    release: async (conn, broken) => {
+      if (broken) conn.destroy();
+      await db.client.releaseConnection(conn);
+    },
+  };
 }
 
 /**
@@ -72,10 +67,14 @@ export function knexClosed(db: Knex | Knex.Transaction): boolean {
 }
 
 /**
- * The `SqlClient` over a Knex instance (mysql2 client). Each of taskrow's transactions runs in
- * `knex.transaction()`, which lends one pooled connection and gives it back on every path; the
- * isolation level goes through Knex's own `isolationLevel` option. `joined` wraps the application's
- * `Knex.Transaction`: statements run on its connection and Knex's commit or rollback decides.
+ * The `SqlClient` over a Knex instance (mysql2 client). taskrow borrows one mysql2 connection of
+ * Knex's pool for each of its statements and transactions (`lending`) and gives it back on every
+ * path, closed when broken or when the engine stops waiting (`signal`: a silent socket never keeps
+ * a pool slot). A transaction runs in `knex.transaction()` on that connection (Knex's `connection`
+ * option: BEGIN, COMMIT and ROLLBACK are Knex's, the isolation level goes through its
+ * `isolationLevel` option), its statements sent straight to the connection, skipping Knex's query
+ * builder on the engine's hot path. `joined` wraps the application's `Knex.Transaction`: statements
+ * run on its connection and Knex's commit or rollback decides.
  */
 export function knexClient(db: Knex | Knex.Transaction, joined = false): SqlClient {
   const describeError = (err: unknown) => describeKnexError(err, () => knexClosed(db));
@@ -83,13 +82,20 @@ export function knexClient(db: Knex | Knex.Transaction, joined = false): SqlClie
   if (joined) {
     return { adapter: 'knex', joined: true, describeError, query: base.query, transaction: (fn) => fn(base) };
   }
+  const pool = lenderOf(db as Knex);
   return {
     adapter: 'knex',
     joined: false,
     endsInterrupted: true,
     describeError,
-    query: (sql, params) => lentStatement(db as Knex, describeError, sql, params),
+    query: (sql, params, options) =>
+      lending(pool, describeError, options?.signal, (conn) => rollingBackInterrupted(callbackConnectionOf(conn), describeError, sql, params)),
     transaction: (fn, options) =>
-      db.transaction(async (trx) => fn(await transactionConnectionOf(trx)), options?.isolation ? { isolationLevel: ISOLATION[options.isolation] } : undefined),
+      lending(pool, describeError, options?.signal, (conn) =>
+        (db as Knex).transaction(() => fn(callbackConnectionOf(conn)), {
+          connection: conn,
+          ...(options?.isolation ? { isolationLevel: ISOLATION[options.isolation] } : {}),
+        }),
+      ),
   };
 }

@@ -16,13 +16,13 @@ export interface DriverConnection {
 }
 
 /** How a driver's pool lends the connection of one of taskrow's transactions. */
-export interface DriverPool<P extends DriverConnection> {
-  /** Borrows one connection for one transaction. */
+export interface Lender<P> {
+  /** Borrows one connection for one transaction (or one autocommit statement). */
   acquire(): Promise<P>;
   /**
    * Gives `conn` back once its transaction ended, on every path. When `broken` is true the
-   * connection MUST NOT go back into the pool (destroy it). MUST NOT reject: a rejection would
-   * replace the transaction's own outcome.
+   * connection MUST NOT go back into the pool as usable (destroy it). MUST NOT reject: a rejection
+   * would replace the transaction's own outcome.
    */
   release(conn: P, broken: boolean): void | Promise<void>;
   /**
@@ -30,6 +30,10 @@ export interface DriverPool<P extends DriverConnection> {
    * `conn` can no longer be used (for example `mariadb`'s `!conn.isValid()`).
    */
   unusable?(conn: P): boolean;
+}
+
+/** A driver's pool, as `driverClient` lends its connections (see `Lender`). */
+export interface DriverPool<P extends DriverConnection> extends Lender<P> {
   /**
    * Subscribes `listener` to the pool's "a caller now waits for a connection" (mysql2's and
    * `mariadb`'s `enqueue` event) and returns the unsubscribe. A pool that leaves it out gets no
@@ -147,40 +151,44 @@ export function waitsOf(pool: EnqueueEmitter): Pick<DriverPool<never>, 'onWait'>
 }
 
 /**
+ * Runs `work` on a connection of `pool`, given back exactly once: when `work` settles (destroyed,
+ * `broken`, when it failed with a lost connection, or was interrupted by the server, which may
+ * leave a procedure's transaction open on it, or the pool calls the connection unusable), or at
+ * once, destroyed, when `signal` aborts (the engine stopped waiting: a statement may still be in
+ * flight on it, and on a silent socket it would never come back). How every adapter that lends a
+ * pooled connection to one statement or transaction keeps `QueryOptions.signal` and
+ * `TransactionOptions.signal`; MUST NOT leave the connection out of the pool on any path.
+ */
+export async function lending<P, T>(pool: Lender<P>, describeError: (err: unknown) => DriverErrorInfo, signal: AbortSignal | undefined, work: (conn: P) => Promise<T>): Promise<T> {
+  const conn = await pool.acquire();
+  let returned = false;
+  const giveBack = (broken: boolean): void | Promise<void> => {
+    if (returned) return;
+    returned = true;
+    return pool.release(conn, broken);
+  };
+  const onAbort = (): void => void giveBack(true);
+  if (signal?.aborted) onAbort();
+  signal?.addEventListener('abort', onAbort, { once: true });
+  let broken = false;
+  try {
+    return await work(conn);
+  } catch (err) {
+    const info = describeError(err);
+    broken = info.lost === true || isInterrupted(info) || pool.unusable?.(conn) === true;
+    throw err;
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+    await giveBack(broken);
+  }
+}
+
+/**
  * A pool's client: one connection lent per transaction (see `driverClient`), and sessions that
  * keep one between transactions (`keptSession`) when the pool tells of its waiters.
  */
 function poolClient<C extends DriverConnection, P extends C>(adapter: string, describeError: (err: unknown) => DriverErrorInfo, connectionOf: (conn: C) => SqlConnection, pool: DriverPool<P>): SqlClient {
-  /**
-   * Runs `work` on a connection of the pool, given back exactly once: when `work` settles
-   * (destroyed when it failed with a lost connection, or interrupted by the server, which may leave
-   * a procedure's transaction open on it, or the pool calls the connection unusable),
-   * or at once, destroyed, when `signal` aborts (the engine stopped waiting: a statement may still
-   * be in flight on it, and on a silent socket it would never come back).
-   */
-  const lend = async <T>(signal: AbortSignal | undefined, work: (conn: P) => Promise<T>): Promise<T> => {
-    const conn = await pool.acquire();
-    let returned = false;
-    const giveBack = (broken: boolean): void | Promise<void> => {
-      if (returned) return;
-      returned = true;
-      return pool.release(conn, broken);
-    };
-    const onAbort = (): void => void giveBack(true);
-    if (signal?.aborted) onAbort();
-    signal?.addEventListener('abort', onAbort, { once: true });
-    let broken = false;
-    try {
-      return await work(conn);
-    } catch (err) {
-      const info = describeError(err);
-      broken = info.lost === true || isInterrupted(info) || pool.unusable?.(conn) === true;
-      throw err;
-    } finally {
-      signal?.removeEventListener('abort', onAbort);
-      await giveBack(broken);
-    }
-  };
+  const lend = <T>(signal: AbortSignal | undefined, work: (conn: P) => Promise<T>): Promise<T> => lending(pool, describeError, signal, work);
   const plain: SqlClient = {
     adapter,
     joined: false,

@@ -134,16 +134,27 @@ class KeptSession<P extends DriverConnection> {
 
   /**
    * Takes a connection of the pool and watches for callers waiting on the pool while it is kept.
-   * A run abandoned while it waited for the pool MUST NOT keep what it got (another run may be
-   * on the session by then): that connection goes straight back.
+   * The pool tells of each caller once, when it begins to wait: one that began waiting while this
+   * session waited for its connection (or the session's own wait) MUST count as wanting it, so a
+   * connection taken from a contended pool goes back after its first transaction (under contention
+   * the session lends per transaction) and no caller that waited before it was taken is left
+   * waiting behind a session that keeps it. A run abandoned while it waited for the pool MUST NOT
+   * keep what it got (another run may be on the session by then): that connection goes straight back.
    */
   private async take(level: IsolationLevel, signal: AbortSignal | undefined): Promise<Kept<P>> {
-    const conn = await this.parts.pool.acquire();
+    let contended = false;
+    const unwatchAcquire = this.parts.onWait(() => void (contended = true));
+    let conn: P;
+    try {
+      conn = await this.parts.pool.acquire();
+    } finally {
+      unwatchAcquire();
+    }
     if (signal?.aborted) {
       void Promise.resolve(this.parts.pool.release(conn, false)).catch(() => undefined);
       throw signal.reason;
     }
-    this.wanted = false;
+    this.wanted = contended;
     const unwatch = this.parts.onWait(() => {
       this.wanted = true;
       if (!this.busy) void this.giveBack();
