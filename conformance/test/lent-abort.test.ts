@@ -3,10 +3,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Taskrow } from '@taskrow/core';
 import { taskrow as drizzleTaskrow } from '@taskrow/drizzle';
 import { taskrow as knexTaskrow } from '@taskrow/knex';
+import { taskrow as sequelizeTaskrow } from '@taskrow/sequelize';
+import { taskrow as typeormTaskrow } from '@taskrow/typeorm';
 import type { ServerTarget } from '@taskrow/servers';
 import { startProxy, type Proxy } from '../chaos/proxy.js';
 import { drizzleFor, endDrizzle } from '../src/harnesses/drizzle.js';
 import { knexFor } from '../src/harnesses/knex.js';
+import { sequelizeFor } from '../src/harnesses/sequelize.js';
+import { typeormFor } from '../src/harnesses/typeorm.js';
 import { mysql2Probe } from '../src/harnesses/mysql2.js';
 import { label, targets } from '../src/targets.js';
 
@@ -30,9 +34,20 @@ const adapters: Record<string, (url: string, prefix: string) => Promise<Opened>>
     const tr = (await drizzleTaskrow(db, { prefix, statementTimeout: STATEMENT_TIMEOUT })) as Taskrow<unknown>;
     return { tr, end: () => endDrizzle(db).catch(() => undefined) };
   },
+  async typeorm(url, prefix) {
+    const ds = await typeormFor(url, 1);
+    const tr = (await typeormTaskrow(ds, { prefix, statementTimeout: STATEMENT_TIMEOUT })) as Taskrow<unknown>;
+    return { tr, end: () => ds.destroy().catch(() => undefined) };
+  },
+  async sequelize(url, prefix) {
+    const db = sequelizeFor(url, 1);
+    const tr = (await sequelizeTaskrow(db, { prefix, statementTimeout: STATEMENT_TIMEOUT })) as Taskrow<unknown>;
+    return { tr, end: () => db.close().catch(() => undefined) };
+  },
 };
 
-// A library adapter lends one pooled connection to each of taskrow's autocommit statements and
+// A library adapter (Knex, Drizzle, TypeORM, Sequelize; not Kysely, whose driver connections are
+// out of reach) lends one pooled connection to each of taskrow's autocommit statements and
 // transactions. When that connection goes silent (no reply, no FIN, no RST), the engine stops
 // waiting after its statement timeout; the adapter MUST then close the connection and give its slot
 // back, or a pool of one would never lend again and every later statement would time out too.

@@ -6,6 +6,8 @@ export interface Mysql2CallbackConnection {
   query(sql: string, values: unknown, cb: (err: unknown, result: unknown) => void): unknown;
   /** mysql2's promise wrapper over the same connection. */
   promise(): { beginTransaction(): Promise<void>; commit(): Promise<void>; rollback(): Promise<void> };
+  /** Closes the socket at once (Sequelize's own disconnect waits for the server to answer a QUIT). */
+  destroy(): void;
 }
 
 /** The parts of Sequelize's `connectionManager` taskrow uses (public API of Sequelize 6). */
@@ -46,8 +48,10 @@ function lent(conn: Mysql2CallbackConnection): LentConnection {
 
 /**
  * Sequelize's pool as core's `DriverPool`: `getConnection({ type: 'write' })` lends a connection,
- * `releaseConnection()` takes it back, `destroyConnection()` drops a broken one. An acquire that fails with a plain error (Sequelize closed) is
- * recorded in `closedErrors`.
+ * `releaseConnection()` takes it back, `destroyConnection()` drops a broken one, its socket closed
+ * first: Sequelize's own disconnect sends QUIT and waits for the server, which on a silent socket
+ * never answers, so the server would keep the connection's transaction and its locks. An acquire
+ * that fails with a plain error (Sequelize closed) is recorded in `closedErrors`.
  */
 function poolOf(db: SequelizeInstance, closedErrors: WeakSet<object>): DriverPool<LentConnection> {
   const cm = db.connectionManager;
@@ -59,8 +63,11 @@ function poolOf(db: SequelizeInstance, closedErrors: WeakSet<object>): DriverPoo
       throw err;
     }
   };
-  const release = (c: LentConnection, broken: boolean): void | Promise<void> =>
-    broken ? cm.destroyConnection(c.conn).catch(() => undefined) : cm.releaseConnection(c.conn);
+  const release = (c: LentConnection, broken: boolean): void | Promise<void> => {
+    if (!broken) return cm.releaseConnection(c.conn);
+    c.conn.destroy();
+    return cm.destroyConnection(c.conn).catch(() => undefined);
+  };
   return { acquire, release };
 }
 

@@ -1,4 +1,4 @@
-import { rollingBackInterrupted, toSqlResult, type IsolationLevel, type SqlClient, type SqlConnection, type SqlResult, type SqlValue } from '@taskrow/core';
+import { lending, rollingBackInterrupted, toSqlResult, type IsolationLevel, type Lender, type SqlClient, type SqlConnection, type SqlResult, type SqlValue } from '@taskrow/core';
 import { describeTypeormError } from './errors.js';
 
 /*
@@ -11,6 +11,8 @@ import { describeTypeormError } from './errors.js';
 export interface TypeormQueryRunner {
   connect(): Promise<unknown>;
   release(): Promise<void>;
+  /** The EntityManager on this QueryRunner: its `transaction()` runs here and leaves the release to the caller. */
+  readonly manager: TypeormManager;
 }
 
 /** An EntityManager: inside a transaction it carries the transaction's QueryRunner. */
@@ -34,6 +36,38 @@ export type TypeormTransaction = TypeormManager | TypeormQueryRunner;
 /** The mysql2 connection (callback API) a TypeORM QueryRunner holds. */
 interface Mysql2CallbackConnection {
   query(options: { sql: string; typeCast: TypeCast }, values: unknown, cb: (err: unknown, result: unknown) => void): unknown;
+  /** Closes it and takes it out of its pool (a later `release()` of it does nothing). */
+  destroy(): void;
+}
+
+/** A QueryRunner taskrow took, and the mysql2 connection it holds. */
+interface Taken {
+  readonly runner: TypeormQueryRunner;
+  readonly conn: Mysql2CallbackConnection;
+}
+
+/**
+ * The DataSource's pool as `lending` borrows from it: a QueryRunner of taskrow's own, connected,
+ * for each statement or transaction, released on every path; its connection is destroyed first
+ * when broken (lost, interrupted, or given up by the engine: a statement may be in flight on a
+ * silent socket), so the pool makes another in its place.
+ */
+function lenderOf(ds: TypeormDataSource): Lender<Taken> {
+  return {
+    acquire: async () => {
+      const runner = ds.createQueryRunner();
+      try {
+        return { runner, conn: (await runner.connect()) as Mysql2CallbackConnection };
+      } catch (err) {
+        await runner.release().catch(() => undefined);
+        throw err;
+      }
+    },
+    release: async ({ runner, conn }, broken) => {
+      if (broken) conn.destroy();
+      await runner.release().catch(() => undefined);
+    },
+  };
 }
 
 type TypeCast = (field: { type: string; string(): string | null }, next: () => unknown) => unknown;
@@ -72,36 +106,30 @@ export function runnerOf(tx: TypeormTransaction): TypeormQueryRunner {
 }
 
 /**
- * The `SqlClient` over a TypeORM DataSource. Each of taskrow's transactions runs in
- * `dataSource.manager.transaction(isolationLevel?, ...)`, which takes one QueryRunner (one pooled
- * connection), sends `SET TRANSACTION ISOLATION LEVEL` and `START TRANSACTION`, and releases it on
- * every path; a single statement takes a QueryRunner of its own and releases it, rolled back first
- * when the server interrupted the statement (`endsInterrupted`). Statements run on the QueryRunner's
- * mysql2 connection (`queryRunner.connect()`).
+ * The `SqlClient` over a TypeORM DataSource. Each of taskrow's statements and transactions takes a
+ * QueryRunner of its own (one pooled connection) through `lending`, which releases it on every path
+ * and destroys its connection first when it broke or when the engine stops waiting (`signal`: a
+ * silent socket never keeps a slot of the pool). A transaction runs in that QueryRunner's
+ * `manager.transaction(isolationLevel?, ...)` (TypeORM sends `SET TRANSACTION ISOLATION LEVEL`,
+ * `START TRANSACTION`, COMMIT or ROLLBACK); a single statement is rolled back first when the server
+ * interrupted it (`endsInterrupted`). Statements go to the QueryRunner's mysql2 connection.
  */
 export function typeormClient(ds: TypeormDataSource): SqlClient {
-  const inTransaction = <T>(fn: (conn: SqlConnection) => Promise<T>, isolation?: IsolationLevel): Promise<T> => {
-    const body = (m: TypeormManager): Promise<T> => {
-      const runner = runnerOf(m);
-      return fn(connectionOf(() => runner.connect()));
-    };
-    return isolation ? ds.manager.transaction(isolation, body) : ds.manager.transaction(body);
-  };
+  const pool = lenderOf(ds);
   const describeError = (err: unknown) => describeTypeormError(err, () => !ds.isInitialized);
+  const inTransaction = <T>(fn: (conn: SqlConnection) => Promise<T>, isolation: IsolationLevel | undefined, signal: AbortSignal | undefined): Promise<T> =>
+    lending(pool, describeError, signal, ({ runner, conn }) => {
+      const body = (): Promise<T> => fn(connectionOf(async () => conn));
+      return isolation ? runner.manager.transaction(isolation, body) : runner.manager.transaction(body);
+    });
   return {
     adapter: 'typeorm',
     joined: false,
     describeError,
     endsInterrupted: true,
-    async query(sql, params) {
-      const runner = ds.createQueryRunner();
-      try {
-        return await rollingBackInterrupted(connectionOf(() => runner.connect()), describeError, sql, params);
-      } finally {
-        await runner.release();
-      }
-    },
-    transaction: (fn, options) => inTransaction(fn, options?.isolation),
+    query: (sql, params, options) =>
+      lending(pool, describeError, options?.signal, ({ conn }) => rollingBackInterrupted(connectionOf(async () => conn), describeError, sql, params)),
+    transaction: (fn, options) => inTransaction(fn, options?.isolation, options?.signal),
   };
 }
 
