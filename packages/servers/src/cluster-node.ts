@@ -100,8 +100,15 @@ export async function killNodeRun(n: { run?: NodeRun }): Promise<void> {
   n.run = undefined;
 }
 
-/** Stops the run (SIGTERM, then SIGKILL after 20 s), releases its watchdog and removes `dir`. */
+/**
+ * Stops the run (SIGTERM, then SIGKILL after 20 s), releases its watchdog and removes `dir`. A run
+ * that ended on its own before (a crash, or a server that shut itself down) first has the tail of
+ * its error log written to stderr, which is all that is left of it once `dir` is gone.
+ */
 export async function stopRun(run: NodeRun | undefined, dir: NodeDir): Promise<void> {
+  const died = run?.exited() ?? null;
+  if (died !== null) process.stderr.write(`${nodeLog(dir, `taskrow: a cluster node's server ${died} before it was stopped`)}
+`);
   if (run) {
     await stopProcess(run.proc);
     run.release();
