@@ -107,8 +107,7 @@ export async function killNodeRun(n: { run?: NodeRun }): Promise<void> {
  */
 export async function stopRun(run: NodeRun | undefined, dir: NodeDir): Promise<void> {
   const died = run?.exited() ?? null;
-  if (died !== null) process.stderr.write(`${nodeLog(dir, `taskrow: a cluster node's server ${died} before it was stopped`)}
-`);
+  if (died !== null) process.stderr.write(`${nodeLog(dir, `taskrow: a cluster node's server ${died} before it was stopped`)}\n`);
   if (run) {
     await stopProcess(run.proc);
     run.release();

@@ -188,15 +188,14 @@ export async function lending<P, T>(pool: Lender<P>, describeError: (err: unknow
  * keep one between transactions (`keptSession`) when the pool tells of its waiters.
  */
 function poolClient<C extends DriverConnection, P extends C>(adapter: string, describeError: (err: unknown) => DriverErrorInfo, connectionOf: (conn: C) => SqlConnection, pool: DriverPool<P>): SqlClient {
-  const lend = <T>(signal: AbortSignal | undefined, work: (conn: P) => Promise<T>): Promise<T> => lending(pool, describeError, signal, work);
   const plain: SqlClient = {
     adapter,
     joined: false,
     endsInterrupted: true,
     describeError,
-    // The statement's connection is lent here so that it can be destroyed (see `lend`).
-    query: (sql, params, options) => lend(options?.signal, (conn) => connectionOf(conn).query(sql, params)),
-    transaction: (fn, options) => lend(options?.signal, (conn) => inTransaction(conn, connectionOf(conn), fn, options?.isolation)),
+    // The statement's connection is lent here so that it can be destroyed (see `lending`).
+    query: (sql, params, options) => lending(pool, describeError, options?.signal, (conn) => connectionOf(conn).query(sql, params)),
+    transaction: (fn, options) => lending(pool, describeError, options?.signal, (conn) => inTransaction(conn, connectionOf(conn), fn, options?.isolation)),
   };
   if (!pool.onWait) return plain;
   const onWait = waitSignal(pool.onWait.bind(pool));
