@@ -299,19 +299,56 @@ for (const target of targets()) {
       }
     });
 
-    it('a claim whose reply was lost returns the jobs that run took: same tokens, attempt counted once', async () => {
-      const q = tr.queue(`c${Date.now()}`);
-      await q.enqueueMany(Array.from({ length: 10 }, (_, i) => ({ payload: i })));
-      client.lose(1);
-      const jobs = await q.claim({ limit: 4, lease: 60 });
-      expect(jobs).toHaveLength(4);
-      const stored = await jobsOf(q.name);
-      const running = stored.filter((r) => Number(r.phase) === 2);
-      expect(running.map((r) => Number(r.id)).sort((a, b) => a - b)).toEqual(jobs.map((j) => j.id).sort((a, b) => a - b));
-      for (const j of jobs) {
-        const row = running.find((r) => Number(r.id) === j.id)!;
-        expect([Number(row.token), Number(row.attempt), j.attempt]).toEqual([j.token, 1, 1]);
+    /** A claim's CALL (schema version 20). */
+    const claimCall: Match = (sql) => sql.length === 1 && sql[0]!.startsWith(`CALL \`${prefix}claim_jobs\``);
+
+    it('a claim is one statement (its CALL), no transaction; a claim of one group is a transaction', async () => {
+      const q = tr.queue(`o${Date.now()}`);
+      await q.enqueueMany(Array.from({ length: 6 }, (_, i) => ({ payload: i, group: i % 2 === 0 ? 'even' : undefined })));
+      const from = client.units.length;
+      expect(await q.claim({ limit: 2, lease: 60 })).toHaveLength(2);
+      expect(client.units.slice(from).filter((u) => u.some((x) => x.includes('claim_jobs') || x.includes('SKIP LOCKED')))).toEqual([
+        [expect.stringMatching(new RegExp(`^CALL \`${prefix}claim_jobs\`\\(`))],
+      ]);
+      const grouped = client.units.length;
+      expect(await q.claim({ limit: 2, lease: 60, group: 'even' })).toHaveLength(2);
+      const units = client.units.slice(grouped).filter((u) => u.some((x) => x.includes('claim_jobs') || x.includes('SKIP LOCKED')));
+      expect(units).toHaveLength(1);
+      expect(units[0]!.some((x) => x.includes('FOR UPDATE SKIP LOCKED'))).toBe(true);
+    });
+
+    it('a claim whose reply was lost returns the jobs that run took: same tokens, attempt counted once (its CALL, and a claim of one group in a transaction)', async () => {
+      for (const group of [undefined, 'g'] as const) {
+        const q = tr.queue(`c${group ?? ''}${Date.now()}`);
+        await q.enqueueMany(Array.from({ length: 10 }, (_, i) => ({ payload: i, group })));
+        const lostBefore = client.lostStatements.length;
+        if (group === undefined) client.lose(1, 'after', claimCall);
+        else client.lose(1);
+        const jobs = await q.claim({ limit: 4, lease: 60, group });
+        expect(jobs).toHaveLength(4);
+        const lost = client.lostStatements.slice(lostBefore);
+        expect(lost).toHaveLength(1);
+        expect(claimCall(lost[0]!)).toBe(group === undefined);
+        const stored = await jobsOf(q.name);
+        const running = stored.filter((r) => Number(r.phase) === 2);
+        expect(running.map((r) => Number(r.id)).sort((a, b) => a - b)).toEqual(jobs.map((j) => j.id).sort((a, b) => a - b));
+        for (const j of jobs) {
+          const row = running.find((r) => Number(r.id) === j.id)!;
+          expect([Number(row.token), Number(row.attempt), j.attempt]).toEqual([j.token, 1, 1]);
+        }
       }
+    });
+
+    it('a claim whose CALL never reached the server claims in a transaction, once', async () => {
+      const q = tr.queue(`b${Date.now()}`);
+      await q.enqueueMany(Array.from({ length: 10 }, (_, i) => ({ payload: i })));
+      const lostBefore = client.lostStatements.length;
+      client.lose(1, 'before', claimCall);
+      const jobs = await q.claim({ limit: 4, lease: 60 });
+      expect(client.lostStatements.slice(lostBefore)).toHaveLength(1);
+      expect(jobs).toHaveLength(4);
+      const running = (await jobsOf(q.name)).filter((r) => Number(r.phase) === 2);
+      expect(running.map((r) => [Number(r.id), Number(r.attempt)])).toEqual(jobs.map((j) => [j.id, 1]).sort((a, b) => a[0]! - b[0]!));
     });
 
     it('complete, fail and release whose reply was lost report what was applied, not LEASE_LOST', async () => {
@@ -338,8 +375,8 @@ for (const target of targets()) {
         const ids = new Set((await q.enqueueMany(Array.from({ length: 40 }, (_, i) => ({ payload: i })))).map((e) => e.id));
         const ran: number[] = []; // the ledger, outside the database
         const lostBefore = client.lostStatements.length;
-        // Transactions that complete one batch and claim the next.
-        client.lose(3, when, (tx) => tx.some((sql) => sql.includes('DELETE')) && tx.some((sql) => sql.includes('SKIP LOCKED')));
+        // The completions of batches (each followed by a claim's CALL), and the claims' CALLs.
+        client.lose(3, when, (tx) => claimCall(tx) || tx.some((sql) => sql.includes('DELETE')));
         const worker = q.work((job) => void ran.push(job.id), { concurrency: 10, batchSize: 10, lease: 60, pollInterval: 0.05 });
         const deadline = Date.now() + 10_000;
         while (worker.counts.completed < ids.size && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));

@@ -8,6 +8,9 @@ import { counting } from '../src/counting.js';
 import { mysql2Probe } from '../src/harnesses/mysql2.js';
 import { label, targets } from '../src/targets.js';
 
+/** A claim as the server receives it: its locking read in a transaction, or its CALL (schema version 20). */
+const CLAIMS = /ORDER BY `ready_priority`.*SKIP LOCKED|^CALL `[^`]*claim_jobs`/s;
+
 /** Resolves after `ms` on the local clock: an observation window, not a wait for the database. */
 const pause = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -160,7 +163,7 @@ for (const target of targets()) {
       const started: number[] = [];
       // Two slots each: a claim that finds one job is short, so the worker does not claim again after it.
       const workers = Array.from({ length: 4 }, () => q.work(async (job) => void started.push(job.payload), { pollInterval: 30, concurrency: 2 }));
-      const claims = (): number => matching(/ORDER BY `ready_priority`.*SKIP LOCKED/s);
+      const claims = (): number => matching(CLAIMS);
       try {
         await pause(3000); // every worker is inside its 2.55 s to 5.1 s wait (see above)
         const before = claims();
@@ -213,13 +216,14 @@ for (const target of targets()) {
         held = undefined;
         if (h) (reached(), await h);
       };
-      const gated: SqlClient = { ...inner, transaction: (fn, options) => inner.transaction(async (conn) => (await gate(), fn(conn)), options) };
+      // No CALLs (`endsInterrupted` unknown): the claim is a transaction, and the gate holds it before its read.
+      const gated: SqlClient = { ...inner, endsInterrupted: false, transaction: (fn, options) => inner.transaction(async (conn) => (await gate(), fn(conn)), options) };
       const { client, matching } = counting(gated);
       const counted = await createTaskrow<Mysql2Connection>({ client, joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } });
       const name = `r${Date.now()}`;
       const started: number[] = [];
       const w = counted.queue<number>(name).work(async (job) => void started.push(job.payload), { pollInterval: 30, concurrency: 4 });
-      const claims = (): number => matching(/ORDER BY `ready_priority`.*SKIP LOCKED/s);
+      const claims = (): number => matching(CLAIMS);
       try {
         await pause(3000); // the worker is inside its 2.55 s to 5.1 s wait (see above)
         let open: () => void = () => undefined;
@@ -555,8 +559,8 @@ describe('fast pickup · two databases, one process, same tables', () => {
     let reached: () => void = () => undefined;
     const atGate = new Promise<void>((r) => (reached = r));
     const inner = mysql2Client(pools[1]!);
-    // No kept connection (`session`): every transaction of the second database goes through the gate.
-    const gated: SqlClient = { ...inner, session: undefined, transaction: (fn, options) => inner.transaction(async (conn) => (reached(), await held, fn(conn)), options) };
+    // No kept connection (`session`) and no CALLs (`endsInterrupted` unknown): every claim of the second database is a transaction through the gate.
+    const gated: SqlClient = { ...inner, session: undefined, endsInterrupted: false, transaction: (fn, options) => inner.transaction(async (conn) => (reached(), await held, fn(conn)), options) };
     const second = await createTaskrow<Mysql2Connection>({ client: gated, joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } });
     await first.migrate();
     await (await taskrow(pools[1]!, { prefix })).migrate();

@@ -86,6 +86,11 @@ export class Executor {
     return new Executor(this.client, this.dialect, { ...this.retry, attempts: Math.min(this.retry.attempts, 3) }, bound, this.owner);
   }
 
+  /** The same executor with one attempt: a failure reaches the caller unretried (as a `TaskrowError`), for a caller that retries its own way. */
+  once(): Executor {
+    return new Executor(this.client, this.dialect, { ...this.retry, attempts: 1 }, this.timeoutMs, this.owner);
+  }
+
   /**
    * An executor like this one whose transactions keep one pooled connection between them (see
    * `SqlSession`: no BEGIN or isolation statement after the first), with the `end` that gives the

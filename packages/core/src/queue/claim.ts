@@ -12,6 +12,9 @@ import { leaseConfirmed, leaseLeft } from './local-lease.js';
 import { takeSlots, useSlots } from './rate.js';
 import { promoteDue, PROMOTE_AT_LEAST } from './promote.js';
 import { perQueue } from './registry.js';
+import { claimByCall } from './claim-call.js';
+import { mayCall } from './procedures.js';
+import { TaskrowError } from '../errors.js';
 import type { Job, JobRef } from './types.js';
 
 interface ClaimRow {
@@ -73,6 +76,17 @@ async function takenBefore(conn: SqlConnection, t: QueueTables, queue: string, t
   return rows;
 }
 
+/**
+ * Whether a claim with `args` may go as one CALL (`claim-call.ts`): no group filter, a queue this
+ * handle has not seen rate-limited, where the procedure may be called (`mayCall`).
+ */
+export function claimCallable(exec: Executor, t: QueueTables, args: ClaimArgs, state: ClaimState): boolean {
+  return args.group === undefined && !state.rated && mayCall(exec, t.claimCall);
+}
+
+/** A claim's CALL whose reply was lost: it may have committed. */
+const LOST = Symbol('lost');
+
 /** The rows one run of a claim found: `fresh` when this run took them, not an earlier lost run. */
 export interface ClaimRows {
   readonly rows: readonly ClaimRow[];
@@ -101,6 +115,35 @@ export class ClaimCall<P> {
   async run(conn: SqlConnection): Promise<ClaimRows> {
     this.args.reading?.();
     return { rows: await claimReady(conn, this.t, this.queue, this.args, this.state, this.token, this.joined), fresh: true };
+  }
+
+  /**
+   * The claim as one CALL (see `claim-call.ts`), for a claim without a group filter of a queue this
+   * handle has not seen rate-limited: the rows it leased, or `LOST` when its reply was lost (it may
+   * have committed: the caller looks for its rows by token first), or undefined when the caller
+   * MUST claim in its own transaction (no procedure; the queue rate-limited or with due jobs to
+   * make ready first; a deadlock or lock wait met, after which the call left nothing behind).
+   */
+  async byCall(exec: Executor): Promise<ClaimRows | typeof LOST | undefined> {
+    const { args, state } = this;
+    if (!claimCallable(exec, this.t, args, state)) return undefined;
+    const ticket = state.cursor.start(undefined);
+    const head = state.cursor.head();
+    args.reading?.();
+    const call = { limit: args.limit, leaseMicros: args.leaseMicros, token: this.token, from: ticket.from, stale: performance.now() - state.lastPromote >= PROMOTE_EVERY_MS };
+    const got = await claimByCall(exec, this.t, this.queue, call).catch((err: unknown) => {
+      if (err instanceof TaskrowError && err.code === 'CONNECTION_LOST') return LOST;
+      if (err instanceof TaskrowError && err.code === 'RETRIES_EXHAUSTED') return undefined;
+      throw err;
+    });
+    if (got === undefined || got === LOST) return got;
+    if (got.state === 'paused') return { rows: [], fresh: true };
+    if (got.state !== 'claimed') {
+      state.rated = got.state === 'rated';
+      return undefined;
+    }
+    state.cursor.readEnd(undefined, got.head ? head : ticket, got.rows.length, got.last, args.limit);
+    return { rows: got.rows, fresh: true };
   }
 
   /** In a run retried after a lost connection: the jobs an earlier run took, or undefined when none did. */
@@ -193,7 +236,9 @@ export async function claimJobs<P>(
   if (args.limit === 0) return [];
   await takeHeadTurn(exec, t, queue, state.cursor, args.group);
   const call = new ClaimCall<P>(t, queue, args, state, exec.client.joined, progress);
-  const found = await exec.attempts((attempt) => async (conn) => (attempt.afterLost ? await call.lostBefore(conn) : undefined) ?? (await call.run(conn)), {
+  const byCall = await call.byCall(exec);
+  if (byCall !== undefined && byCall !== LOST) return call.jobs(byCall);
+  const found = await exec.attempts((attempt) => async (conn) => (attempt.afterLost || byCall === LOST ? await call.lostBefore(conn) : undefined) ?? (await call.run(conn)), {
     isolation: 'READ COMMITTED',
   });
   return call.jobs(found);

@@ -61,6 +61,8 @@ export interface ClaimCursor {
    * before a `rewind` changes nothing: it may have missed what the rewind announced.
    */
   read(group: string | undefined, ticket: Ticket, rows: readonly LastRow[], limit: number): void;
+  /** `read`, told by count and last row's place instead of the rows (a claim whose read ran in the server, see `claim-call.ts`). */
+  readEnd(group: string | undefined, ticket: Ticket, count: number, last: Position | undefined, limit: number): void;
   /**
    * Jobs of the queue were made ready in this process: claims begun from now on read from the
    * head. `priority`: the jobs were enqueued ready now, the least of them with this priority
@@ -90,6 +92,11 @@ export function claimCursor(client: object, jobsTable: string, queue: string): C
   const m = queues.get(key) ?? { byGroup: new Map<string, Mark>(), rewinds: 0 };
   queues.set(key, m);
   const head = (): Ticket => ({ from: undefined, rewinds: m.rewinds, since: performance.now() });
+  const readEnd: ClaimCursor['readEnd'] = (group, ticket, count, last, limit) => {
+    if (ticket.rewinds !== m.rewinds) return;
+    if (count < limit || last === undefined) return void m.byGroup.delete(groupKey(group));
+    m.byGroup.set(groupKey(group), { priority: last.priority, dueUs: last.dueUs, since: ticket.since });
+  };
   const due = (mark: Mark | undefined): boolean => mark !== undefined && performance.now() - mark.since >= CURSOR_MS;
   return {
     start(group) {
@@ -99,11 +106,10 @@ export function claimCursor(client: object, jobsTable: string, queue: string): C
     },
     head,
     read(group, ticket, rows, limit) {
-      if (ticket.rewinds !== m.rewinds) return;
       const last = rows.at(-1);
-      if (rows.length < limit || last === undefined) return void m.byGroup.delete(groupKey(group));
-      m.byGroup.set(groupKey(group), { priority: toNumber(last.priority), dueUs: toNumber(last.due_us), since: ticket.since });
+      readEnd(group, ticket, rows.length, last && { priority: toNumber(last.priority), dueUs: toNumber(last.due_us) }, limit);
     },
+    readEnd,
     rewind(priority) {
       if (priority !== undefined && ![...m.byGroup.values()].some((mark) => mark.priority > priority)) return;
       m.byGroup.clear();

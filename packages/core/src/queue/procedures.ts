@@ -41,12 +41,22 @@ export function mayCall(exec: Executor, procedure: string): boolean {
  * may not execute it; `mayCall` is false for `MISSING_RECHECK_MS` from then on.
  */
 export async function callProcedure<Row>(exec: Executor, procedure: string, params: readonly SqlValue[]): Promise<Row | undefined> {
+  const rows = await callRows<Row>(exec, procedure, params);
+  if (rows === undefined) return undefined;
+  const row = rows[0];
+  if (row === undefined) throw new TaskrowError('DATABASE_ERROR', `${procedure} returned no row`);
+  return row;
+}
+
+/**
+ * `CALL procedure(params)` through `exec`: the rows of its first result set, however the adapter's
+ * client nests them (`[[rows], ok]` or `[rows]`). Undefined, having run nothing, when the procedure
+ * cannot be called (see `callProcedure`).
+ */
+export async function callRows<Row>(exec: Executor, procedure: string, params: readonly SqlValue[]): Promise<Row[] | undefined> {
   try {
     const res = await exec.query<unknown>(`CALL ${procedure}(${params.map(() => '?').join(', ')})`, params);
-    const rows = Array.isArray(res.rows[0]) ? (res.rows[0] as unknown[]) : res.rows;
-    const row = rows[0] as Row | undefined;
-    if (row === undefined) throw new TaskrowError('DATABASE_ERROR', `${procedure} returned no row`);
-    return row;
+    return (Array.isArray(res.rows[0]) ? res.rows[0] : res.rows) as Row[];
   } catch (err) {
     if (!(err instanceof TaskrowError) || err.errno === undefined || !NOT_CALLABLE.has(err.errno)) throw err;
     const found = missing.get(exec.dialect) ?? new Map<string, number>();

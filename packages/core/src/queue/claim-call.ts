@@ -1,0 +1,213 @@
+import { performance } from 'node:perf_hooks';
+import type { Executor } from '../engine/executor.js';
+import { TaskrowError } from '../errors.js';
+import type { Migration } from '../schema/migration.js';
+import type { SqlClient } from '../port.js';
+import { epochMicros } from '../sql.js';
+import { toNumber } from '../validate.js';
+import type { Position } from './cursor.js';
+import { callRows, mayCall } from './procedures.js';
+import { perQueue } from './registry.js';
+import { DUE_ROWS, PHASE, queueTables, type QueueTables } from './tables.js';
+
+/** Seconds a claim waits for its queue's claim lock before it claims without it (MySQL takes whole seconds). */
+const SERIAL_WAIT_S = 1;
+/** Milliseconds a process claims a queue without the claim lock after a wait for it timed out or the server refused it. */
+const UNSERIAL_MS = 60_000;
+
+/** The rows of the ready range a claim reads, in claim order, as the procedure's derived table `x` (`?` style params are procedure variables). */
+const lockedReady = (jobs: string, from: boolean): string =>
+  `SELECT \`id\`, \`ready_priority\`, \`due_at\`, \`grp\`, ${epochMicros('`due_at`')} AS due_us FROM ${jobs} FORCE INDEX (\`claim\`)
+      WHERE \`queue\` = p_queue AND \`phase\` = ${PHASE.ready}${from ? `
+        AND (\`ready_priority\` > p_from_priority OR (\`ready_priority\` = p_from_priority AND \`due_at\` >= '1970-01-01 00:00:00' + INTERVAL p_from_due MICROSECOND))` : ''}
+      ORDER BY \`ready_priority\`, \`due_at\`, \`grp\`, \`id\` LIMIT p_limit FOR UPDATE SKIP LOCKED`;
+
+/** Reads (and locks) the ready rows into `v_ids` (ids in claim order), `v_n` and `v_last` (the last row's `priority due_us`). */
+const readReady = (jobs: string, from: boolean): string => `SELECT GROUP_CONCAT(x.\`id\` ORDER BY x.\`ready_priority\`, x.\`due_at\`, x.\`grp\`, x.\`id\`), COUNT(*),
+        SUBSTRING_INDEX(GROUP_CONCAT(CONCAT(x.\`ready_priority\`, ' ', x.due_us) ORDER BY x.\`ready_priority\`, x.\`due_at\`, x.\`grp\`, x.\`id\`), ',', -1)
+      INTO v_ids, v_n, v_last
+      FROM (${lockedReady(jobs, from)}) AS x;`;
+
+/** A leased row's columns as the claim returns them (its attempt as before the lease, as a read before the UPDATE sees it). */
+const LEASED_COLUMNS = `\`id\`, \`grp\`, \`conc_key\`, \`priority\`, \`attempt\` - 1 AS \`attempt\`, \`max_attempts\`, \`token\`, \`payload\`,
+  ${epochMicros('`run_at`')} AS run_us, ${epochMicros('`due_at`')} AS due_us`;
+
+/** `sql` inside an SQL string literal. */
+const literal = (sql: string): string => sql.replaceAll("'", "''");
+
+/**
+ * Schema version 20: a claim of ready jobs as one statement, `CALL <prefix>claim_jobs(queue, limit,
+ * lease, token, from_priority, from_due, stale, serial)`, for the common claim (no group filter, a
+ * queue not rate-limited: see `claimByCall`). In the server, in the order the client would send
+ * it: with `serial`, the queue's claim lock (a named lock, `GET_LOCK`, waited on 1 s at most:
+ * claims of a queue then enter InnoDB one at a time, instead of 32 claimers skip-reading each
+ * other's rows and the entries purge has not removed yet; one that does not get it claims all the
+ * same), then at READ COMMITTED the gate (paused, rate-limited, due jobs waiting: plain reads),
+ * the locking read of up to `limit` ready rows (`FOR UPDATE SKIP LOCKED`, from the priority and
+ * due time given, then from the head when that finds fewer), the lease (token, lease expiry on
+ * the database clock, one more attempt), COMMIT, the lock released, and last the leased rows, read
+ * back by id in claim order (so the lock is never held while the server writes to the network).
+ * It leases nothing and answers a state instead when the queue is paused (1), rate-limited (2) or
+ * has due jobs to make ready first (3: `stale`, or the read found fewer than `limit`): the client
+ * then claims in its own transaction. One result set, at least one row: `state`, `head` (the read
+ * began at the head), `due`, `last`, `locked` (1 got the lock, 0 waited in vain, 2 refused), then
+ * the job columns (NULL on the one row of an empty claim). Any error rolls back and releases the
+ * lock before it reaches the client. `SQL SECURITY INVOKER`; optional, as version 17.
+ */
+export const CLAIM_CALL_MIGRATION: Migration = {
+  version: 20,
+  name: 'queue-claim-call',
+  optional: true,
+  statements: (prefix) => {
+    const t = queueTables(prefix);
+    const lockName = `CONCAT('taskrow:', LEFT(SHA2(CONCAT(DATABASE(), '.', '${prefix}queue_jobs', '.', p_queue), 256), 56))`;
+    const due = (order: string): string => `(SELECT 1 FROM ${t.jobs} FORCE INDEX (\`claim\`) WHERE ${DUE_ROWS.replace('?', 'p_queue')}${order} LIMIT 1) IS NOT NULL`;
+    return [
+      `CREATE PROCEDURE IF NOT EXISTS ${t.claimCall}(
+  IN p_queue VARCHAR(64) CHARACTER SET ascii, IN p_limit INT UNSIGNED, IN p_lease BIGINT UNSIGNED, IN p_token BIGINT UNSIGNED,
+  IN p_from_priority SMALLINT, IN p_from_due BIGINT, IN p_stale TINYINT, IN p_serial TINYINT)
+MODIFIES SQL DATA SQL SECURITY INVOKER COMMENT 'taskrow: one claim of ready jobs'
+BEGIN
+  DECLARE v_lock VARCHAR(64) CHARACTER SET ascii;
+  DECLARE v_locked TINYINT DEFAULT 2;
+  DECLARE v_state TINYINT DEFAULT 0;
+  DECLARE v_paused TINYINT DEFAULT 0;
+  DECLARE v_rated TINYINT DEFAULT 0;
+  DECLARE v_due TINYINT DEFAULT 0;
+  DECLARE v_head TINYINT DEFAULT 1;
+  DECLARE v_n INT UNSIGNED DEFAULT 0;
+  DECLARE v_ids LONGTEXT CHARACTER SET ascii;
+  DECLARE v_last VARCHAR(64) CHARACTER SET ascii;
+  DECLARE v_len BIGINT UNSIGNED DEFAULT @@SESSION.group_concat_max_len;
+  DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN
+    ROLLBACK;
+    SET SESSION group_concat_max_len = v_len;
+    IF v_locked = 1 THEN DO RELEASE_LOCK(v_lock); END IF;
+    RESIGNAL;
+  END;
+  SET v_lock = ${lockName};
+  IF p_serial = 1 THEN
+    BEGIN
+      DECLARE CONTINUE HANDLER FOR SQLEXCEPTION SET v_locked = 2;
+      WHILE IS_USED_LOCK(v_lock) = CONNECTION_ID() DO DO RELEASE_LOCK(v_lock); END WHILE;
+      SET v_locked = COALESCE(GET_LOCK(v_lock, ${SERIAL_WAIT_S}), 0);
+    END;
+  END IF;
+  IF v_len < 1048576 THEN SET SESSION group_concat_max_len = 1048576; END IF;
+  SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+  START TRANSACTION;
+  SELECT EXISTS (SELECT 1 FROM ${t.queues} WHERE \`queue\` = p_queue AND \`paused_at\` IS NOT NULL),
+    EXISTS (SELECT 1 FROM ${t.rateSlots} WHERE \`queue\` = p_queue),
+    IF(VERSION() LIKE '%MariaDB%', ${due(' ORDER BY `phase` DESC, `ready_priority` DESC, `due_at` DESC')}, ${due('')})
+    INTO v_paused, v_rated, v_due;
+  IF v_paused = 1 THEN
+    SET v_state = 1;
+  ELSEIF v_rated = 1 THEN
+    SET v_state = 2;
+  ELSEIF v_due = 1 AND p_stale = 1 THEN
+    SET v_state = 3;
+  ELSE
+    IF p_from_priority IS NOT NULL THEN
+      ${readReady(t.jobs, true)}
+      SET v_head = v_n < p_limit;
+    END IF;
+    IF v_head = 1 THEN
+      ${readReady(t.jobs, false)}
+    END IF;
+    IF v_due = 1 AND v_n < p_limit THEN
+      SET v_state = 3, v_ids = NULL;
+    ELSEIF v_n > 0 THEN
+      SET @taskrow_claim = CONCAT('UPDATE ${t.jobs} FORCE INDEX (PRIMARY) SET \`due_at\` = UTC_TIMESTAMP(6) + INTERVAL ', p_lease,
+        ' MICROSECOND, \`attempt\` = \`attempt\` + 1, \`token\` = ', p_token, ', \`ready_priority\` = 0, \`phase\` = ${PHASE.running} WHERE \`id\` IN (', v_ids, ')');
+      PREPARE taskrow_claim FROM @taskrow_claim;
+      EXECUTE taskrow_claim;
+      DEALLOCATE PREPARE taskrow_claim;
+    END IF;
+  END IF;
+  IF v_state = 0 THEN COMMIT; ELSE ROLLBACK; SET v_ids = NULL; END IF;
+  SET SESSION group_concat_max_len = v_len;
+  IF v_locked = 1 THEN DO RELEASE_LOCK(v_lock); END IF;
+  IF v_ids IS NULL THEN
+    SELECT v_state AS \`state\`, v_head AS \`head\`, v_due AS \`due\`, v_last AS \`last\`, v_locked AS \`locked\`, NULL AS \`id\`;
+  ELSE
+    SET @taskrow_claim = CONCAT('SELECT 0 AS \`state\`, ', v_head, ' AS \`head\`, ', v_due, ' AS \`due\`, ', QUOTE(v_last), ' AS \`last\`, ', v_locked, ' AS \`locked\`,
+      ${literal(LEASED_COLUMNS)}, ${literal(epochMicros('`due_at`'))} - ', p_lease, ' AS now_us FROM ${t.jobs} FORCE INDEX (PRIMARY)
+      WHERE \`id\` IN (', v_ids, ') AND \`token\` = ', p_token, ' ORDER BY FIELD(\`id\`, ', v_ids, ')');
+    PREPARE taskrow_claim FROM @taskrow_claim;
+    EXECUTE taskrow_claim;
+    DEALLOCATE PREPARE taskrow_claim;
+  END IF;
+  SET @taskrow_claim = NULL;
+END`,
+    ];
+  },
+};
+
+/** A row of the procedure's answer: the claim's outcome, and a leased job (columns NULL when none). */
+interface CallRow {
+  state: unknown;
+  head: unknown;
+  due: unknown;
+  last: unknown;
+  locked: unknown;
+  id: unknown;
+  grp: string;
+  conc_key: string | null;
+  priority: unknown;
+  attempt: unknown;
+  max_attempts: unknown;
+  token: unknown;
+  payload: unknown;
+  run_us: unknown;
+  due_us: unknown;
+  now_us: unknown;
+}
+
+/** What a claim by CALL found. */
+export type CallClaim =
+  | { readonly state: 'claimed'; readonly rows: readonly CallRow[]; readonly head: boolean; readonly last: Position | undefined }
+  | { readonly state: 'paused' | 'rated' | 'due' };
+
+/** Per client and queue: no claim lock asked for before this (`performance.now()`). */
+const unserial = new WeakMap<SqlClient, Map<string, { until: number }>>();
+
+/** The claim's arguments as the procedure takes them. */
+export interface CallArgs {
+  readonly limit: number;
+  readonly leaseMicros: number;
+  readonly token: number;
+  readonly from: Position | undefined;
+  readonly stale: boolean;
+}
+
+/**
+ * One claim of `queue` by `CALL <prefix>claim_jobs(...)` (see `CLAIM_CALL_MIGRATION`), sent once:
+ * a failure reaches the caller unretried, and the caller claims in its own transaction then (after
+ * a lost reply, looking first for what this call leased by its token). Undefined, having run
+ * nothing, when the procedure cannot be called (`mayCall`). On a node of a multi-writer cluster,
+ * and for `UNSERIAL_MS` after a wait for the claim lock timed out or the server refused the lock,
+ * the claim does without it.
+ */
+export async function claimByCall(exec: Executor, t: QueueTables, queue: string, args: CallArgs): Promise<CallClaim | undefined> {
+  if (!mayCall(exec, t.claimCall)) return undefined;
+  const serial = perQueue(unserial, exec.owner, t, queue, () => ({ until: -Infinity }));
+  const useLock = !exec.dialect.multiWriter && performance.now() >= serial.until;
+  const from = args.from;
+  const rows = await callRows<CallRow>(exec.once(), t.claimCall, [queue, args.limit, args.leaseMicros, args.token, from?.priority ?? null, from?.dueUs ?? null, args.stale ? 1 : 0, useLock ? 1 : 0]);
+  if (rows === undefined) return undefined;
+  const first = rows[0];
+  if (first === undefined) throw new TaskrowError('DATABASE_ERROR', `${t.claimCall} returned no row (queue ${JSON.stringify(queue)})`);
+  if (useLock && toNumber(first.locked) !== 1) serial.until = performance.now() + UNSERIAL_MS;
+  const state = toNumber(first.state);
+  if (state !== 0) return { state: state === 1 ? 'paused' : state === 2 ? 'rated' : 'due' };
+  const leased = rows.filter((r) => r.id !== null && r.id !== undefined);
+  return { state: 'claimed', rows: leased, head: toNumber(first.head) === 1, last: position(first.last) };
+}
+
+/** The `priority due_us` text of the read's last row as a position. */
+function position(last: unknown): Position | undefined {
+  const text = Buffer.isBuffer(last) ? last.toString('latin1') : typeof last === 'string' ? last : undefined;
+  const [priority, dueUs] = (text ?? '').split(' ').map(Number);
+  return Number.isSafeInteger(priority) && Number.isSafeInteger(dueUs) ? { priority: priority!, dueUs: dueUs! } : undefined;
+}
+
