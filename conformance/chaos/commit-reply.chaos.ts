@@ -114,7 +114,8 @@ for (const target of chaosTargets()) {
 
       it('claim: the retry returns the jobs the lost attempt took, attempt counted once', async () => {
         const ids = (await scene.tr.queue('claim').enqueueMany(Array.from({ length: 5 }, (_, i) => ({ payload: { seq: i } })))).map((r) => r.id);
-        arm(/queue_jobs/);
+        // A claim is one CALL (`claim_jobs`, schema 20): that statement's reply is lost.
+        arm(/claim_jobs|queue_jobs/);
         const res = await attempt(() => tr.queue('claim').claim({ limit: 5, lease: 60 }));
         const got = new Set((res.value ?? []).map((j) => j.id));
         const running = await scene.probe<{ id: number; attempt: number }>(

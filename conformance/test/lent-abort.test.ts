@@ -97,22 +97,38 @@ for (const target of targets() as ServerTarget[]) {
       }, 60_000);
 
       it('a claim whose connection goes silent inside its transaction: the connection is closed, the server rolls back, a later claim takes the job once', async () => {
+        // A claim of one group runs as a transaction (a claim without one is a CALL: next case).
         const queue = opened.tr.queue<{ n: number }>('claimed');
-        const { id } = await queue.enqueue({ n: 1 });
+        const { id } = await queue.enqueue({ n: 1 }, { group: 'g' });
         // The claim's locking read reaches the server (which locks the job), its reply never comes
         // back and the connection hears nothing more: silent inside the claim's transaction.
         proxy.loseReplies({ count: 1, then: 'silent', match: (sql) => /FOR UPDATE SKIP LOCKED/.test(sql) });
         const t0 = performance.now();
-        let jobs = await queue.claim({ limit: 5, lease: 60 });
+        let jobs = await queue.claim({ limit: 5, lease: 60, group: 'g' });
         expect(proxy.counters.lostReplies).toBe(1);
         // The server holds the job's lock until it hears the silent connection close: then it rolls
         // back, and a claim takes the job. Without the close, the pool's one connection stays with the
         // silent transaction and every claim fails.
-        while (jobs.length === 0 && performance.now() - t0 < STATEMENT_TIMEOUT * 1000 * 5) jobs = await queue.claim({ limit: 5, lease: 60 });
+        while (jobs.length === 0 && performance.now() - t0 < STATEMENT_TIMEOUT * 1000 * 5) jobs = await queue.claim({ limit: 5, lease: 60, group: 'g' });
         expect(jobs.map((j) => j.id)).toEqual([id]);
         expect(performance.now() - t0).toBeLessThan(STATEMENT_TIMEOUT * 1000 * 5);
         const [row] = await probe.query<{ attempt: unknown }>(`SELECT attempt FROM \`${prefix}queue_jobs\` WHERE id = ?`, [id]);
         expect(Number(row!.attempt)).toBe(1); // claimed once: the silent transaction was rolled back
+      }, 60_000);
+
+      it('a claim whose CALL commits and whose reply is lost on a connection gone silent returns the job it leased, once', async () => {
+        const queue = opened.tr.queue<{ n: number }>('called');
+        const { id } = await queue.enqueue({ n: 1 });
+        const lostBefore = proxy.counters.lostReplies;
+        proxy.loseReplies({ count: 1, then: 'silent', match: (sql) => /claim_jobs/.test(sql) });
+        const t0 = performance.now();
+        const jobs = await queue.claim({ limit: 5, lease: 60 });
+        expect(proxy.counters.lostReplies - lostBefore).toBe(1);
+        // The connection is closed after the statement timeout; the claim finds the job by its token.
+        expect(jobs.map((j) => j.id)).toEqual([id]);
+        expect(performance.now() - t0).toBeLessThan(STATEMENT_TIMEOUT * 1000 * 5);
+        const [row] = await probe.query<{ attempt: unknown; token: unknown; phase: unknown }>(`SELECT attempt, token, phase FROM \`${prefix}queue_jobs\` WHERE id = ?`, [id]);
+        expect([Number(row!.attempt), Number(row!.phase), Number(row!.token)]).toEqual([1, 2, jobs[0]!.token]);
       }, 60_000);
     });
   }
