@@ -81,7 +81,7 @@ BEGIN
   DECLARE v_len BIGINT UNSIGNED DEFAULT @@SESSION.group_concat_max_len;
   DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN
     ROLLBACK;
-    SET SESSION group_concat_max_len = v_len;
+    SET SESSION group_concat_max_len = v_len, @taskrow_claim = NULL;
     IF v_locked = 1 THEN DO RELEASE_LOCK(v_lock); END IF;
     RESIGNAL;
   END;
@@ -184,9 +184,9 @@ export interface CallArgs {
  * One claim of `queue` by `CALL <prefix>claim_jobs(...)` (see `CLAIM_CALL_MIGRATION`), sent once:
  * a failure reaches the caller unretried, and the caller claims in its own transaction then (after
  * a lost reply, looking first for what this call leased by its token). Undefined, having run
- * nothing, when the procedure cannot be called (`mayCall`). On a node of a multi-writer cluster,
- * and for `UNSERIAL_MS` after a wait for the claim lock timed out or the server refused the lock,
- * the claim does without it.
+ * nothing, when the procedure cannot be called (`mayCall`). For `UNSERIAL_MS` after a wait for
+ * the claim lock timed out or the server refused the lock, the claim does without it (as on a node
+ * of a multi-writer cluster, were a claim called there).
  */
 export async function claimByCall(exec: Executor, t: QueueTables, queue: string, args: CallArgs): Promise<CallClaim | undefined> {
   if (!mayCall(exec, t.claimCall)) return undefined;

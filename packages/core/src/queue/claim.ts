@@ -78,10 +78,11 @@ async function takenBefore(conn: SqlConnection, t: QueueTables, queue: string, t
 
 /**
  * Whether a claim with `args` may go as one CALL (`claim-call.ts`): no group filter, a queue this
- * handle has not seen rate-limited, where the procedure may be called (`mayCall`).
+ * handle has not seen rate-limited, not on a node of a multi-writer cluster (the claim lock would
+ * serialize only that node's claims), where the procedure may be called (`mayCall`).
  */
 export function claimCallable(exec: Executor, t: QueueTables, args: ClaimArgs, state: ClaimState): boolean {
-  return args.group === undefined && !state.rated && mayCall(exec, t.claimCall);
+  return args.group === undefined && !state.rated && !exec.dialect.multiWriter && mayCall(exec, t.claimCall);
 }
 
 /** A claim's CALL whose reply was lost: it may have committed. */
