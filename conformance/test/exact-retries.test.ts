@@ -339,6 +339,22 @@ for (const target of targets()) {
       }
     });
 
+    it('a worker alone on its queue claims by CALL until ten found the claim lock free, then with its completions in one transaction', async () => {
+      const q = tr.queue(`alone${Date.now()}`);
+      await q.enqueueMany(Array.from({ length: 300 }, (_, i) => ({ payload: i })));
+      const from = client.units.length;
+      const worker = q.work(() => undefined, { concurrency: 5, batchSize: 5, lease: 60, pollInterval: 0.05 });
+      const deadline = Date.now() + 20_000;
+      while (worker.counts.completed < 300 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      await worker.stop();
+      expect(worker.counts.completed).toBe(300);
+      const units = client.units.slice(from);
+      const calls = units.filter(claimCall).length;
+      const together = units.filter((u) => u.some((x) => x.includes('DELETE')) && u.some((x) => x.includes('SKIP LOCKED'))).length;
+      expect(calls).toBeGreaterThanOrEqual(10);
+      expect(together).toBeGreaterThan(0);
+    }, 30_000);
+
     it('a claim whose CALL never reached the server claims in a transaction, once', async () => {
       const q = tr.queue(`b${Date.now()}`);
       await q.enqueueMany(Array.from({ length: 10 }, (_, i) => ({ payload: i })));

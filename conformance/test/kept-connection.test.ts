@@ -142,7 +142,7 @@ for (const target of targets()) {
         }
       }, 40_000);
 
-      it('a worker draining 300 jobs keeps one connection for its completions: a lending per claim (its CALL), not per transaction', async () => {
+      it('a worker draining 300 jobs takes a connection of the pool a few times, not once per transaction', async () => {
         const p = await pools[adapter]!(target, prefix, 4);
         let w: QueueWorker<number> | undefined;
         try {
@@ -152,12 +152,12 @@ for (const target of targets()) {
           const before = p.acquires();
           w = q.work(async () => undefined, { concurrency: 1, batchSize: 1, pollInterval: 0.05 });
           await until(() => w!.counts.completed === 300, 30_000, '300 completions');
-          // Each one-job claim is one CALL (schema version 20), a statement lent the pool's
-          // connection as any; the 300 completions run on the kept connection. Through a
-          // connection lent per transaction as well they would take 600 lendings; the worker's
-          // own autocommit statements (head reads) take a few.
-          expect(p.acquires() - before).toBeGreaterThanOrEqual(300);
-          expect(p.acquires() - before).toBeLessThan(330);
+          // Through a connection lent per transaction, 300 one-job claims and completions take at
+          // least 300 lendings. A worker alone on its queue claims with the completion of the last
+          // job on its kept connection once ten claims' CALLs (statements, lent a connection
+          // each) found the claim lock free, and calls again once a second; its own autocommit
+          // statements (head reads) take a few more.
+          expect(p.acquires() - before).toBeLessThan(60);
         } finally {
           await w?.stop();
           await p.end();

@@ -50,25 +50,13 @@ const literal = (sql: string): string => sql.replaceAll("'", "''");
  * It leases nothing and answers a state instead when the queue is paused (1), rate-limited (2) or
  * has due jobs to make ready first (3: `stale`, or the read found fewer than `limit`): the client
  * then claims in its own transaction. One result set, at least one row: `state`, `head` (the read
- * began at the head), `due`, `last`, `locked` (1 got the lock, 0 waited in vain, 2 refused), then
+ * began at the head), `due`, `last`, `locked` (3 got the lock at once, 1 after a wait, 0 waited in
+ * vain, 2 refused or not asked for), then
  * the job columns (NULL on the one row of an empty claim). Any error rolls back and releases the
  * lock before it reaches the client. `SQL SECURITY INVOKER`; optional, as version 17.
  */
-export const CLAIM_CALL_MIGRATION: Migration = {
-  version: 20,
-  name: 'queue-claim-call',
-  optional: true,
-  statements: (prefix) => {
-    const t = queueTables(prefix);
-    const lockName = `CONCAT('taskrow:', LEFT(SHA2(CONCAT(DATABASE(), '.', '${prefix}queue_jobs', '.', p_queue), 256), 56))`;
-    const due = (order: string): string => `(SELECT 1 FROM ${t.jobs} FORCE INDEX (\`claim\`) WHERE ${DUE_ROWS.replace('?', 'p_queue')}${order} LIMIT 1) IS NOT NULL`;
-    return [
-      `CREATE PROCEDURE IF NOT EXISTS ${t.claimCall}(
-  IN p_queue VARCHAR(64) CHARACTER SET ascii, IN p_limit INT UNSIGNED, IN p_lease BIGINT UNSIGNED, IN p_token BIGINT UNSIGNED,
-  IN p_from_priority SMALLINT, IN p_from_due BIGINT, IN p_stale TINYINT, IN p_serial TINYINT)
-MODIFIES SQL DATA SQL SECURITY INVOKER COMMENT 'taskrow: one claim of ready jobs'
-BEGIN
-  DECLARE v_lock VARCHAR(64) CHARACTER SET ascii;
+/** The procedure's variables, and its handler: any error rolls back and releases the lock before it reaches the client. */
+const DECLARATIONS = `  DECLARE v_lock VARCHAR(64) CHARACTER SET ascii;
   DECLARE v_locked TINYINT DEFAULT 2;
   DECLARE v_state TINYINT DEFAULT 0;
   DECLARE v_paused TINYINT DEFAULT 0;
@@ -82,18 +70,33 @@ BEGIN
   DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN
     ROLLBACK;
     SET SESSION group_concat_max_len = v_len, @taskrow_claim = NULL;
-    IF v_locked = 1 THEN DO RELEASE_LOCK(v_lock); END IF;
+    IF v_locked IN (1, 3) THEN DO RELEASE_LOCK(v_lock); END IF;
     RESIGNAL;
   END;
-  SET v_lock = ${lockName};
+`;
+
+/**
+ * With `p_serial`, the queue's claim lock (`v_locked`: 3 taken at once, 1 taken after a wait, 0
+ * waited in vain, 2 refused or not asked for); first the holds an interrupted CALL of this session left.
+ */
+const takeLock = (prefix: string): string => {
+  const lockName = `CONCAT('taskrow:', LEFT(SHA2(CONCAT(DATABASE(), '.', '${prefix}queue_jobs', '.', p_queue), 256), 56))`;
+  return `  SET v_lock = ${lockName};
   IF p_serial = 1 THEN
     BEGIN
       DECLARE CONTINUE HANDLER FOR SQLEXCEPTION SET v_locked = 2;
       WHILE IS_USED_LOCK(v_lock) = CONNECTION_ID() DO DO RELEASE_LOCK(v_lock); END WHILE;
-      SET v_locked = COALESCE(GET_LOCK(v_lock, ${SERIAL_WAIT_S}), 0);
+      SET v_locked = COALESCE(GET_LOCK(v_lock, 0), 0) * 3;
+      IF v_locked = 0 THEN SET v_locked = COALESCE(GET_LOCK(v_lock, ${SERIAL_WAIT_S}), 0); END IF;
     END;
   END IF;
-  IF v_len < 1048576 THEN SET SESSION group_concat_max_len = 1048576; END IF;
+`;
+};
+
+/** The transaction's start and its gate: paused (state 1), rate-limited (2), due jobs to make ready first (3). */
+const gate = (t: QueueTables): string => {
+  const due = (order: string): string => `(SELECT 1 FROM ${t.jobs} FORCE INDEX (\`claim\`) WHERE ${DUE_ROWS.replace('?', 'p_queue')}${order} LIMIT 1) IS NOT NULL`;
+  return `  IF v_len < 1048576 THEN SET SESSION group_concat_max_len = 1048576; END IF;
   SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
   START TRANSACTION;
   SELECT EXISTS (SELECT 1 FROM ${t.queues} WHERE \`queue\` = p_queue AND \`paused_at\` IS NOT NULL),
@@ -107,7 +110,11 @@ BEGIN
   ELSEIF v_due = 1 AND p_stale = 1 THEN
     SET v_state = 3;
   ELSE
-    IF p_from_priority IS NOT NULL THEN
+`;
+};
+
+/** The locking read (from the place given, then from the head when that finds fewer) and the lease of what it found. */
+const readAndLease = (t: QueueTables): string => `    IF p_from_priority IS NOT NULL THEN
       ${readReady(t.jobs, true)}
       SET v_head = v_n < p_limit;
     END IF;
@@ -124,10 +131,16 @@ BEGIN
       DEALLOCATE PREPARE taskrow_claim;
     END IF;
   END IF;
-  IF v_state = 0 THEN COMMIT; ELSE ROLLBACK; SET v_ids = NULL; END IF;
+`;
+
+/** The end of the transaction and of the lock. */
+const MID = `  IF v_state = 0 THEN COMMIT; ELSE ROLLBACK; SET v_ids = NULL; END IF;
   SET SESSION group_concat_max_len = v_len;
-  IF v_locked = 1 THEN DO RELEASE_LOCK(v_lock); END IF;
-  IF v_ids IS NULL THEN
+  IF v_locked IN (1, 3) THEN DO RELEASE_LOCK(v_lock); END IF;
+`;
+
+/** The answer: one status row when nothing was leased, else the leased rows (read back by id, in claim order) with the status on each. */
+const answer = (t: QueueTables): string => `  IF v_ids IS NULL THEN
     SELECT v_state AS \`state\`, v_head AS \`head\`, v_due AS \`due\`, v_last AS \`last\`, v_locked AS \`locked\`, NULL AS \`id\`;
   ELSE
     SET @taskrow_claim = CONCAT('SELECT 0 AS \`state\`, ', v_head, ' AS \`head\`, ', v_due, ' AS \`due\`, ', QUOTE(v_last), ' AS \`last\`, ', v_locked, ' AS \`locked\`,
@@ -137,7 +150,21 @@ BEGIN
     EXECUTE taskrow_claim;
     DEALLOCATE PREPARE taskrow_claim;
   END IF;
-  SET @taskrow_claim = NULL;
+`;
+
+export const CLAIM_CALL_MIGRATION: Migration = {
+  version: 20,
+  name: 'queue-claim-call',
+  optional: true,
+  statements: (prefix) => {
+    const t = queueTables(prefix);
+    return [
+      `CREATE PROCEDURE IF NOT EXISTS ${t.claimCall}(
+  IN p_queue VARCHAR(64) CHARACTER SET ascii, IN p_limit INT UNSIGNED, IN p_lease BIGINT UNSIGNED, IN p_token BIGINT UNSIGNED,
+  IN p_from_priority SMALLINT, IN p_from_due BIGINT, IN p_stale TINYINT, IN p_serial TINYINT)
+MODIFIES SQL DATA SQL SECURITY INVOKER COMMENT 'taskrow: one claim of ready jobs'
+BEGIN
+${DECLARATIONS}${takeLock(prefix)}${gate(t)}${readAndLease(t)}${MID}${answer(t)}  SET @taskrow_claim = NULL;
 END`,
     ];
   },
@@ -168,8 +195,41 @@ export type CallClaim =
   | { readonly state: 'claimed'; readonly rows: readonly CallRow[]; readonly head: boolean; readonly last: Position | undefined }
   | { readonly state: 'paused' | 'rated' | 'due' };
 
-/** Per client and queue: no claim lock asked for before this (`performance.now()`). */
-const unserial = new WeakMap<SqlClient, Map<string, { until: number }>>();
+/** Claims in a row that found their queue's claim lock free after which a process counts itself alone on the queue. */
+const ALONE_AFTER = 10;
+/** Milliseconds a process that counts itself alone on a queue keeps doing so. */
+const ALONE_MS = 1000;
+
+/** Per client and queue: what its claims' CALLs found of the claim lock. */
+interface LockSeen {
+  /** No claim lock asked for before this (`performance.now()`). */
+  unserialUntil: number;
+  /** Claims in a row that found the lock free. */
+  free: number;
+  /** Alone on the queue until this (`performance.now()`): see `aloneOn`. */
+  aloneUntil: number;
+}
+
+const seen = new WeakMap<SqlClient, Map<string, LockSeen>>();
+
+const seenOf = (exec: Executor, t: QueueTables, queue: string): LockSeen => perQueue(seen, exec.owner, t, queue, () => ({ unserialUntil: -Infinity, free: 0, aloneUntil: -Infinity }));
+
+/**
+ * Whether this process counts itself alone on `queue`: its last `ALONE_AFTER` claim CALLs each
+ * found the claim lock free, within the last `ALONE_MS` (then its claims, found short of
+ * contention, may share a transaction with a completion again: see `complete-claim.ts`).
+ */
+export function aloneOn(exec: Executor, t: QueueTables, queue: string): boolean {
+  return performance.now() < seenOf(exec, t, queue).aloneUntil;
+}
+
+/** Notes what a CALL found of the lock (`locked` as the procedure answers it). */
+function noteLock(s: LockSeen, asked: boolean, locked: number): void {
+  if (!asked) return;
+  if (locked === 0 || locked === 2) s.unserialUntil = performance.now() + UNSERIAL_MS;
+  s.free = locked === 3 ? s.free + 1 : 0;
+  if (s.free >= ALONE_AFTER) [s.free, s.aloneUntil] = [0, performance.now() + ALONE_MS];
+}
 
 /** The claim's arguments as the procedure takes them. */
 export interface CallArgs {
@@ -190,14 +250,14 @@ export interface CallArgs {
  */
 export async function claimByCall(exec: Executor, t: QueueTables, queue: string, args: CallArgs): Promise<CallClaim | undefined> {
   if (!mayCall(exec, t.claimCall)) return undefined;
-  const serial = perQueue(unserial, exec.owner, t, queue, () => ({ until: -Infinity }));
-  const useLock = !exec.dialect.multiWriter && performance.now() >= serial.until;
+  const lock = seenOf(exec, t, queue);
+  const useLock = !exec.dialect.multiWriter && performance.now() >= lock.unserialUntil;
   const from = args.from;
   const rows = await callRows<CallRow>(exec.once(), t.claimCall, [queue, args.limit, args.leaseMicros, args.token, from?.priority ?? null, from?.dueUs ?? null, args.stale ? 1 : 0, useLock ? 1 : 0]);
   if (rows === undefined) return undefined;
   const first = rows[0];
   if (first === undefined) throw new TaskrowError('DATABASE_ERROR', `${t.claimCall} returned no row (queue ${JSON.stringify(queue)})`);
-  if (useLock && toNumber(first.locked) !== 1) serial.until = performance.now() + UNSERIAL_MS;
+  noteLock(lock, useLock, toNumber(first.locked));
   const state = toNumber(first.state);
   if (state !== 0) return { state: state === 1 ? 'paused' : state === 2 ? 'rated' : 'due' };
   const leased = rows.filter((r) => r.id !== null && r.id !== undefined);

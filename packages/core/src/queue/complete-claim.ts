@@ -1,6 +1,7 @@
 import { ClaimCall, claimCallable, claimJobs, takeHeadTurn, type ClaimArgs, type ClaimState } from './claim.js';
 import { LeaseLostError } from './errors.js';
 import { completeJobs, completeThen, type AckContext } from './settle.js';
+import { aloneOn } from './claim-call.js';
 import type { Job, JobRef } from './types.js';
 
 /** What `completeAndClaim` did: the jobs it claimed, and the completion's `LeaseLostError` when some jobs were not held. */
@@ -31,7 +32,7 @@ export async function completeAndClaim<P>(
 ): Promise<CompletedAndClaimed<P>> {
   const claim = (): Promise<Job<P>[]> => claimJobs<P>(c.exec, c.t, c.queue, args, state, progress);
   if (refs.length === 0) return { jobs: await claim(), lost: undefined };
-  if (args.limit > 0 && claimCallable(c.exec, c.t, args, state)) {
+  if (args.limit > 0 && claimCallable(c.exec, c.t, args, state) && !aloneOn(c.exec, c.t, c.queue)) {
     // The claim is one CALL of its own (see `claim-call.ts`): fewer round trips than sharing the completion's transaction.
     const lost = await completeJobs(c, refs, results).then(
       () => undefined,
