@@ -5,6 +5,7 @@ import type { Migration } from '../schema/migration.js';
 import type { SqlClient } from '../port.js';
 import { epochMicros } from '../sql.js';
 import { toNumber } from '../validate.js';
+import type { ClaimRow } from './claim.js';
 import type { Position } from './cursor.js';
 import { callRows, mayCall } from './procedures.js';
 import { perQueue } from './registry.js';
@@ -171,23 +172,12 @@ END`,
 };
 
 /** A row of the procedure's answer: the claim's outcome, and a leased job (columns NULL when none). */
-interface CallRow {
+interface CallRow extends ClaimRow {
   state: unknown;
   head: unknown;
   due: unknown;
   last: unknown;
   locked: unknown;
-  id: unknown;
-  grp: string;
-  conc_key: string | null;
-  priority: unknown;
-  attempt: unknown;
-  max_attempts: unknown;
-  token: unknown;
-  payload: unknown;
-  run_us: unknown;
-  due_us: unknown;
-  now_us: unknown;
 }
 
 /** What a claim by CALL found. */

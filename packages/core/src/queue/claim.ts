@@ -17,7 +17,8 @@ import { mayCall } from './procedures.js';
 import { TaskrowError } from '../errors.js';
 import type { Job, JobRef } from './types.js';
 
-interface ClaimRow {
+/** A job row as a claim reads it. */
+export interface ClaimRow {
   id: unknown;
   grp: string;
   conc_key: string | null;
