@@ -137,7 +137,8 @@ for (const target of targets()) {
       const from = client.units.length;
       const one = await q.enqueue({ n: 1 });
       const writes = client.units.slice(from).filter(enqueues);
-      expect(writes).toEqual([[expect.stringMatching(new RegExp(`^CALL \`${prefix}enqueue_job\`\\(`))]]);
+      // The first enqueue of a queue in a process also rings (inside the CALL): nobody sleeps on it yet.
+      expect(writes).toEqual([[expect.stringMatching(new RegExp(`^CALL \`${prefix}enqueue_job(_and_ring)?\`\\(`))]]);
       expect((await jobsOf(q.name)).map((r) => Number(r.id))).toEqual([one.id]);
     });
 
@@ -146,7 +147,7 @@ for (const target of targets()) {
       const from = client.units.length;
       const ten = await q.enqueueMany(Array.from({ length: 10 }, (_, i) => ({ payload: i, priority: i % 3, delay: i === 9 ? 60 : 0 })));
       const writes = client.units.slice(from).filter(enqueues);
-      expect(writes).toEqual([[expect.stringMatching(new RegExp(`^CALL \`${prefix}enqueue_jobs\`\\(`))]]);
+      expect(writes).toEqual([[expect.stringMatching(new RegExp(`^CALL \`${prefix}enqueue_jobs(_and_ring)?\`\\(`))]]);
       const more = client.units.length;
       const big = await q.enqueueMany(Array.from({ length: 33 }, (_, i) => ({ payload: i })));
       expect(client.units.slice(more).filter(enqueues).flat().some((x) => x.startsWith('CALL'))).toBe(false);
@@ -154,27 +155,82 @@ for (const target of targets()) {
       expect((await jobsOf(q.name)).map((r) => Number(r.phase)).slice(8, 10)).toEqual([0, 1]);
     });
 
-    it('an enqueue rings a sleeper of another process with one statement (the ring\'s CALL), no ring transaction', async () => {
-      const name = `r${Date.now()}`;
+    /** A sleeper as another process's doorbell keeps one (the guard row, an uncommitted registration), asleep on `queue` for 20 s; resolves once it sleeps, with how long its sleep lasted (`slept`). */
+    async function sleeper(conn: mysql.Connection, queue: string): Promise<{ slept: Promise<number> }> {
       const sleepers = `\`${prefix}queue_sleepers\``;
-      // A sleeper as another process's doorbell keeps one: the guard row, an uncommitted registration, a sleep.
-      const sleeper = await mysql.createConnection({ uri: target.url });
+      await conn.query(`INSERT IGNORE INTO ${sleepers} (queue, conn) VALUES (?, 0)`, [queue]);
+      await conn.query('SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED');
+      await conn.query('BEGIN');
+      await conn.query(`INSERT INTO ${sleepers} (queue, conn) VALUES (?, CONNECTION_ID())`, [queue]);
+      const t0 = Date.now();
+      // Interrupted: MySQL ends the SLEEP with 1, MariaDB with error 1317.
+      const slept = conn.query('SELECT SLEEP(20) AS r').then(() => Date.now() - t0, () => Date.now() - t0);
+      await until(async () => (await runningStatement(probe, target.engine, 'SELECT SLEEP')) === conn.threadId);
+      return { slept };
+    }
+
+    /** The units of work since `from` that ring or touch the doorbell's table apart from the enqueue's own CALL. */
+    const ringUnits = (from: number): string[][] =>
+      client.units.slice(from).filter((u) => u.some((x) => (x.includes('ring_sleepers') || x.includes('queue_sleepers')) && !x.includes('_and_ring')));
+
+    it('an enqueue rings a sleeper of another process inside its own CALL (after its commit): no ring statement, no ring transaction', async () => {
+      const name = `r${Date.now()}`;
+      const conn = await mysql.createConnection({ uri: target.url });
       try {
-        await sleeper.query(`INSERT IGNORE INTO ${sleepers} (queue, conn) VALUES (?, 0)`, [name]);
-        await sleeper.query('SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED');
-        await sleeper.query('BEGIN');
-        await sleeper.query(`INSERT INTO ${sleepers} (queue, conn) VALUES (?, CONNECTION_ID())`, [name]);
-        const t0 = Date.now();
-        // Interrupted: MySQL ends the SLEEP with 1, MariaDB with error 1317.
-        const slept = sleeper.query('SELECT SLEEP(20) AS r').then(() => Date.now() - t0, () => Date.now() - t0);
-        await until(async () => (await runningStatement(probe, target.engine, 'SELECT SLEEP')) === sleeper.threadId);
+        const { slept } = await sleeper(conn, name);
         const from = client.units.length;
-        await tr.queue(name).enqueue('x');
+        const one = await tr.queue(name).enqueue('x');
         expect(await slept).toBeLessThan(10_000);
-        const rings = client.units.slice(from).filter((u) => u.some((x) => x.includes('ring_sleepers') || x.includes('queue_sleepers')));
-        expect(rings).toEqual([[`CALL \`${prefix}ring_sleepers\`(?, ?)`]]);
+        expect(client.units.slice(from).filter(enqueues)).toEqual([[expect.stringMatching(new RegExp(`^CALL \`${prefix}enqueue_job_and_ring\`\\(`))]]);
+        expect(ringUnits(from)).toEqual([]);
+        expect((await jobsOf(name)).map((r) => Number(r.id))).toEqual([one.id]);
       } finally {
-        await sleeper.end();
+        await conn.end();
+      }
+    });
+
+    it('an enqueue whose CALL rang and whose reply was lost is retried once: one job, its id returned, the sleeper woken', async () => {
+      const name = `rl${Date.now()}`;
+      const conn = await mysql.createConnection({ uri: target.url });
+      try {
+        const { slept } = await sleeper(conn, name);
+        client.lose(1, 'after', enqueues);
+        const ten = await tr.queue(name).enqueueMany(Array.from({ length: 10 }, (_, i) => ({ payload: i })));
+        expect(client.lostStatements.at(-1)![0]).toMatch(new RegExp(`^CALL \`${prefix}enqueue_jobs_and_ring\``));
+        expect(await slept).toBeLessThan(10_000);
+        expect((await jobsOf(name)).map((r) => Number(r.id))).toEqual(ten.map((e) => e.id));
+      } finally {
+        await conn.end();
+      }
+    });
+
+    it('a ring inside an enqueue\'s CALL that the server refuses (KILL of another user\'s connection) leaves the enqueue done once, and that process rings no more for a while', async () => {
+      const name = `rk${Date.now()}`;
+      const user = `trk${process.pid.toString(36)}${Date.now().toString(36)}`.slice(0, 32);
+      const db = new URL(target.url).pathname.slice(1);
+      await probe.query(`CREATE USER '${user}'@'%' IDENTIFIED BY 'pw'`);
+      await probe.query(`GRANT SELECT, INSERT, UPDATE, DELETE, EXECUTE ON \`${db}\`.* TO '${user}'@'%'`);
+      const url = new URL(target.url);
+      [url.username, url.password] = [user, 'pw'];
+      const weakPool = mysql.createPool({ uri: url.toString(), connectionLimit: 2 });
+      const weak = lossy(mysql2Client(weakPool));
+      const conn = await mysql.createConnection({ uri: target.url });
+      try {
+        const wtr = await createTaskrow<Mysql2Connection>({ client: weak, joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } });
+        const { slept } = await sleeper(conn, name);
+        const first = await wtr.queue(name).enqueue(1);
+        const second = await wtr.queue(name).enqueue(2);
+        const calls = weak.units.filter(enqueues).map((u) => u[0]!.slice(0, u[0]!.indexOf('(')));
+        expect(calls).toEqual([`CALL \`${prefix}enqueue_job_and_ring\``, `CALL \`${prefix}enqueue_job\``]);
+        expect((await jobsOf(name)).map((r) => Number(r.id))).toEqual([first.id, second.id]);
+        // Not interrupted: the KILL was refused.
+        expect(await runningStatement(probe, target.engine, 'SELECT SLEEP')).toBe(conn.threadId);
+        await probe.query(`KILL QUERY ${conn.threadId}`);
+        await slept;
+      } finally {
+        await conn.end();
+        await weakPool.end();
+        await probe.query(`DROP USER '${user}'@'%'`);
       }
     });
 

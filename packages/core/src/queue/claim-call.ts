@@ -36,26 +36,9 @@ const LEASED_COLUMNS = `\`id\`, \`grp\`, \`conc_key\`, \`priority\`, \`attempt\`
 /** `sql` inside an SQL string literal. */
 const literal = (sql: string): string => sql.replaceAll("'", "''");
 
-/**
- * Schema version 20: a claim of ready jobs as one statement, `CALL <prefix>claim_jobs(queue, limit,
- * lease, token, from_priority, from_due, stale, serial)`, for the common claim (no group filter, a
- * queue not rate-limited: see `claimByCall`). In the server, in the order the client would send
- * it: with `serial`, the queue's claim lock (a named lock, `GET_LOCK`, waited on 1 s at most:
- * claims of a queue then enter InnoDB one at a time, instead of 32 claimers skip-reading each
- * other's rows and the entries purge has not removed yet; one that does not get it claims all the
- * same), then at READ COMMITTED the gate (paused, rate-limited, due jobs waiting: plain reads),
- * the locking read of up to `limit` ready rows (`FOR UPDATE SKIP LOCKED`, from the priority and
- * due time given, then from the head when that finds fewer), the lease (token, lease expiry on
- * the database clock, one more attempt), COMMIT, the lock released, and last the leased rows, read
- * back by id in claim order (so the lock is never held while the server writes to the network).
- * It leases nothing and answers a state instead when the queue is paused (1), rate-limited (2) or
- * has due jobs to make ready first (3: `stale`, or the read found fewer than `limit`): the client
- * then claims in its own transaction. One result set, at least one row: `state`, `head` (the read
- * began at the head), `due`, `last`, `locked` (3 got the lock at once, 1 after a wait, 0 waited in
- * vain, 2 refused or not asked for), then
- * the job columns (NULL on the one row of an empty claim). Any error rolls back and releases the
- * lock before it reaches the client. `SQL SECURITY INVOKER`; optional, as version 17.
- */
+/** Variables that hold the ids of a claim of a few jobs: its lease and answer then name them in plain statements, not prepared ones. */
+const FEW_IDS = ['v_id1', 'v_id2', 'v_id3', 'v_id4', 'v_id5', 'v_id6', 'v_id7', 'v_id8'];
+
 /** The procedure's variables, and its handler: any error rolls back and releases the lock before it reaches the client. */
 const DECLARATIONS = `  DECLARE v_lock VARCHAR(64) CHARACTER SET ascii;
   DECLARE v_locked TINYINT DEFAULT 2;
@@ -67,6 +50,7 @@ const DECLARATIONS = `  DECLARE v_lock VARCHAR(64) CHARACTER SET ascii;
   DECLARE v_n INT UNSIGNED DEFAULT 0;
   DECLARE v_ids LONGTEXT CHARACTER SET ascii;
   DECLARE v_last VARCHAR(64) CHARACTER SET ascii;
+  DECLARE ${FEW_IDS.join(', ')} BIGINT UNSIGNED;
   DECLARE v_len BIGINT UNSIGNED DEFAULT @@SESSION.group_concat_max_len;
   DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN
     ROLLBACK;
@@ -114,6 +98,10 @@ const gate = (t: QueueTables): string => {
 `;
 };
 
+/** The SET list of a lease: expiry `lease` microseconds from now (database clock), one more attempt, fencing token `token`, running. */
+const leaseSet = (lease: string, token: string): string =>
+  `\`due_at\` = UTC_TIMESTAMP(6) + INTERVAL ${lease} MICROSECOND, \`attempt\` = \`attempt\` + 1, \`token\` = ${token}, \`ready_priority\` = 0, \`phase\` = ${PHASE.running}`;
+
 /** The locking read (from the place given, then from the head when that finds fewer) and the lease of what it found. */
 const readAndLease = (t: QueueTables): string => `    IF p_from_priority IS NOT NULL THEN
       ${readReady(t.jobs, true)}
@@ -124,9 +112,11 @@ const readAndLease = (t: QueueTables): string => `    IF p_from_priority IS NOT 
     END IF;
     IF v_due = 1 AND v_n < p_limit THEN
       SET v_state = 3, v_ids = NULL;
+    ELSEIF v_n > 0 AND v_n <= ${FEW_IDS.length} THEN
+      SET ${FEW_IDS.map((v, i) => `${v} = IF(v_n > ${i}, SUBSTRING_INDEX(SUBSTRING_INDEX(v_ids, ',', ${i + 1}), ',', -1), NULL)`).join(',\n        ')};
+      UPDATE ${t.jobs} FORCE INDEX (PRIMARY) SET ${leaseSet('p_lease', 'p_token')} WHERE \`id\` IN (${FEW_IDS.join(', ')});
     ELSEIF v_n > 0 THEN
-      SET @taskrow_claim = CONCAT('UPDATE ${t.jobs} FORCE INDEX (PRIMARY) SET \`due_at\` = UTC_TIMESTAMP(6) + INTERVAL ', p_lease,
-        ' MICROSECOND, \`attempt\` = \`attempt\` + 1, \`token\` = ', p_token, ', \`ready_priority\` = 0, \`phase\` = ${PHASE.running} WHERE \`id\` IN (', v_ids, ')');
+      SET @taskrow_claim = CONCAT('UPDATE ${t.jobs} FORCE INDEX (PRIMARY) SET ${leaseSet("', p_lease, '", "', p_token, '")} WHERE \`id\` IN (', v_ids, ')');
       PREPARE taskrow_claim FROM @taskrow_claim;
       EXECUTE taskrow_claim;
       DEALLOCATE PREPARE taskrow_claim;
@@ -143,6 +133,10 @@ const MID = `  IF v_state = 0 THEN COMMIT; ELSE ROLLBACK; SET v_ids = NULL; END 
 /** The answer: one status row when nothing was leased, else the leased rows (read back by id, in claim order) with the status on each. */
 const answer = (t: QueueTables): string => `  IF v_ids IS NULL THEN
     SELECT v_state AS \`state\`, v_head AS \`head\`, v_due AS \`due\`, v_last AS \`last\`, v_locked AS \`locked\`, NULL AS \`id\`;
+  ELSEIF v_n <= ${FEW_IDS.length} THEN
+    SELECT 0 AS \`state\`, v_head AS \`head\`, v_due AS \`due\`, v_last AS \`last\`, v_locked AS \`locked\`,
+      ${LEASED_COLUMNS}, ${epochMicros('`due_at`')} - p_lease AS now_us FROM ${t.jobs} FORCE INDEX (PRIMARY)
+      WHERE \`id\` IN (${FEW_IDS.join(', ')}) AND \`token\` = p_token ORDER BY FIELD(\`id\`, ${FEW_IDS.join(', ')});
   ELSE
     SET @taskrow_claim = CONCAT('SELECT 0 AS \`state\`, ', v_head, ' AS \`head\`, ', v_due, ' AS \`due\`, ', QUOTE(v_last), ' AS \`last\`, ', v_locked, ' AS \`locked\`,
       ${literal(LEASED_COLUMNS)}, ${literal(epochMicros('`due_at`'))} - ', p_lease, ' AS now_us FROM ${t.jobs} FORCE INDEX (PRIMARY)
@@ -153,21 +147,54 @@ const answer = (t: QueueTables): string => `  IF v_ids IS NULL THEN
   END IF;
 `;
 
-export const CLAIM_CALL_MIGRATION: Migration = {
-  version: 20,
-  name: 'queue-claim-call',
-  optional: true,
-  statements: (prefix) => {
-    const t = queueTables(prefix);
-    return [
-      `CREATE PROCEDURE IF NOT EXISTS ${t.claimCall}(
+/** The procedure, as `CREATE PROCEDURE <head>` would create it. */
+const claimProcedure = (head: string, t: QueueTables, prefix: string): string => `CREATE PROCEDURE ${head}${t.claimCall}(
   IN p_queue VARCHAR(64) CHARACTER SET ascii, IN p_limit INT UNSIGNED, IN p_lease BIGINT UNSIGNED, IN p_token BIGINT UNSIGNED,
   IN p_from_priority SMALLINT, IN p_from_due BIGINT, IN p_stale TINYINT, IN p_serial TINYINT)
 MODIFIES SQL DATA SQL SECURITY INVOKER COMMENT 'taskrow: one claim of ready jobs'
 BEGIN
 ${DECLARATIONS}${takeLock(prefix)}${gate(t)}${readAndLease(t)}${MID}${answer(t)}  SET @taskrow_claim = NULL;
-END`,
-    ];
+END`;
+
+/**
+ * Schema version 20: a claim of ready jobs as one statement, `CALL <prefix>claim_jobs(queue, limit,
+ * lease, token, from_priority, from_due, stale, serial)`, for the common claim (no group filter, a
+ * queue not rate-limited: see `claimByCall`). In the server, in the order the client would send
+ * it: with `serial`, the queue's claim lock (a named lock, `GET_LOCK`, waited on 1 s at most:
+ * claims of a queue then enter InnoDB one at a time, instead of 32 claimers skip-reading each
+ * other's rows and the entries purge has not removed yet; one that does not get it claims all the
+ * same), then at READ COMMITTED the gate (paused, rate-limited, due jobs waiting: plain reads),
+ * the locking read of up to `limit` ready rows (`FOR UPDATE SKIP LOCKED`, from the priority and
+ * due time given, then from the head when that finds fewer), the lease (token, lease expiry on
+ * the database clock, one more attempt), COMMIT, the lock released, and last the leased rows, read
+ * back by id in claim order (so the lock is never held while the server writes to the network).
+ * It leases nothing and answers a state instead when the queue is paused (1), rate-limited (2) or
+ * has due jobs to make ready first (3: `stale`, or the read found fewer than `limit`): the client
+ * then claims in its own transaction. One result set, at least one row: `state`, `head` (the read
+ * began at the head), `due`, `last`, `locked` (3 got the lock at once, 1 after a wait, 0 waited in
+ * vain, 2 refused or not asked for), then the job columns (NULL on the one row of an empty claim). Any error rolls back and releases the
+ * lock before it reaches the client. `SQL SECURITY INVOKER`; optional, as version 17.
+ */
+export const CLAIM_CALL_MIGRATION: Migration = {
+  version: 20,
+  name: 'queue-claim-call',
+  optional: true,
+  statements: (prefix) => [claimProcedure('IF NOT EXISTS ', queueTables(prefix), prefix)],
+};
+
+/**
+ * Schema version 22: the claim procedure of version 20 again, whose lease and answer of a claim of
+ * up to 8 jobs are plain statements naming the ids (a prepared statement is parsed on every
+ * claim); the same arguments and answer. Dropped and created again: a claim whose CALL comes
+ * between the two finds no procedure and claims in its own transaction (see `procedures.ts`).
+ */
+export const CLAIM_CALL_FEW_MIGRATION: Migration = {
+  version: 22,
+  name: 'queue-claim-call-few',
+  optional: true,
+  statements: (prefix) => {
+    const t = queueTables(prefix);
+    return [`DROP PROCEDURE IF EXISTS ${t.claimCall}`, claimProcedure('', t, prefix)];
   },
 };
 

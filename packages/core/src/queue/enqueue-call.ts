@@ -7,9 +7,21 @@ import type { Migration } from '../schema/migration.js';
 import { toNumber } from '../validate.js';
 import { MAX_CONCURRENCY_KEY_CHARS } from './limits.js';
 import { startState, type JobRow } from './options.js';
-import { callProcedure, mayCall } from './procedures.js';
+import { mayCall } from './procedures.js';
+import { enqueueCallRows, type RingInCall } from './enqueue-ring.js';
 import { queueTables, type QueueTables } from './tables.js';
 import type { Enqueued } from './types.js';
+
+/** `enqueue_job`'s parameters, name and type, in order. */
+export const ENQUEUE_JOB_PARAMS = [
+  'p_queue VARCHAR(64) CHARACTER SET ascii', 'p_grp VARCHAR(64) CHARACTER SET ascii', 'p_phase TINYINT UNSIGNED', 'p_priority SMALLINT',
+  'p_ready_priority SMALLINT', 'p_at VARCHAR(32) CHARACTER SET ascii', 'p_delay BIGINT UNSIGNED', 'p_max_attempts INT UNSIGNED', 'p_token BIGINT UNSIGNED',
+  'p_payload LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin', `p_conc_key VARCHAR(${MAX_CONCURRENCY_KEY_CHARS}) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`,
+  'p_receipt BINARY(16)',
+] as const;
+
+/** A procedure's parameter list: `IN name type, ...`. */
+export const inParams = (params: readonly string[]): string => params.map((p) => `IN ${p}`).join(', ');
 
 /**
  * Schema version 17: one job's enqueue as one statement, `CALL <prefix>enqueue_job(...)`. The
@@ -31,11 +43,7 @@ export const ENQUEUE_CALL_MIGRATION: Migration = {
   statements: (prefix) => {
     const t = queueTables(prefix);
     return [
-      `CREATE PROCEDURE IF NOT EXISTS ${t.enqueueCall}(
-  IN p_queue VARCHAR(64) CHARACTER SET ascii, IN p_grp VARCHAR(64) CHARACTER SET ascii, IN p_phase TINYINT UNSIGNED,
-  IN p_priority SMALLINT, IN p_ready_priority SMALLINT, IN p_at VARCHAR(32) CHARACTER SET ascii, IN p_delay BIGINT UNSIGNED,
-  IN p_max_attempts INT UNSIGNED, IN p_token BIGINT UNSIGNED, IN p_payload LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
-  IN p_conc_key VARCHAR(${MAX_CONCURRENCY_KEY_CHARS}) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin, IN p_receipt BINARY(16))
+      `CREATE PROCEDURE IF NOT EXISTS ${t.enqueueCall}(${inParams(ENQUEUE_JOB_PARAMS)})
 MODIFIES SQL DATA SQL SECURITY INVOKER COMMENT 'taskrow: one enqueue with its receipt, idempotent per receipt token'
 BEGIN
   DECLARE v_id BIGINT UNSIGNED;
@@ -91,12 +99,15 @@ export function callable(exec: Executor, t: QueueTables, rows: readonly JobRow[]
  * undefined, having written nothing, when the procedure cannot be called (a schema older than
  * version 17, a server that refused to create it, a user without `EXECUTE`): the caller enqueues
  * the usual way, and this process does so for that server and prefix for a while (see `procedures.ts`).
+ * With `ring`, the same CALL rings the queue's doorbell after the commit where the server has the
+ * procedure for it (see `enqueue-ring-call.ts`).
  */
-export async function enqueueByCall(exec: Executor, t: QueueTables, queue: string, row: JobRow): Promise<Enqueued[] | undefined> {
+export async function enqueueByCall(exec: Executor, t: QueueTables, queue: string, row: JobRow, ring?: RingInCall): Promise<Enqueued[] | undefined> {
   const params: SqlValue[] = [queue, row.group, ...startState(row), row.runAt, row.delayMicros, row.maxAttempts];
   params.push(randomInt(1, 2 ** 47), row.payload, row.concKey, receiptToken());
-  const got = await callProcedure<{ id?: unknown }>(exec, t.enqueueCall, params);
-  if (got === undefined) return undefined;
-  if (got.id === undefined || got.id === null) throw new TaskrowError('DATABASE_ERROR', `enqueue got no id back from ${t.enqueueCall} (queue ${JSON.stringify(queue)})`);
+  const rows = await enqueueCallRows<{ id?: unknown }>(exec, t, false, params, ring);
+  if (rows === undefined) return undefined;
+  const got = rows[0];
+  if (got?.id === undefined || got.id === null) throw new TaskrowError('DATABASE_ERROR', `enqueue got no id back from ${t.enqueueCall} (queue ${JSON.stringify(queue)})`);
   return [{ id: toNumber(Buffer.isBuffer(got.id) ? got.id.toString('latin1') : got.id), deduplicated: false }];
 }

@@ -2,12 +2,13 @@ import { randomInt } from 'node:crypto';
 import type { Executor } from '../engine/executor.js';
 import { TaskrowError } from '../errors.js';
 import { receiptToken } from '../receipts/receipts.js';
-import { commitWithReceipt } from './enqueue-call.js';
+import { commitWithReceipt, inParams } from './enqueue-call.js';
 import { decodeEnqueued } from './enqueued-text.js';
 import type { Migration } from '../schema/migration.js';
 import { MAX_CONCURRENCY_KEY_CHARS } from './limits.js';
 import { startState, type JobRow } from './options.js';
-import { callProcedure, mayCall } from './procedures.js';
+import { mayCall } from './procedures.js';
+import { enqueueCallRows, type RingInCall } from './enqueue-ring.js';
 import { queueTables, type QueueTables } from './tables.js';
 import type { Enqueued } from './types.js';
 
@@ -18,6 +19,9 @@ export const MAX_CALL_BATCH_BYTES = 64 * 1024;
 
 /** The expression of a row's due time from the batch's JSON row `r` (as `enqueue_job` computes it from its arguments). */
 const DUE = 'IF(r.`a` IS NULL AND r.`y` = 0, UTC_TIMESTAMP(6), DATE_ADD(COALESCE(CAST(r.`a` AS DATETIME(6)), UTC_TIMESTAMP(6)), INTERVAL r.`y` MICROSECOND))';
+
+/** `enqueue_jobs`' parameters, name and type, in order. */
+export const ENQUEUE_JOBS_PARAMS = ['p_queue VARCHAR(64) CHARACTER SET ascii', 'p_rows LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin', 'p_n INT UNSIGNED', 'p_mark BIGINT UNSIGNED', 'p_receipt BINARY(16)'] as const;
 
 /**
  * Schema version 19: a batch of jobs' enqueue as one statement, `CALL <prefix>enqueue_jobs(queue,
@@ -38,9 +42,7 @@ export const ENQUEUE_MANY_CALL_MIGRATION: Migration = {
   statements: (prefix) => {
     const t = queueTables(prefix);
     return [
-      `CREATE PROCEDURE IF NOT EXISTS ${t.enqueueManyCall}(
-  IN p_queue VARCHAR(64) CHARACTER SET ascii, IN p_rows LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
-  IN p_n INT UNSIGNED, IN p_mark BIGINT UNSIGNED, IN p_receipt BINARY(16))
+      `CREATE PROCEDURE IF NOT EXISTS ${t.enqueueManyCall}(${inParams(ENQUEUE_JOBS_PARAMS)})
 MODIFIES SQL DATA SQL SECURITY INVOKER COMMENT 'taskrow: a batch of enqueues with its receipt, idempotent per receipt token'
 BEGIN
   DECLARE v_first BIGINT UNSIGNED;
@@ -83,12 +85,15 @@ export function batchCallable(exec: Executor, t: QueueTables, rows: readonly Job
  * (idempotent per receipt token: a retry after a lost reply returns the lost run's ids when it
  * committed and inserts when it did not). Resolves to one entry per row, in order, or to undefined,
  * having written nothing, when the procedure cannot be called: the caller enqueues the usual way.
+ * With `ring`, the same CALL rings the queue's doorbell after the commit where the server has the
+ * procedure for it (see `enqueue-ring-call.ts`).
  */
-export async function enqueueManyByCall(exec: Executor, t: QueueTables, queue: string, rows: readonly JobRow[]): Promise<Enqueued[] | undefined> {
+export async function enqueueManyByCall(exec: Executor, t: QueueTables, queue: string, rows: readonly JobRow[], ring?: RingInCall): Promise<Enqueued[] | undefined> {
   const json = JSON.stringify(rows.map(callRow));
-  const got = await callProcedure<{ ids?: unknown }>(exec, t.enqueueManyCall, [queue, json, rows.length, randomInt(1, 2 ** 47), receiptToken()]);
+  const got = await enqueueCallRows<{ ids?: unknown }>(exec, t, true, [queue, json, rows.length, randomInt(1, 2 ** 47), receiptToken()], ring);
   if (got === undefined) return undefined;
-  const text = Buffer.isBuffer(got.ids) ? got.ids.toString('latin1') : typeof got.ids === 'string' ? got.ids : '';
+  const ids = got[0]?.ids;
+  const text = Buffer.isBuffer(ids) ? ids.toString('latin1') : typeof ids === 'string' ? ids : '';
   const out = decodeEnqueued(text);
   if (out.length !== rows.length || !out.every((e) => Number.isSafeInteger(e.id) && e.id > 0 && !e.deduplicated)) {
     throw new TaskrowError('DATABASE_ERROR', `enqueue of ${rows.length} jobs got ${JSON.stringify(text)} back from ${t.enqueueManyCall} (queue ${JSON.stringify(queue)})`);

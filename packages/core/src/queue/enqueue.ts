@@ -7,6 +7,7 @@ import { purgeReceiptsNow, readReceipt, receiptToken, writeReceipt, writeReceipt
 import { show, toNumber } from '../validate.js';
 import { callable, enqueueByCall } from './enqueue-call.js';
 import { batchCallable, enqueueManyByCall } from './enqueue-many-call.js';
+import type { RingInCall } from './enqueue-ring.js';
 import { decodeEnqueued, encodeEnqueued } from './enqueued-text.js';
 import { jobRow, startState, type JobRow, type QueueSettings } from './options.js';
 import type { QueueTables } from './tables.js';
@@ -44,7 +45,6 @@ export function jobRows(items: unknown, settings: QueueSettings): JobRow[] {
 
 const hex = (b: Buffer | null): string | null => (b ? b.toString('hex') : null);
 
-
 /**
  * Inserts validated rows: every row or none. Rows with a dedup key whose live job exists are not
  * inserted; their entry carries the live job's id. Resolves to one entry per row, in order. It is
@@ -58,11 +58,13 @@ const hex = (b: Buffer | null): string | null => (b ? b.toString('hex') : null);
  * key won). `started` is called as each run begins inside its transaction (its connection taken,
  * BEGIN sent), never on a joined client. One job without a dedup key is one statement instead
  * (`enqueue-call.ts`: the same transaction and receipt, run by a procedure) where the schema has it,
- * and so is a small batch without dedup keys (`enqueue-many-call.ts`).
+ * and so is a small batch without dedup keys (`enqueue-many-call.ts`); with `ring`, that statement
+ * also rings the queue's doorbell after its commit (`enqueue-ring-call.ts`).
  */
-export async function insertJobs(exec: Executor, t: QueueTables, queue: string, rows: readonly JobRow[], started?: () => void): Promise<Enqueued[]> {
+export async function insertJobs(exec: Executor, t: QueueTables, queue: string, rows: readonly JobRow[], ahead?: { started?: () => void; ring?: RingInCall }): Promise<Enqueued[]> {
   if (rows.length === 0) return [];
-  const called = callable(exec, t, rows) ? await enqueueByCall(exec, t, queue, rows[0]!) : batchCallable(exec, t, rows) ? await enqueueManyByCall(exec, t, queue, rows) : undefined;
+  const started = ahead?.started;
+  const called = callable(exec, t, rows) ? await enqueueByCall(exec, t, queue, rows[0]!, ahead?.ring) : batchCallable(exec, t, rows) ? await enqueueManyByCall(exec, t, queue, rows, ahead?.ring) : undefined;
   if (called !== undefined) {
     purgeReceiptsNow(exec, t.receipts);
     return called;

@@ -54,9 +54,18 @@ export async function callProcedure<Row>(exec: Executor, procedure: string, para
  * cannot be called (see `callProcedure`).
  */
 export async function callRows<Row>(exec: Executor, procedure: string, params: readonly SqlValue[]): Promise<Row[] | undefined> {
+  return (await callResults(exec, procedure, params))?.[0] as Row[] | undefined;
+}
+
+/**
+ * `CALL procedure(params)` through `exec`: its result sets in order, however the adapter's client
+ * nests them (`[[rows], [rows], ok]`, or `[rows]` from one that passes only the first on).
+ * Undefined, having run nothing, when the procedure cannot be called (see `callProcedure`).
+ */
+export async function callResults(exec: Executor, procedure: string, params: readonly SqlValue[]): Promise<unknown[][] | undefined> {
   try {
     const res = await exec.query<unknown>(`CALL ${procedure}(${params.map(() => '?').join(', ')})`, params);
-    return (Array.isArray(res.rows[0]) ? res.rows[0] : res.rows) as Row[];
+    return Array.isArray(res.rows[0]) ? res.rows.filter((set): set is unknown[] => Array.isArray(set)) : [res.rows];
   } catch (err) {
     if (!(err instanceof TaskrowError) || err.errno === undefined || !NOT_CALLABLE.has(err.errno)) throw err;
     const found = missing.get(exec.dialect) ?? new Map<string, number>();

@@ -27,7 +27,7 @@ import type { Enqueued, Job, JobRef, Queue, QueueOptions } from './types.js';
 import { onEnqueue } from './wake.js';
 import { claimCursor } from './cursor.js';
 import { watchDoorbell } from './doorbell.js';
-import { announce, ringAhead } from './ring.js';
+import { announce, EarlyRing, ringAhead, ringInCall } from './ring.js';
 import { startWorker } from './worker.js';
 import { boolArg, intArg, optionsOf, secondsArg, show } from '../validate.js';
 
@@ -51,13 +51,14 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
     const ready = rows.filter((r) => !r.delayed && r.concKey === null).map((r) => r.priority);
     // A ring begins alongside an enqueue that runs its transaction in the client; an enqueue's
     // CALL (one job, or a small batch) is one round trip, lent its connection by the pool unseen,
-    // and its ring follows it.
-    const early = ready.length > 0 && !callable(exec, t, rows) && !batchCallable(exec, t, rows) ? ringAhead(exec, t, queue) : undefined;
-    const res = await insertJobs(producerOf(exec), t, queue, rows, early && (() => early.begin())).catch((err: unknown) => {
-      early?.close();
+    // and rings in the same statement after its commit.
+    const byCall = callable(exec, t, rows) || batchCallable(exec, t, rows);
+    const ahead = ready.length === 0 ? undefined : byCall ? ringInCall(exec, t, queue, ready.length) : ringAhead(exec, t, queue);
+    const res = await insertJobs(producerOf(exec), t, queue, rows, ahead instanceof EarlyRing ? { started: () => ahead.begin() } : { ring: ahead }).catch((err: unknown) => {
+      ahead?.close();
       throw err;
     });
-    announce(exec, t, queue, res.filter((r) => !r.deduplicated).length, Math.min(...ready), early);
+    announce(exec, t, queue, res.filter((r) => !r.deduplicated).length, Math.min(...ready), ahead);
     return res;
   };
   const self: Queue<P> = {

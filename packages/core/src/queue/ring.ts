@@ -7,6 +7,7 @@ import { claimCursor } from './cursor.js';
 import { errnoOf } from './doorbell.js';
 import { perQueue } from './registry.js';
 import { ringByCall } from './ring-call.js';
+import type { CallRingAnswer, RingInCall } from './enqueue-ring.js';
 
 /**
  * The ringing side of the doorbell (see `doorbell.ts`): a process whose enqueue committed
@@ -70,27 +71,90 @@ function ringSleepers(exec: Executor, t: QueueTables, queue: string, jobs: numbe
   if (!s.ringing) void ringWhileNeeded(exec, t, queue, s);
 }
 
+/** Notes what a ring found: sleepers (-1: no guard row), or the error number of a ring that failed. */
+function noted(s: Rings, found: { found: number } | { errno: number | undefined }): void {
+  s.checkedAt = performance.now();
+  if ('errno' in found) {
+    s.need = 0;
+    s.trustMs = found.errno === ER_KILL_DENIED ? REFUSED_MS : RECHECK_MS;
+  } else {
+    s.trustMs = found.found > 0 ? 0 : found.found < 0 ? UNUSED_RECHECK_MS : Math.min(RECHECK_MS, Math.max(RECHECK_MIN_MS, s.trustMs * 2));
+  }
+}
+
 /** Rings (`first`, an early ring's, then one per batch of jobs not yet rung for) until no job is left; notes what each found. */
 async function ringWhileNeeded(exec: Executor, t: QueueTables, queue: string, s: Rings, first?: EarlyRing): Promise<void> {
   s.ringing = true;
-  const noted = (found: number): void => {
-    s.trustMs = found > 0 ? 0 : found < 0 ? UNUSED_RECHECK_MS : Math.min(RECHECK_MS, Math.max(RECHECK_MIN_MS, s.trustMs * 2));
-    s.checkedAt = performance.now();
-  };
   try {
-    if (first) noted(await ringOnce(exec, t, queue, first).finally(() => first.close()));
+    if (first) noted(s, { found: await ringOnce(exec, t, queue, first).finally(() => first.close()) });
     while (s.need > 0) {
       const n = Math.min(s.need, MAX_RING);
       s.need = 0;
-      noted(await ringOnce(exec, t, queue, n));
+      noted(s, { found: await ringOnce(exec, t, queue, n) });
     }
   } catch (err) {
-    s.need = 0;
-    s.checkedAt = performance.now();
-    s.trustMs = errnoOf(exec.client, (err as { cause?: unknown }).cause ?? err) === ER_KILL_DENIED ? REFUSED_MS : RECHECK_MS;
+    noted(s, { errno: errnoOf(exec.client, (err as { cause?: unknown }).cause ?? err) });
   } finally {
     s.ringing = false;
   }
+}
+
+/**
+ * A ring that an enqueue's CALL sends itself, after its commit, in the same statement (see
+ * `enqueue-ring-call.ts`): while the CALL runs no other ring of the queue goes from this process,
+ * and jobs announced meanwhile are rung once it ends. The caller MUST end it: `rang` when the CALL
+ * rang (through `enqueueByCall` / `enqueueManyByCall`), else `close()`.
+ */
+export class CallRing implements RingInCall {
+  private open = true;
+  private used = false;
+
+  constructor(
+    readonly max: number,
+    /** Called once, with the ring's answer, or undefined when the CALL did not ring. */
+    private readonly after: (answer: CallRingAnswer | undefined) => void,
+  ) {}
+
+  rang(answer: CallRingAnswer | undefined): void {
+    if (!this.open) return;
+    this.used = true;
+    this.end(answer ?? { found: 1 });
+  }
+
+  /** Ends the ring; the number of jobs it rang for, at most `jobs` (0 when the CALL did not ring). */
+  covers(jobs: number): number {
+    this.close();
+    return this.used ? Math.min(jobs, this.max) : 0;
+  }
+
+  /** The CALL did not ring (it went another way, or failed): its jobs are rung the usual way. */
+  close(): void {
+    if (this.open) this.end(undefined);
+  }
+
+  private end(answer: CallRingAnswer | undefined): void {
+    this.open = false;
+    this.after(answer);
+  }
+}
+
+/**
+ * A ring for an enqueue of `jobs` ready jobs of `queue` by CALL to send in the same statement
+ * (see `CallRing`): only in a process with no worker of the queue (no worker here could take the
+ * jobs) and only when a ring would go now (see `ringSleepers`); otherwise undefined. A CALL whose
+ * ring's answer the adapter did not pass on counts as one that found sleepers (the next enqueue
+ * rings again).
+ */
+export function ringInCall(exec: Executor, t: QueueTables, queue: string, jobs: number): CallRing | undefined {
+  if (exec.client.joined || jobs <= 0 || hasWorkers(t.jobs, queue)) return undefined;
+  const s = ringsOf(exec, t, queue);
+  if (s.ringing || trusted(s)) return undefined;
+  s.ringing = true;
+  return new CallRing(Math.min(jobs, MAX_RING), (answer) => {
+    s.ringing = false;
+    if (answer !== undefined) noted(s, answer);
+    if (s.need > 0) void ringWhileNeeded(exec, t, queue, s);
+  });
 }
 
 /**
@@ -212,9 +276,10 @@ export function ringAhead(exec: Executor, t: QueueTables, queue: string): EarlyR
  * just now, the least of them with this priority. Not for a joined client: that commit is the
  * application's, and pollers see it.
  */
-export function announce(exec: Executor, t: QueueTables, queue: string, jobs: number, priority?: number, early?: EarlyRing): void {
-  if (exec.client.joined || jobs <= 0) return early?.close();
+export function announce(exec: Executor, t: QueueTables, queue: string, jobs: number, priority?: number, ahead?: EarlyRing | CallRing): void {
+  if (exec.client.joined || jobs <= 0) return ahead?.close();
   claimCursor(exec.owner, t.jobs, queue).rewind(priority);
   const uncovered = jobs - enqueued(t.jobs, queue, jobs, exec.owner);
-  if (early?.ring(uncovered) !== true && uncovered > 0) ringSleepers(exec, t, queue, uncovered);
+  const rung = ahead instanceof CallRing ? ahead.covers(uncovered) : ahead?.ring(uncovered) === true ? uncovered : 0;
+  if (uncovered > rung) ringSleepers(exec, t, queue, uncovered - rung);
 }

@@ -24,10 +24,13 @@ export interface QueueTables {
   readonly ringCall: string;
   /** The procedure that claims ready jobs in one statement (see `claim-call.ts`). */
   readonly claimCall: string;
+  /** The procedures that enqueue and then ring the queue's doorbell in one statement (see `enqueue-ring-call.ts`). */
+  readonly enqueueRingCall: string;
+  readonly enqueueManyRingCall: string;
 }
 
 export function queueTables(prefix: string): QueueTables {
-  return { jobs: table(prefix, 'queue_jobs'), receipts: receiptsTable(prefix), deadKeys: table(prefix, 'queue_dead_keys'), queues: table(prefix, 'queues'), keys: table(prefix, 'queue_keys'), rateSlots: table(prefix, 'queue_rate_slots'), sleepers: table(prefix, 'queue_sleepers'), enqueueCall: table(prefix, 'enqueue_job'), enqueueManyCall: table(prefix, 'enqueue_jobs'), ringCall: table(prefix, 'ring_sleepers'), claimCall: table(prefix, 'claim_jobs') };
+  return { jobs: table(prefix, 'queue_jobs'), receipts: receiptsTable(prefix), deadKeys: table(prefix, 'queue_dead_keys'), queues: table(prefix, 'queues'), keys: table(prefix, 'queue_keys'), rateSlots: table(prefix, 'queue_rate_slots'), sleepers: table(prefix, 'queue_sleepers'), enqueueCall: table(prefix, 'enqueue_job'), enqueueManyCall: table(prefix, 'enqueue_jobs'), ringCall: table(prefix, 'ring_sleepers'), claimCall: table(prefix, 'claim_jobs'), enqueueRingCall: table(prefix, 'enqueue_job_and_ring'), enqueueManyRingCall: table(prefix, 'enqueue_jobs_and_ring') };
 }
 
 /**

@@ -13,7 +13,8 @@ import { DOORBELL_MIGRATION, DOORBELL_RINGS_MIGRATION } from '../queue/doorbell.
 import { ENQUEUE_CALL_MIGRATION } from '../queue/enqueue-call.js';
 import { RING_CALL_MIGRATION } from '../queue/ring-call.js';
 import { ENQUEUE_MANY_CALL_MIGRATION } from '../queue/enqueue-many-call.js';
-import { CLAIM_CALL_MIGRATION } from '../queue/claim-call.js';
+import { CLAIM_CALL_FEW_MIGRATION, CLAIM_CALL_MIGRATION } from '../queue/claim-call.js';
+import { ENQUEUE_RING_CALL_MIGRATION } from '../queue/enqueue-ring-call.js';
 import type { Migration } from './migration.js';
 import { table, TABLE_OPTIONS } from './tables.js';
 
@@ -44,7 +45,7 @@ export const MIGRATIONS: readonly Migration[] = [
   DONES_MIGRATION, LOOP_MIGRATION, QUEUE_MIGRATION, RESOURCES_MIGRATION, RECEIPTS_MIGRATION, DEAD_KEYS_MIGRATION, TOKEN_COLUMN_MIGRATION, QUEUES_MIGRATION,
   RESULTS_MIGRATION, SCHEDULES_MIGRATION, LIMITS_MIGRATION, RATE_MIGRATION, RESOURCES_LOCK_SEQ_MIGRATION, DOORBELL_MIGRATION,
   QUEUE_HEAD_MIGRATION, DOORBELL_RINGS_MIGRATION, ENQUEUE_CALL_MIGRATION, RING_CALL_MIGRATION, ENQUEUE_MANY_CALL_MIGRATION,
-  CLAIM_CALL_MIGRATION,
+  CLAIM_CALL_MIGRATION, ENQUEUE_RING_CALL_MIGRATION, CLAIM_CALL_FEW_MIGRATION,
 ].sort((a, b) => a.version - b.version);
 
 /** The newest schema version this build knows. */

@@ -1,0 +1,46 @@
+import type { Executor } from '../engine/executor.js';
+import type { SqlValue } from '../port.js';
+import { toNumber } from '../validate.js';
+import { callResults, mayCall } from './procedures.js';
+import type { QueueTables } from './tables.js';
+
+/**
+ * Enqueues by CALL that also ring the queue's doorbell (the procedures of `enqueue-ring-call.ts`,
+ * schema version 21), for `enqueue-call.ts` and `enqueue-many-call.ts`.
+ */
+
+/** What the ring of an enqueue's CALL found: sleepers interrupted (-1: the queue has no guard row), or the server's error number when it failed. */
+export type CallRingAnswer = { readonly found: number } | { readonly errno: number | undefined };
+
+/** A ring an enqueue's CALL sends after its commit (see `ringInCall` in `ring.ts`). */
+export interface RingInCall {
+  /** Most sleepers the CALL interrupts. */
+  readonly max: number;
+  /** The CALL rang: what its ring answered (undefined when the adapter passed no second result set on). */
+  rang(answer: CallRingAnswer | undefined): void;
+}
+
+/**
+ * `CALL procedure(params)`, or, with `ring` and where the server has version 21's procedure, its
+ * `…_and_ring` counterpart with `ring.max`, which reports the ring's answer to `ring.rang`. The
+ * enqueue's first result set's rows, or undefined, having run nothing, when neither procedure can
+ * be called. A ring not sent (no procedure) is left to the caller: `rang` was not called.
+ */
+export async function enqueueCallRows<Row>(exec: Executor, t: QueueTables, many: boolean, params: readonly SqlValue[], ring: RingInCall | undefined): Promise<Row[] | undefined> {
+  const withRing = many ? t.enqueueManyRingCall : t.enqueueRingCall;
+  if (ring !== undefined && mayCall(exec, withRing)) {
+    const sets = await callResults(exec, withRing, [...params, ring.max]);
+    if (sets !== undefined) {
+      ring.rang(answerOf(sets[1]?.[0] as { found?: unknown; ring_errno?: unknown } | undefined));
+      return sets[0] as Row[];
+    }
+  }
+  return (await callResults(exec, many ? t.enqueueManyCall : t.enqueueCall, params))?.[0] as Row[] | undefined;
+}
+
+/** The ring's answer row as a `CallRingAnswer`. */
+function answerOf(row: { found?: unknown; ring_errno?: unknown } | undefined): CallRingAnswer | undefined {
+  if (row === undefined) return undefined;
+  if (row.found !== null && row.found !== undefined) return { found: toNumber(row.found) };
+  return { errno: row.ring_errno === null || row.ring_errno === undefined ? undefined : toNumber(row.ring_errno) };
+}
