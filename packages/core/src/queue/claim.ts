@@ -46,6 +46,8 @@ export interface ClaimState {
   readonly due: string;
   /** The handle's server's form of a locking read with plain reads in it (`lockingWithPlainReads`). */
   readonly gated: (select: string) => string;
+  /** The gate is read by a statement of its own before the locking read (`Dialect.lockingReadsAlone`). */
+  readonly gateApart: boolean;
 }
 
 /** What a gated read of the ready rows asks besides them (see `lockReady`). */
@@ -345,19 +347,23 @@ async function promote(conn: SqlConnection, t: QueueTables, queue: string, args:
  * the gate, then the lease: due jobs are made ready first (and the ready rows read again) only when
  * the read says some are waiting and it found fewer than `limit` rows or this handle has not made
  * due jobs ready for `PROMOTE_EVERY_MS`. A read that finds nothing reads the gate on its own: nothing
- * while the queue is paused; a rate-limited queue takes the rated path (`claimRated`).
+ * while the queue is paused; a rate-limited queue takes the rated path (`claimRated`). With
+ * `gateApart` the gate is read on its own first, and the locking read carries none of it.
  */
 async function claimReady(conn: SqlConnection, t: QueueTables, queue: string, args: ClaimArgs, state: ClaimState, token: number, joined: boolean): Promise<ClaimRow[]> {
   if (state.rated) return claimRated(conn, t, queue, args, state, token, joined);
-  let rows: ClaimRow[] = await lockAhead(conn, t, queue, args, state.cursor, state);
+  const first = state.gateApart ? await claimGate(conn, t, queue, state.due) : undefined;
+  if (first?.paused) return [];
+  if (first?.rated) return claimRated(conn, t, queue, args, state, token, joined, first);
+  let rows: ClaimRow[] = await lockAhead(conn, t, queue, args, state.cursor, first ? undefined : state);
   const stale = performance.now() - state.lastPromote >= PROMOTE_EVERY_MS;
   if (rows.length === 0) {
-    const gate = await claimGate(conn, t, queue, state.due);
+    const gate = first ?? (await claimGate(conn, t, queue, state.due));
     if (gate.paused) return [];
     if (gate.rated) return claimRated(conn, t, queue, args, state, token, joined, gate);
     if (!gate.due || (await promote(conn, t, queue, args, state, joined)) === 0) return [];
     rows = await lockAhead(conn, t, queue, args, state.cursor, undefined);
-  } else if (toNumber((rows[0] as GatedRow).due) === 1 && (rows.length < args.limit || stale)) {
+  } else if ((first ? first.due : toNumber((rows[0] as GatedRow).due) === 1) && (rows.length < args.limit || stale)) {
     // Rows this transaction already locked come back again (its own locks are not skipped).
     if ((await promote(conn, t, queue, args, state, joined)) > 0) rows = await lockAhead(conn, t, queue, args, state.cursor, undefined);
   }

@@ -40,7 +40,7 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
   const queue = validateName('queue name', name);
   const settings = queueSettings(options);
   const c: AckContext = { exec, t, queue, settings };
-  const claimState = { lastPromote: -Infinity, rated: false, cursor: claimCursor(exec.owner, t.jobs, queue), due: dueWaiting(t.jobs, exec.dialect.rangeEndStops), gated: (select: string) => lockingWithPlainReads(exec.dialect, select) };
+  const claimState = { lastPromote: -Infinity, rated: false, cursor: claimCursor(exec.owner, t.jobs, queue), due: dueWaiting(t.jobs, exec.dialect.rangeEndStops), gated: (select: string) => lockingWithPlainReads(exec.dialect, select), gateApart: exec.dialect.lockingReadsAlone };
   const progress = (job: JobRef, value: unknown): Promise<void> => self.progress(job, value);
   const claimWith = (args: ClaimArgs, via: Executor = exec): Promise<Job<P>[]> => claimJobs<P>(via, t, queue, args, claimState, progress);
   // Idle workers claim at once after a committed enqueue (not inside the application's

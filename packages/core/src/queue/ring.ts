@@ -141,12 +141,15 @@ export class CallRing implements RingInCall {
 /**
  * A ring for an enqueue of `jobs` ready jobs of `queue` by CALL to send in the same statement
  * (see `CallRing`): only in a process with no worker of the queue (no worker here could take the
- * jobs) and only when a ring would go now (see `ringSleepers`); otherwise undefined. A CALL whose
+ * jobs), only when a ring would go now (see `ringSleepers`), and not on a node of a multi-writer
+ * cluster (a ring there reaches that node's sleepers only, and a Galera node may let a statement
+ * killed in a lock wait complete and go on: docs/compatibility.md, so the enqueue's CALL stays the
+ * one verified there and the ring follows it); otherwise undefined. A CALL whose
  * ring's answer the adapter did not pass on counts as one that found sleepers (the next enqueue
  * rings again).
  */
 export function ringInCall(exec: Executor, t: QueueTables, queue: string, jobs: number): CallRing | undefined {
-  if (exec.client.joined || jobs <= 0 || hasWorkers(t.jobs, queue)) return undefined;
+  if (exec.client.joined || exec.dialect.multiWriter || jobs <= 0 || hasWorkers(t.jobs, queue)) return undefined;
   const s = ringsOf(exec, t, queue);
   if (s.ringing || trusted(s)) return undefined;
   s.ringing = true;
