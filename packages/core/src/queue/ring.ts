@@ -72,7 +72,7 @@ function ringSleepers(exec: Executor, t: QueueTables, queue: string, jobs: numbe
 }
 
 /** Notes what a ring found: sleepers (-1: no guard row), or the error number of a ring that failed. */
-function noted(s: Rings, found: { found: number } | { errno: number | undefined }): void {
+function noted(s: Rings, found: CallRingAnswer): void {
   s.checkedAt = performance.now();
   if ('errno' in found) {
     s.need = 0;
