@@ -138,7 +138,7 @@ for (const target of targets()) {
       const one = await q.enqueue({ n: 1 });
       const writes = client.units.slice(from).filter(enqueues);
       // The first enqueue of a queue in a process also rings (inside the CALL): nobody sleeps on it yet.
-      expect(writes).toEqual([[expect.stringMatching(new RegExp(`^CALL \`${prefix}enqueue_job(_and_ring)?\`\\(`))]]);
+      expect(writes).toEqual([[expect.stringMatching(new RegExp(`^CALL \`${prefix}enqueue_job(_and_hand)?\`\\(`))]]);
       expect((await jobsOf(q.name)).map((r) => Number(r.id))).toEqual([one.id]);
     });
 
@@ -155,13 +155,17 @@ for (const target of targets()) {
       expect((await jobsOf(q.name)).map((r) => Number(r.phase)).slice(8, 10)).toEqual([0, 1]);
     });
 
-    /** A sleeper as another process's doorbell keeps one (the guard row, an uncommitted registration), asleep on `queue` for 20 s; resolves once it sleeps, with how long its sleep lasted (`slept`). */
-    async function sleeper(conn: mysql.Connection, queue: string): Promise<{ slept: Promise<number> }> {
+    /**
+     * A sleeper as another process's doorbell keeps one (the guard row, an uncommitted registration,
+     * with `token` a ring may lease a job to for 30 s), asleep on `queue` for 20 s; resolves once it
+     * sleeps, with how long its sleep lasted (`slept`).
+     */
+    async function sleeper(conn: mysql.Connection, queue: string, token = 0): Promise<{ slept: Promise<number> }> {
       const sleepers = `\`${prefix}queue_sleepers\``;
       await conn.query(`INSERT IGNORE INTO ${sleepers} (queue, conn) VALUES (?, 0)`, [queue]);
       await conn.query('SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED');
       await conn.query('BEGIN');
-      await conn.query(`INSERT INTO ${sleepers} (queue, conn) VALUES (?, CONNECTION_ID())`, [queue]);
+      await conn.query(`INSERT INTO ${sleepers} (queue, conn, token, lease_us) VALUES (?, CONNECTION_ID(), ?, ?)`, [queue, token, token > 0 ? 30_000_000 : 0]);
       const t0 = Date.now();
       // Interrupted: MySQL ends the SLEEP with 1, MariaDB with error 1317.
       const slept = conn.query('SELECT SLEEP(20) AS r').then(() => Date.now() - t0, () => Date.now() - t0);
@@ -171,7 +175,7 @@ for (const target of targets()) {
 
     /** The units of work since `from` that ring or touch the doorbell's table apart from the enqueue's own CALL. */
     const ringUnits = (from: number): string[][] =>
-      client.units.slice(from).filter((u) => u.some((x) => (x.includes('ring_sleepers') || x.includes('queue_sleepers')) && !x.includes('_and_ring')));
+      client.units.slice(from).filter((u) => u.some((x) => (x.includes('ring_sleepers') || x.includes('queue_sleepers')) && !/_and_(ring|hand)`/.test(x)));
 
     it('an enqueue rings a sleeper of another process inside its own CALL (after its commit): no ring statement, no ring transaction', async () => {
       const name = `r${Date.now()}`;
@@ -181,7 +185,7 @@ for (const target of targets()) {
         const from = client.units.length;
         const one = await tr.queue(name).enqueue('x');
         expect(await slept).toBeLessThan(10_000);
-        expect(client.units.slice(from).filter(enqueues)).toEqual([[expect.stringMatching(new RegExp(`^CALL \`${prefix}enqueue_job_and_ring\`\\(`))]]);
+        expect(client.units.slice(from).filter(enqueues)).toEqual([[expect.stringMatching(new RegExp(`^CALL \`${prefix}enqueue_job_and_hand\`\\(`))]]);
         expect(ringUnits(from)).toEqual([]);
         expect((await jobsOf(name)).map((r) => Number(r.id))).toEqual([one.id]);
       } finally {
@@ -204,6 +208,26 @@ for (const target of targets()) {
       }
     });
 
+    it('an enqueue whose CALL handed its job to a sleeper and whose reply was lost is retried once: one job, leased to the sleeper once (attempt 1), its id returned', async () => {
+      const name = `rh${Date.now()}`;
+      const conn = await mysql.createConnection({ uri: target.url });
+      try {
+        const { slept } = await sleeper(conn, name, 424242);
+        client.lose(1, 'after', enqueues);
+        const one = await tr.queue(name).enqueue('x');
+        expect(client.lostStatements.at(-1)![0]).toMatch(new RegExp(`^CALL \`${prefix}enqueue_job_and_hand\``));
+        expect(await slept).toBeLessThan(10_000);
+        const jobs = await jobsOf(name);
+        expect(jobs.map((r) => [Number(r.id), Number(r.phase), Number(r.attempt), Number(r.token)])).toEqual([[one.id, 2, 1, 424242]]);
+        // Leased for the sleeper's 30 s on the database clock, from the first run's ring.
+        const [lease] = await rows<{ left_us: number }>(`SELECT TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), due_at) AS left_us FROM \`${prefix}queue_jobs\` WHERE id = ?`, [one.id]);
+        expect(Number(lease!.left_us)).toBeGreaterThan(20_000_000);
+        expect(Number(lease!.left_us)).toBeLessThanOrEqual(30_000_000);
+      } finally {
+        await conn.end();
+      }
+    });
+
     it('a ring inside an enqueue\'s CALL that the server refuses (KILL of another user\'s connection) leaves the enqueue done once, and that process rings no more for a while', async () => {
       const name = `rk${Date.now()}`;
       const user = `trk${process.pid.toString(36)}${Date.now().toString(36)}`.slice(0, 32);
@@ -221,7 +245,7 @@ for (const target of targets()) {
         const first = await wtr.queue(name).enqueue(1);
         const second = await wtr.queue(name).enqueue(2);
         const calls = weak.units.filter(enqueues).map((u) => u[0]!.slice(0, u[0]!.indexOf('(')));
-        expect(calls).toEqual([`CALL \`${prefix}enqueue_job_and_ring\``, `CALL \`${prefix}enqueue_job\``]);
+        expect(calls).toEqual([`CALL \`${prefix}enqueue_job_and_hand\``, `CALL \`${prefix}enqueue_job\``]);
         expect((await jobsOf(name)).map((r) => Number(r.id))).toEqual([first.id, second.id]);
         // Not interrupted: the KILL was refused.
         expect(await runningStatement(probe, target.engine, 'SELECT SLEEP')).toBe(conn.threadId);

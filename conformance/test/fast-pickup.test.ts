@@ -59,6 +59,22 @@ async function ringApart(ringer: mysql.Connection, sleepers: string, queue: stri
 }
 
 /**
+ * Waits (10 s at most) until a sleeper of `queue` is registered with a token a ring may lease a
+ * job to, read uncommitted through `via`; resolves to that token (0 when none was seen).
+ */
+async function handRegistration(via: mysql.Connection, sleepers: string, queue: string): Promise<number> {
+  await via.query('SET SESSION TRANSACTION ISOLATION LEVEL READ UNCOMMITTED');
+  const t0 = performance.now();
+  while (performance.now() - t0 < 10_000) {
+    const [rows] = await via.query(`SELECT token FROM ${sleepers} WHERE queue = ? AND conn > 0 AND token > 0`, [queue]);
+    const token = Number((rows as { token: unknown }[])[0]?.token ?? 0);
+    if (token > 0) return token;
+    await pause(20);
+  }
+  return 0;
+}
+
+/**
  * The statement connection `id` runs now, read through `via`. MySQL 9 converts every connection's
  * statement text to utf8mb3 to fill the process list and fails the read (error 3854) while another
  * test file's statement carries a 4-byte character: read again then.
@@ -379,6 +395,143 @@ for (const target of targets()) {
       expect([...runs.keys()].sort((a, b) => a - b)).toEqual(Array.from({ length: 300 }, (_, i) => i));
       expect([...runs.values()].every((n) => n === 1)).toBe(true);
     }, 60_000);
+
+    it('an enqueue in another process hands its job to a doorbell worker asleep here: the worker runs it without a claim, attempt 1, with the token and no more lease than the database has', async () => {
+      const { client, matching } = counting(mysql2Client(pool));
+      const counted = await createTaskrow<Mysql2Connection>({ client, joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } });
+      const name = `h${Date.now()}`;
+      const seen: { id: number; attempt: number; token: number; leftMs: number; readMs: number; at: number; db: { token: unknown; phase: unknown; left_us: unknown } }[] = [];
+      const w = counted.queue<number>(name).work(async (job) => {
+        const at = wallNow();
+        const t0 = performance.now();
+        const leftMs = job.leaseLeft();
+        const [rows] = await pool.query(`SELECT token, phase, TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), due_at) AS left_us FROM \`${prefix}queue_jobs\` WHERE id = ?`, [job.id]);
+        seen.push({ id: job.id, attempt: job.attempt, token: job.token, leftMs, readMs: performance.now() - t0, at, db: (rows as never[])[0]! });
+      }, { pollInterval: 30, doorbell: true, lease: 20 });
+      const started = performance.now();
+      const probe = await mysql.createConnection({ uri: target.url });
+      try {
+        expect(await handRegistration(probe, `\`${prefix}queue_sleepers\``, name)).toBeGreaterThan(0);
+        // From about 2.55 s to 5.1 s after it started the idle worker waits without a statement:
+        // no poll of its finds the job ready in the moment between the enqueue's commit and the ring.
+        await pause(Math.max(0, 2600 - (performance.now() - started)));
+        const claims = matching(CLAIMS);
+        const enqueuedAt = await enqueueFromAnotherProcess(target.url, prefix, name, 1, 0);
+        const t0 = performance.now();
+        while (seen.length === 0 && performance.now() - t0 < 10_000) await pause(5);
+        expect(seen).toHaveLength(1);
+        const [job] = seen;
+        expect(job!.at - enqueuedAt.get(0)!).toBeLessThan(500);
+        // No claim: the ring leased the job to the sleeper's token, and the sleeper read it.
+        expect(matching(CLAIMS) - claims).toBe(0);
+        expect(job!.attempt).toBe(1);
+        expect([Number(job!.db.phase), Number(job!.db.token)]).toEqual([2, job!.token]);
+        // Counted from the ring, the holder's lease (less its margin: 2 s of 20 s) ends no later than
+        // the database's, which was read up to readMs after it; and it is not much shorter.
+        expect(job!.leftMs + 2000).toBeLessThanOrEqual(Number(job!.db.left_us) / 1000 + job!.readMs);
+        expect(job!.leftMs).toBeGreaterThan(15_000);
+      } finally {
+        await probe.end();
+        await w.stop();
+      }
+    }, 40_000);
+
+    it('a job enqueued into a paused queue is not handed to a sleeping worker: it stays ready until the queue is resumed', async () => {
+      const name = `hp${Date.now()}`;
+      let at = 0;
+      const w = tr.queue<number>(name).work(async () => void (at ||= performance.now()), { pollInterval: 0.5, doorbell: true });
+      const probe = await mysql.createConnection({ uri: target.url });
+      try {
+        await tr.queue(name).pause();
+        expect(await handRegistration(probe, `\`${prefix}queue_sleepers\``, name)).toBeGreaterThan(0);
+        await enqueueFromAnotherProcess(target.url, prefix, name, 1, 0);
+        await pause(1500); // an observation window: rung, the worker claims nothing from a paused queue
+        expect(at).toBe(0);
+        const [rows] = await probe.query(`SELECT phase, attempt FROM \`${prefix}queue_jobs\` WHERE queue = ?`, [name]);
+        expect((rows as { phase: unknown; attempt: unknown }[]).map((r) => [Number(r.phase), Number(r.attempt)])).toEqual([[0, 0]]);
+        const resumedAt = performance.now();
+        await tr.queue(name).resume();
+        expect(await pickedAfter(() => at, resumedAt, 5000)).toBeLessThan(5000);
+      } finally {
+        await probe.end();
+        await w.stop();
+      }
+    }, 40_000);
+
+    it('a job a ring hands to a worker that is stopping is given back, not run there: another worker runs it once, attempt 1', async () => {
+      const name = `hs${Date.now()}`;
+      const ran: string[] = [];
+      const attempts: number[] = [];
+      const first = tr.queue<number>(name).work(async () => void ran.push('first'), { pollInterval: 30, doorbell: true });
+      const started = performance.now();
+      const ringer = await mysql.createConnection({ uri: target.url });
+      const app = await pool.getConnection();
+      let second: QueueWorker | undefined;
+      try {
+        expect(await handRegistration(ringer, `\`${prefix}queue_sleepers\``, name)).toBeGreaterThan(0);
+        // From about 2.55 s to 5.1 s after it started the idle worker waits without a statement.
+        await pause(Math.max(0, 2700 - (performance.now() - started)));
+        await app.beginTransaction();
+        const { id } = await tr.in(app).queue(name).enqueue(1); // nothing in this process rings for it
+        await app.commit();
+        const stopped = first.stop();
+        // A ring that hands the job to the stopping worker's registration.
+        const [res] = await ringer.query(`CALL \`${prefix}ring_and_hand\`(?, 1, ?)`, [name, id]);
+        expect((res as { handed: unknown }[][])[0]!.map((r) => Number(r.handed))).toEqual([1]);
+        await stopped;
+        second = tr.queue<number>(name).work(async (job) => void (ran.push('second'), attempts.push(job.attempt)), { pollInterval: 0.05 });
+        const t0 = performance.now();
+        while (ran.length === 0 && performance.now() - t0 < 10_000) await pause(10);
+        await pause(300); // an observation window: run once
+        expect(ran).toEqual(['second']);
+        expect(attempts).toEqual([1]);
+      } finally {
+        app.release();
+        await ringer.end();
+        await first.stop();
+        await second?.stop();
+      }
+    }, 40_000);
+
+    it('a job handed to a sleeper whose connection is lost before it read it is read by its next sleep and run once, long before the lease ends', async () => {
+      const name = `hl${Date.now()}`;
+      const ran: number[] = [];
+      const w = tr.queue<number>(name).work(async (job) => void ran.push(job.attempt), { pollInterval: 30, doorbell: true });
+      const started = performance.now();
+      const ringer = await mysql.createConnection({ uri: target.url });
+      const app = await pool.getConnection();
+      const sleepers = `\`${prefix}queue_sleepers\``;
+      try {
+        const token = await handRegistration(ringer, sleepers, name);
+        expect(token).toBeGreaterThan(0);
+        await pause(Math.max(0, 2700 - (performance.now() - started))); // the idle worker's wait without a statement (see above)
+        await app.beginTransaction();
+        const { id } = await tr.in(app).queue(name).enqueue(1); // nothing in this process rings for it
+        await app.commit();
+        // A ring taken apart: it holds the guard row, hands the job to the sleeper's current token
+        // (for 30 s), and the sleeper's connection is killed before it can read it.
+        await ringer.query('BEGIN');
+        await ringer.query(`UPDATE ${sleepers} SET rings = rings + 1 WHERE queue = ? AND conn = 0`, [name]);
+        const [regs] = await ringer.query(`SELECT conn, token FROM ${sleepers} WHERE queue = ? AND conn > 0 AND token > 0`, [name]);
+        const reg = (regs as { conn: unknown; token: unknown }[])[0]!;
+        const [leased] = await ringer.query(
+          `UPDATE \`${prefix}queue_jobs\` SET due_at = UTC_TIMESTAMP(6) + INTERVAL 30 SECOND, attempt = attempt + 1, token = ?, ready_priority = 0, phase = 2 WHERE id = ? AND phase = 0`,
+          [reg.token, id],
+        );
+        expect((leased as { affectedRows: number }).affectedRows).toBe(1);
+        await ringer.query(`KILL ${Number(reg.conn)}`);
+        await ringer.query('COMMIT');
+        const committedAt = performance.now();
+        while (ran.length === 0 && performance.now() - committedAt < 10_000) await pause(10);
+        expect(performance.now() - committedAt).toBeLessThan(10_000);
+        await pause(300); // an observation window: run once
+        expect(ran).toEqual([1]);
+      } finally {
+        app.release();
+        await ringer.end();
+        await w.stop();
+      }
+    }, 40_000);
 
     it('a sleeper whose registration a ring has read stays in its transaction until that ring\'s KILL is done, and gives its connection back after', async () => {
       const name = `g${Date.now()}`;

@@ -115,6 +115,10 @@ export interface QueueSleepersTable {
   queue: string;
   conn: number;
   rings: Generated<number>;
+  /** A registration's fencing token a ring may lease a job to (0 on guard rows). */
+  token: Generated<number>;
+  /** A registration's lease (microseconds) of a job leased to it (0 on guard rows). */
+  lease_us: Generated<number>;
 }
 
 /** Queue: recurring schedules (`taskrow.schedules()`), one row each. */
@@ -246,7 +250,7 @@ export const TASKROW_COLUMNS = {
   queue_schedules: [
     'name', 'queue', 'cron', 'tz', 'every_s', 'anchor_at', 'payload', 'options', 'missed', 'missed_max', 'next_at', 'last_at', 'rev', 'created_at', 'updated_at',
   ],
-  queue_sleepers: ['queue', 'conn', 'rings'],
+  queue_sleepers: ['queue', 'conn', 'rings', 'token', 'lease_us'],
 } as const satisfies { readonly [T in keyof TaskrowTables]: readonly (keyof TaskrowTables[T])[] };
 
 /** The columns of one loop table, in DDL order. */

@@ -78,15 +78,23 @@ const takeLock = (prefix: string): string => {
 `;
 };
 
+/**
+ * Whether due jobs of `p_queue` wait to be made ready, as a procedure asks it: the index range read
+ * from the end MariaDB stops at (see `dueWaiting`), from its start on MySQL.
+ */
+export const dueInProcedure = (t: QueueTables): string => {
+  const due = (order: string): string => `(SELECT 1 FROM ${t.jobs} FORCE INDEX (\`claim\`) WHERE ${DUE_ROWS.replace('?', 'p_queue')}${order} LIMIT 1) IS NOT NULL`;
+  return `IF(VERSION() LIKE '%MariaDB%', ${due(' ORDER BY `phase` DESC, `ready_priority` DESC, `due_at` DESC')}, ${due('')})`;
+};
+
 /** The transaction's start and its gate: paused (state 1), rate-limited (2), due jobs to make ready first (3). */
 const gate = (t: QueueTables): string => {
-  const due = (order: string): string => `(SELECT 1 FROM ${t.jobs} FORCE INDEX (\`claim\`) WHERE ${DUE_ROWS.replace('?', 'p_queue')}${order} LIMIT 1) IS NOT NULL`;
   return `  IF v_len < 1048576 THEN SET SESSION group_concat_max_len = 1048576; END IF;
   SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
   START TRANSACTION;
   SELECT EXISTS (SELECT 1 FROM ${t.queues} WHERE \`queue\` = p_queue AND \`paused_at\` IS NOT NULL),
     EXISTS (SELECT 1 FROM ${t.rateSlots} WHERE \`queue\` = p_queue),
-    IF(VERSION() LIKE '%MariaDB%', ${due(' ORDER BY `phase` DESC, `ready_priority` DESC, `due_at` DESC')}, ${due('')})
+    ${dueInProcedure(t)}
     INTO v_paused, v_rated, v_due;
   IF v_paused = 1 THEN
     SET v_state = 1;
@@ -99,7 +107,7 @@ const gate = (t: QueueTables): string => {
 };
 
 /** The SET list of a lease: expiry `lease` microseconds from now (database clock), one more attempt, fencing token `token`, running. */
-const leaseSet = (lease: string, token: string): string =>
+export const leaseSet = (lease: string, token: string): string =>
   `\`due_at\` = UTC_TIMESTAMP(6) + INTERVAL ${lease} MICROSECOND, \`attempt\` = \`attempt\` + 1, \`token\` = ${token}, \`ready_priority\` = 0, \`phase\` = ${PHASE.running}`;
 
 /** The locking read (from the place given, then from the head when that finds fewer) and the lease of what it found. */

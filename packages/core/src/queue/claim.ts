@@ -53,15 +53,20 @@ export interface ClaimState {
 /** What a gated read of the ready rows asks besides them (see `lockReady`). */
 type GateSql = Pick<ClaimState, 'due' | 'gated'>;
 
-/** The columns a claim reads, `run_at` and `due_at` as epoch microseconds. */
-const CLAIM_COLUMNS = `\`id\`, \`grp\`, \`conc_key\`, \`priority\`, \`attempt\`, \`max_attempts\`, \`token\`, \`payload\`,
-  ${epochMicros('`run_at`')} AS run_us, ${epochMicros('`due_at`')} AS due_us, ${NOW_MICROS} AS now_us`;
+/** The columns a claim reads (of the table named `alias`, when given), `run_at` and `due_at` as epoch microseconds. */
+export const claimColumns = (alias = ''): string => {
+  const c = (name: string): string => `${alias}\`${name}\``;
+  return `${['id', 'grp', 'conc_key', 'priority', 'attempt', 'max_attempts', 'token', 'payload'].map((n) => (alias ? `${c(n)} AS \`${n}\`` : c(n))).join(', ')},
+  ${epochMicros(c('run_at'))} AS run_us, ${epochMicros(c('due_at'))} AS due_us, ${NOW_MICROS} AS now_us`;
+};
+
+const CLAIM_COLUMNS = claimColumns();
 
 /** A new fencing token: random, so that the jobs one claim took can be found by it. */
-const newToken = (): number => randomInt(1, 2 ** 48);
+export const newToken = (): number => randomInt(1, 2 ** 48);
 
 /** Slack (µs) around the window in which a lost claim set its leases' expiry. */
-const WINDOW_SLACK_US = 1_000_000;
+export const WINDOW_SLACK_US = 1_000_000;
 
 /**
  * The jobs an earlier run of this claim took before its connection was lost (its commit may have
@@ -161,26 +166,58 @@ export class ClaimCall<P> {
     const leaseMs = this.args.leaseMicros / 1000;
     return rows.map((r) => {
       const nowMs = toNumber(r.now_us) / 1000;
-      const job = {
-        id: toNumber(r.id),
-        queue: this.queue,
-        token: this.token,
-        payload: decodePayload<P>(r.payload),
-        attempt: toNumber(r.attempt) + (fresh ? 1 : 0),
-        maxAttempts: toNumber(r.max_attempts),
-        priority: toNumber(r.priority),
-        group: r.grp === '' ? null : r.grp,
-        concurrencyKey: r.conc_key ?? null,
-        runAt: new Date(toNumber(r.run_us) / 1000),
-        leaseUntil: fresh ? new Date(nowMs + leaseMs) : new Date(toNumber(r.due_us) / 1000),
-      };
-      // Not enumerable: a job still compares and serializes as its fields.
-      Object.defineProperty(job, 'leaseLeft', { value: () => leaseLeft(job as JobRef) });
-      Object.defineProperty(job, 'progress', { value: (value: unknown) => this.progress(job as JobRef, value) });
+      const job = jobOf<P>(r, this.queue, this.token, toNumber(r.attempt) + (fresh ? 1 : 0), fresh ? new Date(nowMs + leaseMs) : new Date(toNumber(r.due_us) / 1000), this.progress);
       leaseConfirmed(job, this.firstRun, leaseMs); // every run of this claim was sent after firstRun
-      return Object.freeze(job) as Job<P>;
+      return job;
     });
   }
+}
+
+/** A job handed out, from its row: `attempt` counted, leased to `token` until `leaseUntil` (database clock). */
+function jobOf<P>(r: ClaimRow, queue: string, token: number, attempt: number, leaseUntil: Date, progress: (job: JobRef, value: unknown) => Promise<void>): Job<P> {
+  const job = {
+    id: toNumber(r.id),
+    queue,
+    token,
+    payload: decodePayload<P>(r.payload),
+    attempt,
+    maxAttempts: toNumber(r.max_attempts),
+    priority: toNumber(r.priority),
+    group: r.grp === '' ? null : r.grp,
+    concurrencyKey: r.conc_key ?? null,
+    runAt: new Date(toNumber(r.run_us) / 1000),
+    leaseUntil,
+  };
+  // Not enumerable: a job still compares and serializes as its fields.
+  Object.defineProperty(job, 'leaseLeft', { value: () => leaseLeft(job as JobRef) });
+  Object.defineProperty(job, 'progress', { value: (value: unknown) => progress(job as JobRef, value) });
+  return Object.freeze(job) as Job<P>;
+}
+
+/** The jobs a ring handed a sleeper (see `handedJobs`), and where their leases began on the local clock. */
+export interface Handed<P> {
+  readonly jobs: Job<P>[];
+  /** No later than every lease's start (`performance.now()`): a holder counts its lease from here. */
+  readonly leaseFrom: number;
+}
+
+/**
+ * The jobs a ring leased to a sleeper's `token` (see `hand-call.ts`), from the rows its read
+ * (sent at `sentAt`, `performance.now()`, after the ring committed) found, with their attempt as
+ * the ring counted it. Each lease began at the ring, before that read: it is counted locally from
+ * `sentAt` less the part of `leaseMicros` the database says had passed when the read ran
+ * (`leaseMicros` - (`due_us` - `now_us`)). The read ran after it was sent, so that start comes no
+ * later than the database's, and the local end (see `leaseConfirmed`) before its expiry.
+ */
+export function handedJobs<P>(rows: readonly ClaimRow[], queue: string, token: number, leaseMicros: number, sentAt: number, progress: (job: JobRef, value: unknown) => Promise<void>): Handed<P> {
+  const passedUs = Math.max(0, ...rows.map((r) => leaseMicros - (toNumber(r.due_us) - toNumber(r.now_us))));
+  const leaseFrom = sentAt - passedUs / 1000;
+  const jobs = rows.map((r) => {
+    const job = jobOf<P>(r, queue, token, toNumber(r.attempt), new Date(toNumber(r.due_us) / 1000), progress);
+    leaseConfirmed(job, leaseFrom, leaseMicros / 1000);
+    return job;
+  });
+  return { jobs, leaseFrom };
 }
 
 /**

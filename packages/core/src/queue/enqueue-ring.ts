@@ -21,19 +21,19 @@ export interface RingInCall {
 }
 
 /**
- * `CALL procedure(params)`, or, with `ring` and where the server has version 21's procedure, its
- * `…_and_ring` counterpart with `ring.max`, which reports the ring's answer to `ring.rang`. The
- * enqueue's first result set's rows, or undefined, having run nothing, when neither procedure can
- * be called. A ring not sent (no procedure) is left to the caller: `rang` was not called.
+ * `CALL procedure(params)`, or, with `ring`, its counterpart that also rings where the server has
+ * it: for one job `…_and_hand` (version 24: the ring leases the job to a sleeper that can run it,
+ * see `hand-call.ts`), else `…_and_ring` (version 21), with `ring.max`, which reports the ring's
+ * answer to `ring.rang`. The enqueue's first result set's rows, or undefined, having run nothing,
+ * when no procedure can be called. A ring not sent (no procedure) is left to the caller: `rang`
+ * was not called.
  */
 export async function enqueueCallRows<Row>(exec: Executor, t: QueueTables, many: boolean, params: readonly SqlValue[], ring: RingInCall | undefined): Promise<Row[] | undefined> {
-  const withRing = many ? t.enqueueManyRingCall : t.enqueueRingCall;
-  if (ring !== undefined && mayCall(exec, withRing)) {
-    const sets = await callResults(exec, withRing, [...params, ring.max]);
-    if (sets !== undefined) {
-      ring.rang(answerOf(sets[1]?.[0] as { found?: unknown; ring_errno?: unknown } | undefined));
-      return sets[0] as Row[];
-    }
+  for (const procedure of ring === undefined ? [] : many ? [t.enqueueManyRingCall] : [t.enqueueHandCall, t.enqueueRingCall]) {
+    const sets = mayCall(exec, procedure) ? await callResults(exec, procedure, [...params, ring?.max ?? 0]) : undefined;
+    if (sets === undefined) continue;
+    ring?.rang(answerOf(sets[1]?.[0] as { found?: unknown; ring_errno?: unknown } | undefined));
+    return sets[0] as Row[];
   }
   return (await callResults(exec, many ? t.enqueueManyCall : t.enqueueCall, params))?.[0] as Row[] | undefined;
 }

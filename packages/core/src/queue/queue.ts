@@ -4,7 +4,7 @@ import { validateName } from '../names.js';
 import { refsArg } from './ack.js';
 import { UnrecoverableError } from './errors.js';
 import { claimable } from './claimable.js';
-import { claimJobs, type ClaimArgs } from './claim.js';
+import { claimJobs, handedJobs, type ClaimArgs } from './claim.js';
 import { completeAndClaim } from './complete-claim.js';
 import { purgeDeadJobs, purgeFinished, retryDeadJobs } from './dead.js';
 import { insertJobs, jobRows } from './enqueue.js';
@@ -26,9 +26,9 @@ import { dueWaiting, type QueueTables } from './tables.js';
 import type { Enqueued, Job, JobRef, Queue, QueueOptions } from './types.js';
 import { onEnqueue } from './wake.js';
 import { claimCursor } from './cursor.js';
-import { watchDoorbell } from './doorbell.js';
+import { watchDoorbell, type HandTarget } from './doorbell.js';
 import { announce, EarlyRing, ringAhead, ringInCall } from './ring.js';
-import { startWorker } from './worker.js';
+import { startWorker, type Handee } from './worker.js';
 import { boolArg, intArg, optionsOf, secondsArg, show } from '../validate.js';
 
 function optionsArg<T extends object>(what: string, value: T | undefined, accepted: readonly (keyof T & string)[]): Partial<T> {
@@ -61,6 +61,12 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
     announce(exec, t, queue, res.filter((r) => !r.deduplicated).length, Math.min(...ready), ahead);
     return res;
   };
+  // A worker as the doorbell's runner of handed jobs: the rows become its jobs.
+  const handTarget = (h: Handee<P>): HandTarget => ({
+    leaseMicros: h.leaseMicros,
+    free: () => h.free(),
+    take: (rows, token, sentAt) => h.take(handedJobs<P>(rows, queue, token, h.leaseMicros, sentAt, progress), sentAt),
+  });
   const self: Queue<P> = {
     name: queue,
     async enqueue(payload, opts) {
@@ -141,7 +147,7 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
           extend: (refs, seconds, boundMs) => extendJobs({ ...c, exec: exec.within(boundMs) }, refs, seconds),
           keepsFinished: settings.keepFinishedFor > 0,
           onEnqueue: (bell) => onEnqueue(t.jobs, queue, bell, exec.owner),
-          watchDoorbell: () => watchDoorbell(exec, t, queue),
+          watchDoorbell: (handee) => watchDoorbell(exec, t, queue, handee && handTarget(handee)),
           name: queue,
           claimable: (group) => claimable(exec, t, queue, group),
         },

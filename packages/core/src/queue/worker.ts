@@ -5,6 +5,7 @@ import { secondsArg } from '../validate.js';
 import { isSettled } from './ack.js';
 import type { LeaseLostError } from './errors.js';
 import { encodePayload } from './payload.js';
+import type { Handed } from './claim.js';
 import type { CompletedAndClaimed } from './complete-claim.js';
 import type { ClaimOptions, Job, JobRef } from './types.js';
 import type { Bell, Siblings } from './wake.js';
@@ -32,13 +33,27 @@ export interface WorkerQueue<P> extends AckPort {
   progress(ref: JobRef, value: unknown): Promise<void>;
   /** Tells `bell` of enqueues into this queue that committed in this process (see `wake.ts`); returns the unsubscribe. */
   onEnqueue(bell: Bell): Siblings;
-  /** Sleeps on the queue's doorbell (another process's enqueue rings this process's workers, see `doorbell.ts`); returns the unwatch. */
-  watchDoorbell(): () => Promise<void>;
+  /**
+   * Sleeps on the queue's doorbell (another process's enqueue rings this process's workers, see
+   * `doorbell.ts`), offering `handee` as the runner of a job a ring hands over (see `hand-call.ts`);
+   * returns the unwatch.
+   */
+  watchDoorbell(handee?: Handee<P>): () => Promise<void>;
   readonly name: string;
   /** Whether a claim could take anything now (one cheap statement; see `claimable`). */
   claimable(group: string | undefined): Promise<boolean>;
   /** Gives back what the worker's claims and completions kept (a pooled connection) once they ended. MUST NOT reject. */
   close(): Promise<void>;
+}
+
+/** A worker as the runner of jobs a ring hands its process's sleeper (see `hand-call.ts`). */
+export interface Handee<P> {
+  /** The lease (microseconds) of a job handed to it. */
+  readonly leaseMicros: number;
+  /** Whether it has a handler slot free now. */
+  free(): boolean;
+  /** Runs `handed` (read by a statement sent at `readAt`, `performance.now()`), or gives them back when it is stopping. MUST NOT throw. */
+  take(handed: Handed<P>, readAt: number): void;
 }
 
 /** What `work()` returns: the worker's events, its counts and `stop()`. */
@@ -128,8 +143,23 @@ class Worker<P> {
       stage: () => (this.napping ? 'napping' : this.beforeRead ? 'before-read' : 'busy'),
       cover: (jobs) => void (this.promised += jobs),
     });
-    this.unwatch = s.doorbell ? queue.watchDoorbell() : undefined;
+    // Only a worker of every group runs what a ring hands over: a ring hands any job of the queue.
+    this.unwatch = s.doorbell ? queue.watchDoorbell(s.group === undefined ? this.handee() : undefined) : undefined;
     this.looping = this.loop();
+  }
+
+  /** This worker as the runner of jobs a ring hands over: held and started as a claim's would be, or released once it is stopping. */
+  private handee(): Handee<P> {
+    return {
+      leaseMicros: Math.round(this.s.lease * 1_000_000),
+      free: () => !this.stopping && this.running + this.pending.length < this.s.concurrency,
+      take: ({ jobs, leaseFrom }, readAt) => {
+        if (this.stopping) return void this.queue.release(jobs).catch((err: unknown) => this.report(err));
+        for (const job of jobs) this.hold(job, leaseFrom);
+        this.told(jobs, readAt);
+        this.startPending();
+      },
+    };
   }
 
   private report(err: unknown): void {
