@@ -13,8 +13,9 @@ import { effectsOf, effectsTable, readLedgers, startWorkerProcess, verdict } fro
 // Scenario f: the doorbell under killed connections. WORKERS worker processes sleep on the
 // doorbell (`doorbell: true`, 2 s between polls) and run the application's own short statements on
 // the same pool; this process, which has no worker of the queue (so it begins each ring alongside
-// its enqueue), enqueues JOBS jobs in batches of 5 through PRODUCERS clients of their own (whose
-// rings run at the same time) while the probe KILLs a sleeping connection, then a connection of
+// its enqueue), enqueues HANDED jobs one at a time into the idle queue (each ring of those hands
+// its job to a sleeper that registered a token, schema version 24), then the rest in batches of 5
+// through PRODUCERS clients of their own (whose rings run at the same time), while the probe KILLs a sleeping connection, then a connection of
 // the run every 150 ms: every third kill a sleeping one (`SELECT SLEEP(1)`), the others at random
 // (producers' enqueues and rings, claims, acks, the application's). Must hold: every job's effect
 // exactly once and by its latest claim, nothing left, no enqueue error surfaced, and no
@@ -25,6 +26,8 @@ const WORKERS = 2;
 const PRODUCERS = 3;
 const EVERY_MS = 150;
 const BATCH = 5;
+/** The first jobs, enqueued one at a time 3 ms apart: the rings of these hand each to a sleeper. */
+const HANDED = Math.min(300, JOBS);
 const pause = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** The run's connections other than the probe's, and those of them asleep on the doorbell. */
@@ -101,7 +104,14 @@ for (const target of chaosTargets()) {
           await pause(10);
         }
       };
-      await Promise.all(queues.map((q, i) => produce(q, i * BATCH)));
+      for (let seq = 0; seq < HANDED; seq++) {
+        await queues[0]!.enqueue({ seq }, { maxAttempts: 1000 }).then(
+          () => void enqueued.add(seq),
+          (err: unknown) => void enqueueErrors.push(String((err as Error).message ?? err)),
+        );
+        await pause(3);
+      }
+      await Promise.all(queues.map((q, i) => produce(q, HANDED + i * BATCH)));
       await pause(200); // the last rings go out
       const table = scene.table('queue_jobs');
       const left = async (): Promise<number> => Number((await scene.probe<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`))[0]?.n);
