@@ -1,4 +1,5 @@
 import { fork } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -465,18 +466,14 @@ for (const target of targets()) {
       const first = tr.queue<number>(name).work(async () => void ran.push('first'), { pollInterval: 30, doorbell: true });
       const started = performance.now();
       const ringer = await mysql.createConnection({ uri: target.url });
-      const app = await pool.getConnection();
       let second: QueueWorker | undefined;
       try {
         expect(await handRegistration(ringer, `\`${prefix}queue_sleepers\``, name)).toBeGreaterThan(0);
         // From about 2.55 s to 5.1 s after it started the idle worker waits without a statement.
         await pause(Math.max(0, 2700 - (performance.now() - started)));
-        await app.beginTransaction();
-        const { id } = await tr.in(app).queue(name).enqueue(1); // nothing in this process rings for it
-        await app.commit();
         const stopped = first.stop();
-        // A ring that hands the job to the stopping worker's registration.
-        const [res] = await ringer.query(`CALL \`${prefix}ring_and_hand\`(?, 1, ?)`, [name, id]);
+        // A producer's enqueue that hands its job to the stopping worker's registration.
+        const [res] = await ringer.query(`CALL \`${prefix}enqueue_job_and_hand\`(?, '', 0, 0, 0, NULL, 0, 3, 1, '1', NULL, ?, 1)`, [name, randomBytes(16)]);
         expect((res as { handed: unknown }[][])[0]!.map((r) => Number(r.handed))).toEqual([1]);
         await stopped;
         second = tr.queue<number>(name).work(async (job) => void (ran.push('second'), attempts.push(job.attempt)), { pollInterval: 0.05 });
@@ -486,7 +483,6 @@ for (const target of targets()) {
         expect(ran).toEqual(['second']);
         expect(attempts).toEqual([1]);
       } finally {
-        app.release();
         await ringer.end();
         await first.stop();
         await second?.stop();

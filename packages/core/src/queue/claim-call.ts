@@ -107,7 +107,7 @@ const gate = (t: QueueTables): string => {
 };
 
 /** The SET list of a lease: expiry `lease` microseconds from now (database clock), one more attempt, fencing token `token`, running. */
-export const leaseSet = (lease: string, token: string): string =>
+const leaseSet = (lease: string, token: string): string =>
   `\`due_at\` = UTC_TIMESTAMP(6) + INTERVAL ${lease} MICROSECOND, \`attempt\` = \`attempt\` + 1, \`token\` = ${token}, \`ready_priority\` = 0, \`phase\` = ${PHASE.running}`;
 
 /** The locking read (from the place given, then from the head when that finds fewer) and the lease of what it found. */

@@ -50,16 +50,19 @@ BEGIN
   DECLARE v_seen TINYINT DEFAULT 0;
   DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
   START TRANSACTION;
-  INSERT INTO ${t.jobs} (\`queue\`, \`grp\`, \`phase\`, \`priority\`, \`ready_priority\`, \`due_at\`, \`run_at\`, \`max_attempts\`, \`token\`, \`payload\`, \`conc_key\`, \`created_at\`)
-    VALUES (p_queue, p_grp, p_phase, p_priority, p_ready_priority,
-      IF(p_at IS NULL AND p_delay = 0, UTC_TIMESTAMP(6), DATE_ADD(COALESCE(CAST(p_at AS DATETIME(6)), UTC_TIMESTAMP(6)), INTERVAL p_delay MICROSECOND)),
-      \`due_at\`, p_max_attempts, p_token, p_payload, p_conc_key, UTC_TIMESTAMP(6));
-  SET v_id = LAST_INSERT_ID();
+${insertJob(t)}
 ${commitWithReceipt(t.receipts, 'CAST(v_id AS CHAR)', 'v_id', 'id')}
 END`,
     ];
   },
 };
+
+/** An enqueue procedure's INSERT of one job from `enqueue_job`'s parameters, its id then in `v_id`. */
+export const insertJob = (t: QueueTables): string => `  INSERT INTO ${t.jobs} (\`queue\`, \`grp\`, \`phase\`, \`priority\`, \`ready_priority\`, \`due_at\`, \`run_at\`, \`max_attempts\`, \`token\`, \`payload\`, \`conc_key\`, \`created_at\`)
+    VALUES (p_queue, p_grp, p_phase, p_priority, p_ready_priority,
+      IF(p_at IS NULL AND p_delay = 0, UTC_TIMESTAMP(6), DATE_ADD(COALESCE(CAST(p_at AS DATETIME(6)), UTC_TIMESTAMP(6)), INTERVAL p_delay MICROSECOND)),
+      \`due_at\`, p_max_attempts, p_token, p_payload, p_conc_key, UTC_TIMESTAMP(6));
+  SET v_id = LAST_INSERT_ID();`;
 
 /**
  * The end of an enqueue procedure (versions 17 and 19), as SQL lines: write the receipt of token
@@ -68,16 +71,34 @@ END`,
  * and answer `answer`; the answer's column is `column`. Needs `v_seen TINYINT` at 0.
  */
 export function commitWithReceipt(receipts: string, result: string, answer: string, column: string): string {
-  return `  BEGIN
-    DECLARE EXIT HANDLER FOR 1062 SET v_seen = 1;
-    INSERT INTO ${receipts} (\`token\`, \`made_at\`, \`result\`) VALUES (p_receipt, UTC_TIMESTAMP(6), ${result});
-  END;
+  return `${writeReceipt(receipts, result)}
   IF v_seen = 1 THEN
     ROLLBACK;
     SELECT \`result\` AS \`${column}\` FROM ${receipts} WHERE \`token\` = p_receipt;
   ELSE
     COMMIT;
     SELECT ${answer} AS \`${column}\`;
+  END IF;`;
+}
+
+/** The receipt's INSERT of `commitWithReceipt`: `v_seen` set to 1 when a run with the token committed one first. */
+const writeReceipt = (receipts: string, result: string): string => `  BEGIN
+    DECLARE EXIT HANDLER FOR 1062 SET v_seen = 1;
+    INSERT INTO ${receipts} (\`token\`, \`made_at\`, \`result\`) VALUES (p_receipt, UTC_TIMESTAMP(6), ${result});
+  END;`;
+
+/**
+ * `commitWithReceipt` of one job's enqueue that answers nothing: it leaves the committed run's job
+ * id in `v_id` (this run's, or, when a run with the token committed first, that run's from its
+ * receipt), and runs `beforeCommit` (SQL lines) in this run's transaction before its COMMIT.
+ */
+export function commitWithReceiptInto(receipts: string, beforeCommit: string): string {
+  return `${writeReceipt(receipts, 'CAST(v_id AS CHAR)')}
+  IF v_seen = 1 THEN
+    ROLLBACK;
+    SELECT CAST(\`result\` AS UNSIGNED) INTO v_id FROM ${receipts} WHERE \`token\` = p_receipt;
+  ELSE
+${beforeCommit}    COMMIT;
   END IF;`;
 }
 

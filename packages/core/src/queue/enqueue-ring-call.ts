@@ -3,36 +3,27 @@ import { ENQUEUE_JOB_PARAMS, inParams } from './enqueue-call.js';
 import { ENQUEUE_JOBS_PARAMS } from './enqueue-many-call.js';
 import { queueTables, type QueueTables } from './tables.js';
 
-/** What a wrapper does after the enqueue: `body`, with `vars` declared first (each line indented 6 spaces). */
-export interface AfterEnqueue {
-  readonly vars: string;
-  readonly body: string;
-}
-
-/** The ring of version 21: the ring's procedure for up to `p_ring` sleepers. */
-const ringOnly = (t: QueueTables): AfterEnqueue => ({ vars: '', body: `CALL ${t.ringCall}(p_queue, p_ring);` });
-
-/** The ring's part of the procedures: after the enqueue, with `p_ring` > 0, `after`; its failure answers instead of failing the call. */
-const ringAfter = (after: AfterEnqueue): string => `  IF p_ring > 0 THEN
+/** The ring's part of the procedures: after the enqueue, with `p_ring` > 0, the ring's procedure; its failure answers instead of failing the call. */
+const ringAfter = (t: QueueTables): string => `  IF p_ring > 0 THEN
     BEGIN
-${after.vars}      DECLARE EXIT HANDLER FOR SQLEXCEPTION
+      DECLARE EXIT HANDLER FOR SQLEXCEPTION
       BEGIN
         GET DIAGNOSTICS CONDITION 1 v_errno = MYSQL_ERRNO;
         SELECT NULL AS \`found\`, v_errno AS \`ring_errno\`;
       END;
-      ${after.body}
+      CALL ${t.ringCall}(p_queue, p_ring);
     END;
   END IF;`;
 
-/** `CREATE PROCEDURE` of `name`, which calls `inner` with `params` (name and type each) and then, with `p_ring` > 0, does `after` (by default the ring). */
-export function wrapper(t: QueueTables, name: string, inner: string, params: readonly string[], comment: string, after: AfterEnqueue = ringOnly(t)): string {
+/** `CREATE PROCEDURE` of `name`, which calls `inner` with `params` (name and type each) and then rings. */
+function wrapper(t: QueueTables, name: string, inner: string, params: readonly string[], comment: string): string {
   const names = params.map((p) => p.split(' ')[0]!);
   return `CREATE PROCEDURE IF NOT EXISTS ${name}(${inParams(params)}, IN p_ring INT UNSIGNED)
 MODIFIES SQL DATA SQL SECURITY INVOKER COMMENT '${comment}'
 BEGIN
   DECLARE v_errno INT;
   CALL ${inner}(${names.join(', ')});
-${ringAfter(after)}
+${ringAfter(t)}
 END`;
 }
 

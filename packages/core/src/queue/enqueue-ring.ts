@@ -22,24 +22,29 @@ export interface RingInCall {
 
 /**
  * `CALL procedure(params)`, or, with `ring`, its counterpart that also rings where the server has
- * it: for one job `…_and_hand` (version 24: the ring leases the job to a sleeper that can run it,
- * see `hand-call.ts`), else `…_and_ring` (version 21), with `ring.max`, which reports the ring's
- * answer to `ring.rang`. The enqueue's first result set's rows, or undefined, having run nothing,
- * when no procedure can be called. A ring not sent (no procedure) is left to the caller: `rang`
- * was not called.
+ * it: for one job `…_and_hand` (version 24: the ring may lease the job to a sleeper that can run
+ * it, see `hand-call.ts`), else `…_and_ring` (version 21), with `ring.max`, which reports the
+ * ring's answer to `ring.rang`. The enqueue's first result set's rows, or undefined, having run
+ * nothing, when no procedure can be called. A ring not sent (no procedure) is left to the caller:
+ * `rang` was not called.
  */
 export async function enqueueCallRows<Row>(exec: Executor, t: QueueTables, many: boolean, params: readonly SqlValue[], ring: RingInCall | undefined): Promise<Row[] | undefined> {
   for (const procedure of ring === undefined ? [] : many ? [t.enqueueManyRingCall] : [t.enqueueHandCall, t.enqueueRingCall]) {
     const sets = mayCall(exec, procedure) ? await callResults(exec, procedure, [...params, ring?.max ?? 0]) : undefined;
     if (sets === undefined) continue;
-    ring?.rang(answerOf(sets[1]?.[0] as { found?: unknown; ring_errno?: unknown } | undefined));
+    // The ring's answer: its own result set after the enqueue's (version 21), or the enqueue's one row (version 24).
+    const first = sets[0]?.[0] as Record<string, unknown> | undefined;
+    ring?.rang(answerOf((sets[1]?.[0] ?? (first !== undefined && 'found' in first ? first : undefined)) as RingRow | undefined));
     return sets[0] as Row[];
   }
   return (await callResults(exec, many ? t.enqueueManyCall : t.enqueueCall, params))?.[0] as Row[] | undefined;
 }
 
+/** A row with a ring's answer. */
+type RingRow = { found?: unknown; ring_errno?: unknown };
+
 /** The ring's answer row as a `CallRingAnswer`. */
-function answerOf(row: { found?: unknown; ring_errno?: unknown } | undefined): CallRingAnswer | undefined {
+function answerOf(row: RingRow | undefined): CallRingAnswer | undefined {
   if (row === undefined) return undefined;
   if (row.found !== null && row.found !== undefined) return { found: toNumber(row.found) };
   return { errno: row.ring_errno === null || row.ring_errno === undefined ? undefined : toNumber(row.ring_errno) };

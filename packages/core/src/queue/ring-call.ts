@@ -22,47 +22,6 @@ export const KILL_SLEEPERS = `    OPEN c_sleepers;
     CLOSE c_sleepers;
 `;
 
-/** What a ring procedure adds to the ring of version 18 (SQL text, each part ending its lines). */
-export interface RingParts {
-  readonly name: string;
-  /** Parameters after `p_queue` and `p_max`, each with a leading comma. */
-  readonly params: string;
-  readonly comment: string;
-  /** Declarations of variables, before the cursor's. */
-  readonly vars: string;
-  /** The registrations' order (` ORDER BY ...`), for the cursor that reads them. */
-  readonly order: string;
-  /** Statements after the guard row's count, before the `KILL`s. */
-  readonly before: string;
-  /** Columns of the answer after `found`, each with a leading comma. */
-  readonly answer: string;
-}
-
-/**
- * A ring of the doorbell as a procedure: at READ UNCOMMITTED, count the ring on the queue's guard
- * row (which locks it until the commit), then `parts.before`, then `KILL QUERY` up to `p_max`
- * registrations, commit, and answer `found` (-1: no guard row). Any error rolls back and reaches
- * the client.
- */
-export const ringProcedure = (t: QueueTables, parts: RingParts): string => `CREATE PROCEDURE IF NOT EXISTS ${parts.name}(IN p_queue VARCHAR(64) CHARACTER SET ascii, IN p_max INT UNSIGNED${parts.params})
-MODIFIES SQL DATA SQL SECURITY INVOKER COMMENT '${parts.comment}'
-BEGIN
-  DECLARE v_conn BIGINT UNSIGNED;
-  DECLARE v_found INT DEFAULT -1;
-  DECLARE v_done TINYINT DEFAULT 0;
-${parts.vars}  DECLARE c_sleepers CURSOR FOR SELECT \`conn\` FROM ${t.sleepers} WHERE \`queue\` = p_queue AND \`conn\` > 0${parts.order} LIMIT p_max;
-  DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_done = 1;
-  DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
-  SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED;
-  START TRANSACTION;
-  UPDATE ${t.sleepers} SET \`rings\` = \`rings\` + 1 WHERE \`queue\` = p_queue AND \`conn\` = 0;
-  IF ROW_COUNT() > 0 THEN
-    SET v_found = 0;
-${parts.before}${KILL_SLEEPERS}  END IF;
-  COMMIT;
-  SELECT v_found AS \`found\`${parts.answer};
-END`;
-
 /**
  * Schema version 18: a ring of the doorbell (see `doorbell.ts`, `ring.ts`) as one statement,
  * `CALL <prefix>ring_sleepers(queue, max)`. The procedure runs the ring's transaction in the
@@ -81,7 +40,24 @@ export const RING_CALL_MIGRATION: Migration = {
   statements: (prefix) => {
     const t = queueTables(prefix);
     return [
-      ringProcedure(t, { name: t.ringCall, params: '', comment: 'taskrow: one ring of the doorbell of a queue', vars: '', order: '', before: '', answer: '' }),
+      `CREATE PROCEDURE IF NOT EXISTS ${t.ringCall}(IN p_queue VARCHAR(64) CHARACTER SET ascii, IN p_max INT UNSIGNED)
+MODIFIES SQL DATA SQL SECURITY INVOKER COMMENT 'taskrow: one ring of the doorbell of a queue'
+BEGIN
+  DECLARE v_conn BIGINT UNSIGNED;
+  DECLARE v_found INT DEFAULT -1;
+  DECLARE v_done TINYINT DEFAULT 0;
+  DECLARE c_sleepers CURSOR FOR SELECT \`conn\` FROM ${t.sleepers} WHERE \`queue\` = p_queue AND \`conn\` > 0 LIMIT p_max;
+  DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_done = 1;
+  DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
+  SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED;
+  START TRANSACTION;
+  UPDATE ${t.sleepers} SET \`rings\` = \`rings\` + 1 WHERE \`queue\` = p_queue AND \`conn\` = 0;
+  IF ROW_COUNT() > 0 THEN
+    SET v_found = 0;
+${KILL_SLEEPERS}  END IF;
+  COMMIT;
+  SELECT v_found AS \`found\`;
+END`,
     ];
   },
 };

@@ -27,14 +27,12 @@ export interface QueueTables {
   /** The procedures that enqueue and then ring the queue's doorbell in one statement (see `enqueue-ring-call.ts`). */
   readonly enqueueRingCall: string;
   readonly enqueueManyRingCall: string;
-  /** The procedure that rings a queue's sleepers and hands a new job to one of them (see `hand-call.ts`). */
-  readonly ringHandCall: string;
-  /** The procedure that enqueues one job, then rings and hands it to a sleeper, in one statement (see `hand-call.ts`). */
+  /** The procedure that enqueues one job, rings its queue's doorbell and hands the job to a sleeper, in one statement (see `hand-call.ts`). */
   readonly enqueueHandCall: string;
 }
 
 export function queueTables(prefix: string): QueueTables {
-  return { jobs: table(prefix, 'queue_jobs'), receipts: receiptsTable(prefix), deadKeys: table(prefix, 'queue_dead_keys'), queues: table(prefix, 'queues'), keys: table(prefix, 'queue_keys'), rateSlots: table(prefix, 'queue_rate_slots'), sleepers: table(prefix, 'queue_sleepers'), enqueueCall: table(prefix, 'enqueue_job'), enqueueManyCall: table(prefix, 'enqueue_jobs'), ringCall: table(prefix, 'ring_sleepers'), claimCall: table(prefix, 'claim_jobs'), enqueueRingCall: table(prefix, 'enqueue_job_and_ring'), enqueueManyRingCall: table(prefix, 'enqueue_jobs_and_ring'), ringHandCall: table(prefix, 'ring_and_hand'), enqueueHandCall: table(prefix, 'enqueue_job_and_hand') };
+  return { jobs: table(prefix, 'queue_jobs'), receipts: receiptsTable(prefix), deadKeys: table(prefix, 'queue_dead_keys'), queues: table(prefix, 'queues'), keys: table(prefix, 'queue_keys'), rateSlots: table(prefix, 'queue_rate_slots'), sleepers: table(prefix, 'queue_sleepers'), enqueueCall: table(prefix, 'enqueue_job'), enqueueManyCall: table(prefix, 'enqueue_jobs'), ringCall: table(prefix, 'ring_sleepers'), claimCall: table(prefix, 'claim_jobs'), enqueueRingCall: table(prefix, 'enqueue_job_and_ring'), enqueueManyRingCall: table(prefix, 'enqueue_jobs_and_ring'), enqueueHandCall: table(prefix, 'enqueue_job_and_hand') };
 }
 
 /**

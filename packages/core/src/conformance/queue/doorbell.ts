@@ -83,23 +83,20 @@ export function queueDoorbell<Tx>(ctx: () => SuiteContext<Tx>): void {
     }
   });
 
-  const handed = 'the hand-off procedure (schema 24) leases a new job to a sleeping worker\'s registration and wakes it: the worker runs it under that token, attempt 1 (not on a multi-writer cluster: no token there, a plain ring)';
+  const handed = 'an enqueue by the hand-off procedure (schema 24) leases its job to a sleeping worker\'s registration and wakes it: the worker runs it under that token, attempt 1 (not on a multi-writer cluster: no token there, a plain ring)';
   it(handed, async () => {
     const c = ctx();
     const session = await lockingSession(c, `queue › doorbell › ${handed}`);
     const sleepers = `\`${c.prefix}queue_sleepers\``;
     const queue = freshName('q');
-    const seen: { token: number; attempt: number }[] = [];
+    const seen: { token: number; attempt: number; payload: unknown }[] = [];
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
     const w = session.taskrow.queue(queue).work(async (job) => {
-      seen.push({ token: job.token, attempt: job.attempt });
+      seen.push({ token: job.token, attempt: job.attempt, payload: job.payload });
       await held;
     }, { pollInterval: 30, doorbell: true });
     try {
-      // An observation window: from about 2.55 s to 5.1 s after it started the idle worker waits without a poll.
-      await new Promise((r) => setTimeout(r, 2700));
-      const { id } = await session.withDriverTransaction('commit', (tx) => session.taskrow.in(tx).queue(queue).enqueue('x'));
       let token = 0;
       await until('a registered sleeper', async () => {
         await session.probe.query('SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED');
@@ -108,14 +105,18 @@ export function queueDoorbell<Tx>(ctx: () => SuiteContext<Tx>): void {
         return rows.length > 0;
       }, 10);
       expect(token > 0).toBe(!c.target.multiWriterCluster);
-      const rows = await session.probe.query<unknown>(`CALL \`${c.prefix}ring_and_hand\`(?, 1, ?)`, [queue, id]);
-      const answer = ((Array.isArray(rows[0]) ? rows[0] : rows) as { found: unknown; handed: unknown }[])[0]!;
+      // The procedure as a producer calls it: queue, group, phase (ready), priorities, no time, no
+      // delay, 3 attempts, a token, the payload's JSON, no concurrency key, a receipt, ring 1.
+      const receipt = Buffer.from(Array.from({ length: 16 }, (_, i) => (i * 37 + Date.now()) % 256));
+      const rows = await session.probe.query<unknown>(`CALL \`${c.prefix}enqueue_job_and_hand\`(?, '', 0, 0, 0, NULL, 0, 3, 1, '"x"', NULL, ?, 1)`, [queue, receipt]);
+      const answer = ((Array.isArray(rows[0]) ? rows[0] : rows) as { id: unknown; found: unknown; handed: unknown }[])[0]!;
       expect([Number(answer.found), Number(answer.handed)]).toEqual([1, token > 0 ? 1 : 0]);
       await until('the job started', () => seen.length === 1, 10);
+      expect(seen[0]!.payload).toBe('x');
       if (token > 0) {
-        // Leased to the registration's token by the ring, not by a claim (a claim's token is its own).
-        expect(seen).toEqual([{ token, attempt: 1 }]);
-        const job = await session.probe.query<{ phase: unknown; token: unknown; attempt: unknown }>(`SELECT phase, token, attempt FROM \`${c.prefix}queue_jobs\` WHERE id = ?`, [id]);
+        // Leased to the registration's token by the enqueue, not by a claim (a claim's token is its own).
+        expect(seen).toEqual([{ token, attempt: 1, payload: 'x' }]);
+        const job = await session.probe.query<{ phase: unknown; token: unknown; attempt: unknown }>(`SELECT phase, token, attempt FROM \`${c.prefix}queue_jobs\` WHERE id = ?`, [Number(answer.id)]);
         expect(job.map((r) => [Number(r.phase), Number(r.token), Number(r.attempt)])).toEqual([[2, token, 1]]);
       }
     } finally {
