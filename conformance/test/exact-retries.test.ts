@@ -228,6 +228,23 @@ for (const target of targets()) {
       }
     });
 
+    it('in a session that logs statements (binlog_format STATEMENT) the hand-off procedure writes nothing at READ UNCOMMITTED: it enqueues the job ready, rings nobody and answers error 1665', async () => {
+      const name = `bs${Date.now()}`;
+      const conn = await mysql.createConnection({ uri: target.url });
+      try {
+        await conn.query(`INSERT IGNORE INTO \`${prefix}queue_sleepers\` (queue, conn) VALUES (?, 0)`, [name]);
+        await conn.query("SET SESSION binlog_format = 'STATEMENT'");
+        const [res] = await conn.query(`CALL \`${prefix}enqueue_job_and_hand\`(?, '', 0, 0, 0, NULL, 0, 3, 1, '1', NULL, ?, 1)`, [name, randomBytes(16)]);
+        const row = (res as { id: unknown; found: unknown; ring_errno: unknown; handed: unknown }[][])[0]![0]!;
+        expect([row.found, Number(row.ring_errno), Number(row.handed)]).toEqual([null, 1665, 0]);
+        expect((await jobsOf(name)).map((r) => [Number(r.id), Number(r.phase), Number(r.attempt)])).toEqual([[Number(row.id), 0, 0]]);
+        // Not counted on the guard row either: the ring's transaction never began.
+        expect((await rows<{ rings: unknown }>(`SELECT rings FROM \`${prefix}queue_sleepers\` WHERE queue = ? AND conn = 0`, [name])).map((r) => Number(r.rings))).toEqual([0]);
+      } finally {
+        await conn.end();
+      }
+    });
+
     it('a ring inside an enqueue\'s CALL that the server refuses (KILL of another user\'s connection) leaves the enqueue done once, and that process rings no more for a while', async () => {
       const name = `rk${Date.now()}`;
       const user = `trk${process.pid.toString(36)}${Date.now().toString(36)}`.slice(0, 32);
