@@ -88,8 +88,7 @@ export const dueInProcedure = (t: QueueTables): string => {
 };
 
 /** The transaction's start and its gate: paused (state 1), rate-limited (2), due jobs to make ready first (3). */
-const gate = (t: QueueTables): string => {
-  return `  IF v_len < 1048576 THEN SET SESSION group_concat_max_len = 1048576; END IF;
+const gate = (t: QueueTables): string => `  IF v_len < 1048576 THEN SET SESSION group_concat_max_len = 1048576; END IF;
   SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
   START TRANSACTION;
   SELECT EXISTS (SELECT 1 FROM ${t.queues} WHERE \`queue\` = p_queue AND \`paused_at\` IS NOT NULL),
@@ -104,7 +103,6 @@ const gate = (t: QueueTables): string => {
     SET v_state = 3;
   ELSE
 `;
-};
 
 /** The SET list of a lease: expiry `lease` microseconds from now (database clock), one more attempt, fencing token `token`, running. */
 const leaseSet = (lease: string, token: string): string =>

@@ -5,6 +5,7 @@ import { secondsArg } from '../validate.js';
 import { isSettled } from './ack.js';
 import type { LeaseLostError } from './errors.js';
 import { encodePayload } from './payload.js';
+import { toMicros } from './options.js';
 import type { Handed } from './claim.js';
 import type { CompletedAndClaimed } from './complete-claim.js';
 import type { ClaimOptions, Job, JobRef } from './types.js';
@@ -151,7 +152,7 @@ class Worker<P> {
   /** This worker as the runner of jobs a ring hands over: held and started as a claim's would be, or released once it is stopping. */
   private handee(): Handee<P> {
     return {
-      leaseMicros: Math.round(this.s.lease * 1_000_000),
+      leaseMicros: toMicros(this.s.lease),
       free: () => !this.stopping && this.running + this.pending.length < this.s.concurrency,
       take: ({ jobs, leaseFrom }, readAt) => {
         if (this.stopping) return void this.queue.release(jobs).catch((err: unknown) => this.report(err));
