@@ -129,6 +129,38 @@ for (const target of targets()) {
       expect(next.map((j) => j.payload)).toEqual([0, 11, 12, 13, 14]);
     });
 
+    it('a claim goes on from where the last claim of any process ended, not from its own place: a job released between the two waits for the fleet\'s turn at the head', async () => {
+      // Claims of a queue take turns through its claim lock; each that holds it reads on from the
+      // fleet's place (`<prefix>queue_cursors`), so it does not walk what other processes claimed
+      // since its own last claim. What lies behind that place is taken at the turn at the head.
+      const name = `fleet${Date.now()}`;
+      // Three due times (one per statement): jobs 0-9, 10-14, 15-39; a place is a priority and a due time.
+      await enqueueBacklog(name, 0, 10);
+      await enqueueBacklog(name, 10, 15);
+      await enqueueBacklog(name, 15, 40);
+      const place = async (): Promise<unknown[]> => {
+        const probe = await mysql2Probe(target.url);
+        try {
+          const rows = await probe.query<{ priority: unknown; due_us: unknown }>(`SELECT \`priority\`, \`due_us\` FROM \`${prefix}queue_cursors\` WHERE \`queue\` = ?`, [name]);
+          return rows.map((r) => [r.priority === null ? null : Number(r.priority), r.due_us === null ? null : typeof r.due_us]);
+        } finally {
+          await probe.end();
+        }
+      };
+      expect((await here.queue<number>(name).claim({ limit: 10, lease: 60 })).map((j) => j.payload)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+      const theirs = await other.queue<number>(name).claim({ limit: 10, lease: 60 });
+      expect(theirs.map((j) => j.payload)).toEqual([10, 11, 12, 13, 14, 15, 16, 17, 18, 19]);
+      expect(await place()).toEqual([[0, expect.any(String)]]); // a full read: its last row's place
+      await other.queue<number>(name).release(theirs[2]!); // job 12, due after this process's place (job 9) and before the fleet's (job 19)
+      const next = await here.queue<number>(name).claim({ limit: 10, lease: 60 });
+      expect(next.map((j) => j.payload)).toEqual([20, 21, 22, 23, 24, 25, 26, 27, 28, 29]);
+      await pause(CURSOR_MS + 100); // the fleet's turn at the head is due
+      const turn = await here.queue<number>(name).claim({ limit: 10, lease: 60 });
+      expect(turn.map((j) => j.payload)).toEqual([12, 30, 31, 32, 33, 34, 35, 36, 37, 38]);
+      expect((await third.queue<number>(name).claim({ limit: 10, lease: 60 })).map((j) => j.payload)).toEqual([39]);
+      expect(await place()).toEqual([[null, null]]); // a short read: the next claim reads from the head
+    });
+
     it('processes take turns at reading from the head: a claim due to read it right after another process did goes on from its place', async () => {
       const name = `turns${Date.now()}`;
       await enqueueFirstAndBacklog(name, 100);

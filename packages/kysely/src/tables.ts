@@ -110,6 +110,14 @@ export interface QueueRateSlotsTable {
   free_at: UtcDateTime;
 }
 
+/** Queue: where the last claim of a queue that held its claim lock ended its read (NULL: it found fewer jobs than it asked for). */
+export interface QueueCursorsTable {
+  queue: string;
+  priority: number | null;
+  /** The due time of the last row read, in microseconds since 1970 (UTC). */
+  due_us: number | null;
+}
+
 /** Queue: the doorbell's guard rows (`conn` 0); sleepers' registrations are never committed, so never read here. */
 export interface QueueSleepersTable {
   queue: string;
@@ -213,6 +221,7 @@ export interface TaskrowTables {
   queue_rate_slots: QueueRateSlotsTable;
   queue_schedules: QueueSchedulesTable;
   queue_sleepers: QueueSleepersTable;
+  queue_cursors: QueueCursorsTable;
 }
 
 /** taskrow's tables under prefix `P`: `Kysely<TaskrowDatabase>` (default prefix) or `Kysely<MyDb & TaskrowDatabase<'jobs_'>>`. */
@@ -251,6 +260,7 @@ export const TASKROW_COLUMNS = {
     'name', 'queue', 'cron', 'tz', 'every_s', 'anchor_at', 'payload', 'options', 'missed', 'missed_max', 'next_at', 'last_at', 'rev', 'created_at', 'updated_at',
   ],
   queue_sleepers: ['queue', 'conn', 'rings', 'token', 'lease_us'],
+  queue_cursors: ['queue', 'priority', 'due_us'],
 } as const satisfies { readonly [T in keyof TaskrowTables]: readonly (keyof TaskrowTables[T])[] };
 
 /** The columns of one loop table, in DDL order. */

@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { Executor } from '../engine/executor.js';
 import { TaskrowError } from '../errors.js';
 import type { Migration } from '../schema/migration.js';
+import { TABLE_OPTIONS } from '../schema/tables.js';
 import type { SqlClient } from '../port.js';
 import { epochMicros } from '../sql.js';
 import { toNumber } from '../validate.js';
@@ -130,6 +131,27 @@ const readAndLease = (t: QueueTables): string => `    IF p_from_priority IS NOT 
   END IF;
 `;
 
+/**
+ * With the claim lock held, a claim that would read from its process's place reads from the
+ * fleet's instead: where the last claim that held the lock ended (NULL there: at the head). A
+ * queue without a row keeps the process's place.
+ */
+const fleetFrom = (t: QueueTables): string => `    IF p_from_priority IS NOT NULL AND v_locked IN (1, 3) THEN
+      SELECT IF(c.\`queue\` IS NULL, p_from_priority, c.\`priority\`), IF(c.\`queue\` IS NULL, p_from_due, c.\`due_us\`) INTO p_from_priority, p_from_due
+        FROM (SELECT 1 AS one) AS o LEFT JOIN ${t.cursors} AS c ON c.\`queue\` = p_queue;
+    END IF;
+`;
+
+/** The fleet's place after a claim that held the lock: its read's last row when it was full, else NULL (no backlog left: the next reads the head). */
+const fleetTo = (t: QueueTables): string => {
+  const part = (n: number): string => `IF(v_n >= p_limit, SUBSTRING_INDEX(v_last, ' ', ${n}), NULL)`;
+  return `  IF v_state = 0 AND v_locked IN (1, 3) THEN
+    INSERT INTO ${t.cursors} (\`queue\`, \`priority\`, \`due_us\`) VALUES (p_queue, ${part(1)}, ${part(-1)})
+      ON DUPLICATE KEY UPDATE \`priority\` = ${part(1)}, \`due_us\` = ${part(-1)};
+  END IF;
+`;
+};
+
 /** The end of the transaction and of the lock. */
 const MID = `  IF v_state = 0 THEN COMMIT; ELSE ROLLBACK; SET v_ids = NULL; END IF;
   SET SESSION group_concat_max_len = v_len;
@@ -153,13 +175,13 @@ const answer = (t: QueueTables): string => `  IF v_ids IS NULL THEN
   END IF;
 `;
 
-/** The procedure, as `CREATE PROCEDURE <head>` would create it. */
-const claimProcedure = (head: string, t: QueueTables, prefix: string): string => `CREATE PROCEDURE ${head}${t.claimCall}(
+/** The procedure, as `CREATE PROCEDURE <head>` would create it; `fleet`: reading from and keeping the fleet's place (version 26). */
+const claimProcedure = (head: string, t: QueueTables, prefix: string, fleet = false): string => `CREATE PROCEDURE ${head}${t.claimCall}(
   IN p_queue VARCHAR(64) CHARACTER SET ascii, IN p_limit INT UNSIGNED, IN p_lease BIGINT UNSIGNED, IN p_token BIGINT UNSIGNED,
   IN p_from_priority SMALLINT, IN p_from_due BIGINT, IN p_stale TINYINT, IN p_serial TINYINT)
 MODIFIES SQL DATA SQL SECURITY INVOKER COMMENT 'taskrow: one claim of ready jobs'
 BEGIN
-${DECLARATIONS}${takeLock(prefix)}${gate(t)}${readAndLease(t)}${MID}${answer(t)}  SET @taskrow_claim = NULL;
+${DECLARATIONS}${takeLock(prefix)}${gate(t)}${fleet ? fleetFrom(t) : ''}${readAndLease(t)}${fleet ? fleetTo(t) : ''}${MID}${answer(t)}  SET @taskrow_claim = NULL;
 END`;
 
 /**
@@ -201,6 +223,45 @@ export const CLAIM_CALL_FEW_MIGRATION: Migration = {
   statements: (prefix) => {
     const t = queueTables(prefix);
     return [`DROP PROCEDURE IF EXISTS ${t.claimCall}`, claimProcedure('', t, prefix)];
+  },
+};
+
+/**
+ * Schema version 25: one row per queue whose claims hold its claim lock, where the last of them
+ * ended its read (see `CLAIM_CALL_FLEET_MIGRATION`).
+ */
+export const QUEUE_CURSORS_MIGRATION: Migration = {
+  version: 25,
+  name: 'queue-cursors',
+  statements: (prefix) => [
+    `CREATE TABLE IF NOT EXISTS ${queueTables(prefix).cursors} (
+  \`queue\` VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+  \`priority\` SMALLINT NULL COMMENT 'the last row read by the last claim that held the claim lock; NULL: that read was short (read from the head)',
+  \`due_us\` BIGINT NULL COMMENT 'that row''s due time, microseconds since 1970 UTC',
+  PRIMARY KEY (\`queue\`)
+) ${TABLE_OPTIONS}`,
+  ],
+};
+
+/**
+ * Schema version 26: the claim procedure again, whose claims that hold the queue's claim lock read
+ * from the fleet's place instead of their process's: where the last claim that held the lock ended
+ * its read (`<prefix>queue_cursors`, written in the claim's transaction; NULL after a short read).
+ * Claims of a queue take turns through the lock, so each begins where the one before it ended
+ * instead of walking the index entries of the rows every other process claimed since its own last
+ * claim (entries purge has not removed yet, each checked for its lock). A claim with no place of
+ * its own (a process's first, a turn at the head, one after its process made jobs ready behind
+ * its place) still reads from the head, and so do claims without the lock. What a place may pass
+ * over is taken as before: by a read that comes back short and by the fleet's turn at the head
+ * about once a second (see `cursor.ts`). The same arguments and answer as version 22.
+ */
+export const CLAIM_CALL_FLEET_MIGRATION: Migration = {
+  version: 26,
+  name: 'queue-claim-call-fleet',
+  optional: true,
+  statements: (prefix) => {
+    const t = queueTables(prefix);
+    return [`DROP PROCEDURE IF EXISTS ${t.claimCall}`, claimProcedure('', t, prefix, true)];
   },
 };
 

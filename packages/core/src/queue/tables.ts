@@ -10,6 +10,8 @@ export interface QueueTables {
   readonly deadKeys: string;
   /** One row per queue with fleet-wide state: paused (see `pause.ts`). */
   readonly queues: string;
+  /** Where the last claim of a queue that held its claim lock ended its read (see `claim-call.ts`). */
+  readonly cursors: string;
   /** One row per concurrency key in use, locked while its running jobs are counted (see `limits.ts`). */
   readonly keys: string;
   /** Rate-limited queues: one row per start their window allows (see `rate.ts`). */
@@ -32,7 +34,7 @@ export interface QueueTables {
 }
 
 export function queueTables(prefix: string): QueueTables {
-  return { jobs: table(prefix, 'queue_jobs'), receipts: receiptsTable(prefix), deadKeys: table(prefix, 'queue_dead_keys'), queues: table(prefix, 'queues'), keys: table(prefix, 'queue_keys'), rateSlots: table(prefix, 'queue_rate_slots'), sleepers: table(prefix, 'queue_sleepers'), enqueueCall: table(prefix, 'enqueue_job'), enqueueManyCall: table(prefix, 'enqueue_jobs'), ringCall: table(prefix, 'ring_sleepers'), claimCall: table(prefix, 'claim_jobs'), enqueueRingCall: table(prefix, 'enqueue_job_and_ring'), enqueueManyRingCall: table(prefix, 'enqueue_jobs_and_ring'), enqueueHandCall: table(prefix, 'enqueue_job_and_hand') };
+  return { jobs: table(prefix, 'queue_jobs'), receipts: receiptsTable(prefix), deadKeys: table(prefix, 'queue_dead_keys'), queues: table(prefix, 'queues'), cursors: table(prefix, 'queue_cursors'), keys: table(prefix, 'queue_keys'), rateSlots: table(prefix, 'queue_rate_slots'), sleepers: table(prefix, 'queue_sleepers'), enqueueCall: table(prefix, 'enqueue_job'), enqueueManyCall: table(prefix, 'enqueue_jobs'), ringCall: table(prefix, 'ring_sleepers'), claimCall: table(prefix, 'claim_jobs'), enqueueRingCall: table(prefix, 'enqueue_job_and_ring'), enqueueManyRingCall: table(prefix, 'enqueue_jobs_and_ring'), enqueueHandCall: table(prefix, 'enqueue_job_and_hand') };
 }
 
 /**
