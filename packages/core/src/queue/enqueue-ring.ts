@@ -29,16 +29,22 @@ export interface RingInCall {
  * `rang` was not called.
  */
 export async function enqueueCallRows<Row>(exec: Executor, t: QueueTables, many: boolean, params: readonly SqlValue[], ring: RingInCall | undefined): Promise<Row[] | undefined> {
-  const withRing = ring === undefined ? [] : many ? [t.enqueueManyRingCall] : [t.enqueueHandCall, t.enqueueRingCall];
-  for (const procedure of withRing) {
-    const sets = mayCall(exec, procedure) && ring ? await callResults(exec, procedure, [...params, ring.max]) : undefined;
-    if (sets === undefined || ring === undefined) continue;
+  const rung = ring === undefined ? undefined : await callRinging(exec, t, many, params, ring);
+  if (rung !== undefined) return rung.rows as Row[] | undefined;
+  return (await callResults(exec, many ? t.enqueueManyCall : t.enqueueCall, params))?.[0] as Row[] | undefined;
+}
+
+/** The first of the ringing procedures the server has, called (see `enqueueCallRows`): its first result set's rows; undefined, having run nothing, when none can be. */
+async function callRinging(exec: Executor, t: QueueTables, many: boolean, params: readonly SqlValue[], ring: RingInCall): Promise<{ rows: unknown[] | undefined } | undefined> {
+  for (const procedure of many ? [t.enqueueManyRingCall] : [t.enqueueHandCall, t.enqueueRingCall]) {
+    const sets = mayCall(exec, procedure) ? await callResults(exec, procedure, [...params, ring.max]) : undefined;
+    if (sets === undefined) continue;
     // The ring's answer: its own result set after the enqueue's (version 21), or the enqueue's one row (version 24).
     const first = sets[0]?.[0] as Record<string, unknown> | undefined;
     ring.rang(answerOf((sets[1]?.[0] ?? (first !== undefined && 'found' in first ? first : undefined)) as RingRow | undefined));
-    return sets[0] as Row[];
+    return { rows: sets[0] };
   }
-  return (await callResults(exec, many ? t.enqueueManyCall : t.enqueueCall, params))?.[0] as Row[] | undefined;
+  return undefined;
 }
 
 /** A row with a ring's answer. */
