@@ -1,3 +1,4 @@
+import * as kysely from 'kysely';
 import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
 import { rollingBackInterrupted, TaskrowError, type IsolationLevel, type SqlClient, type SqlConnection, type SqlValue } from '@taskrow/core';
 import { describeKyselyError, isDriverError } from './errors.js';
@@ -9,14 +10,32 @@ const ISOLATION = { 'READ UNCOMMITTED': 'read uncommitted', 'READ COMMITTED': 'r
 type AnyKysely = Kysely<any>;
 
 /**
- * Statements through `executeQuery` of a Kysely instance (any pooled connection) or of a
- * transaction (its connection). Kysely's `QueryResult` already normalises the driver's answer:
- * `numAffectedRows` and `insertId` arrive as bigints and leave as numbers.
+ * Kysely 0.29 made queries abortable (`executeQuery(query, { signal, inflightQueryAbortStrategy })`,
+ * released with its `AbortedTransactionError`). Kysely 0.28 takes a deprecated query id in that
+ * place and has no way to abort: a statement there is only abandoned by the engine.
  */
-function connectionOf(db: AnyKysely): SqlConnection {
+const ABORTABLE = 'AbortedTransactionError' in kysely;
+
+/**
+ * How a statement given `signal` runs: on Kysely 0.29, aborting it destroys the pooled mysql2
+ * connection it runs on (so a silent socket never keeps its pool slot) and KILLs the server
+ * session over a new connection (`'kill session'`), which rolls back what it held.
+ */
+const abortable = (signal: AbortSignal | undefined): [] | [{ signal: AbortSignal; inflightQueryAbortStrategy: 'kill session' }] =>
+  ABORTABLE && signal ? [{ signal, inflightQueryAbortStrategy: 'kill session' }] : [];
+
+/**
+ * Statements through `executeQuery` of a Kysely instance (any pooled connection) or of a
+ * transaction (its connection), abortable by `signal` (see `abortable`). Kysely's `QueryResult`
+ * already normalises the driver's answer: `numAffectedRows` and `insertId` arrive as bigints and
+ * leave as numbers.
+ */
+function connectionOf(db: AnyKysely, signal?: AbortSignal): SqlConnection {
+  // Typed as Kysely 0.28 declares it; the options argument exists from 0.29 on (see ABORTABLE).
+  const execute = db.executeQuery.bind(db) as <Row>(query: CompiledQuery<Row>, ...options: ReturnType<typeof abortable>) => ReturnType<AnyKysely['executeQuery']>;
   return {
     async query<Row>(sql: string, params: readonly SqlValue[] = []) {
-      const r = await db.executeQuery<Row>(CompiledQuery.raw(sql, params as unknown[]));
+      const r = (await execute(CompiledQuery.raw(sql, params as unknown[]), ...abortable(signal))) as { rows: Row[]; numAffectedRows?: bigint; insertId?: bigint };
       return { rows: [...r.rows], affectedRows: Number(r.numAffectedRows ?? 0n), insertId: Number(r.insertId ?? 0n) };
     },
   };
@@ -62,12 +81,13 @@ export function kyselyClient(input: AnyKysely | Transaction<unknown>, joined = f
     describeError,
     endsInterrupted: true,
     // One connection lent per statement, so that an interrupted one is rolled back on it.
-    query: (sql, params) => guarded(() => db.connection().execute((conn) => rollingBackInterrupted(connectionOf(conn), describeError, sql, params))),
+    query: (sql, params, options) => guarded(() => db.connection().execute((conn) => rollingBackInterrupted(connectionOf(conn, options?.signal), describeError, sql, params))),
+    // Kysely's BEGIN and COMMIT take no signal: an abort reaches the statements between them.
     transaction: (fn, options) =>
       guarded(() => {
         let builder = db.transaction();
         if (options?.isolation) builder = builder.setIsolationLevel(ISOLATION[options.isolation]);
-        return builder.execute((trx) => fn(connectionOf(trx)));
+        return builder.execute((trx) => fn(connectionOf(trx, options?.signal)));
       }),
   };
 }
