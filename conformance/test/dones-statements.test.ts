@@ -44,5 +44,26 @@ for (const target of targets()) {
       const marked = await probe.query<{ n: unknown }>(`SELECT COUNT(*) AS n FROM \`${prefix}dones\` d JOIN \`${prefix}dones_ns\` s ON s.gen = d.gen WHERE s.name = ?`, [ns]);
       expect(Number(marked[0]!.n)).toBe(5);
     });
+
+    it('a mark of 1,000 keys, an areDone over them and an unmark carry the keys in their text, not as 1,000 bound values, and the keys stay exact', async () => {
+      const { client, sent, bound } = counting(mysql2Client(pool));
+      const tr = await createTaskrow<Mysql2Connection>({ client, joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } });
+      const dones = tr.dones(`h${Date.now()}`);
+      // Bytes a driver would escape in a quoted string, multi-byte characters, and a key over 2,999 bytes (stored beside its index form).
+      const odd = ["it's", 'back\\slash', 'nul\u0000byte', 'ünïcødé ✓ 𝄞', 'tab\tend ', `${'x'.repeat(3000)}-long`];
+      const keys = [...odd, ...Array.from({ length: 994 }, (_, i) => `key-${i}`)];
+      const texts = (re: RegExp): { sql: string; values: number }[] =>
+        sent().flatMap((sql, i) => (re.test(sql) ? [{ sql, values: bound()[i]! }] : []));
+      expect(await dones.mark(keys)).toBe(1000);
+      expect(await dones.areDone([...odd, 'key-993', 'key-994', "it''s"])).toEqual([...odd, 'key-993']);
+      expect(await dones.unmark(odd)).toBe(odd.length);
+      expect(await dones.areDone([...odd, 'key-0'])).toEqual(['key-0']);
+      for (const re of [/^INSERT IGNORE INTO `[^`]+dones`/, /^SELECT `k` FROM `[^`]+dones`/, /^DELETE FROM `[^`]+dones`/]) {
+        const found = texts(re);
+        expect(found.length, String(re)).toBeGreaterThan(0);
+        for (const f of found) expect(f.values, f.sql.slice(0, 80)).toBeLessThanOrEqual(1);
+      }
+      expect(texts(/^INSERT IGNORE INTO `[^`]+dones`/)[0]!.sql).toContain(`X'${Buffer.from('ünïcødé ✓ 𝄞').toString('hex')}'`);
+    });
   });
 }

@@ -1,9 +1,9 @@
-import { chunks, placeholderList, statementBytes } from '../chunk.js';
+import { chunks, statementBytes } from '../chunk.js';
 import type { Executor } from '../engine/executor.js';
 import { invalid, TaskrowError } from '../errors.js';
 import { encodeKey, encodeKeys, INDEX_KEY_BYTES, VERBATIM_KEY_BYTES, type EncodedKey } from '../keys.js';
 import { validateName } from '../names.js';
-import { epochMicros } from '../sql.js';
+import { binaryList, binaryLiteral, epochMicros } from '../sql.js';
 import type { SqlConnection } from '../port.js';
 import type { DonesTables } from './tables.js';
 import { intArg, optionsOf, show, toNumber } from '../validate.js';
@@ -35,16 +35,9 @@ function inIndexOrder(keys: EncodedKey[]): void {
  * The VALUES of a mark's INSERT: the generation as a number in the text (an integer the server
  * gave), one placeholder per key, a second only for a long key's full bytes.
  */
-function markRows(gen: number, keys: readonly EncodedKey[]): { sql: string; params: Buffer[] } {
+function markRows(gen: number, keys: readonly EncodedKey[]): string {
   if (!Number.isSafeInteger(gen)) throw new TaskrowError('DATABASE_ERROR', `a Dones generation must be an integer, got ${String(gen)}`);
-  const params: Buffer[] = [];
-  const rows = keys.map((k) => {
-    params.push(k.k);
-    if (!k.long) return `(${gen}, ?, NULL, UTC_TIMESTAMP(6))`;
-    params.push(k.bytes);
-    return `(${gen}, ?, ?, UTC_TIMESTAMP(6))`;
-  });
-  return { sql: rows.join(', '), params };
+  return keys.map((k) => `(${gen}, ${binaryLiteral(k.k)}, ${k.long ? binaryLiteral(k.bytes) : 'NULL'}, UTC_TIMESTAMP(6))`).join(', ');
 }
 /**
  * A Set member for a key, cheap to compute on both sides: a verbatim index form decodes to the
@@ -103,10 +96,9 @@ export function createDones(exec: Executor, t: DonesTables, namespace: unknown, 
 
   /** The INSERT of a mark of `part` into generation `gen`, through `conn` or autocommit; resolves to the keys added. */
   async function insertMarks(via: Pick<SqlConnection, 'query'>, gen: number, part: readonly EncodedKey[]): Promise<number> {
-    const { sql, params } = markRows(gen, part);
     // IGNORE skips only duplicates here: every value was validated (key bytes within the
     // columns), so nothing can be truncated or coerced.
-    return (await via.query(`INSERT IGNORE INTO ${t.dones} (\`gen\`, \`k\`, \`k_long\`, \`marked_at\`) VALUES ${sql}`, params)).affectedRows;
+    return (await via.query(`INSERT IGNORE INTO ${t.dones} (\`gen\`, \`k\`, \`k_long\`, \`marked_at\`) VALUES ${markRows(gen, part)}`)).affectedRows;
   }
 
   /**
@@ -155,7 +147,7 @@ export function createDones(exec: Executor, t: DonesTables, namespace: unknown, 
         seenGen = gen;
         return added;
       }
-      await exec.query(`DELETE FROM ${t.dones} WHERE \`gen\` = ? AND \`k\` IN (${placeholderList(part.length)})`, [gen, ...part.map((k) => k.k)]);
+      await exec.query(`DELETE FROM ${t.dones} WHERE \`gen\` = ? AND \`k\` IN (${binaryList(part.map((k) => k.k))})`, [gen]);
       gen = now;
     }
     throw new TaskrowError('DATABASE_ERROR', `namespace ${JSON.stringify(ns)} moved to a new generation ${MARK_ROUNDS} times during one mark (clear() in a loop?), or could not be created`);
@@ -165,8 +157,8 @@ export function createDones(exec: Executor, t: DonesTables, namespace: unknown, 
   async function doneTags(keys: readonly EncodedKey[]): Promise<Set<string>> {
     if (keys.length === 0) return new Set();
     const { rows } = await exec.query<{ k: Buffer }>(
-      `SELECT \`k\` FROM ${t.dones} WHERE \`gen\` = ${currentGen} AND \`k\` IN (${placeholderList(keys.length)})`,
-      [ns, ...keys.map((k) => k.k)],
+      `SELECT \`k\` FROM ${t.dones} WHERE \`gen\` = ${currentGen} AND \`k\` IN (${binaryList(keys.map((k) => k.k))})`,
+      [ns],
     );
     return new Set(rows.map((r) => tagOfRow(r.k)));
   }
@@ -202,8 +194,8 @@ export function createDones(exec: Executor, t: DonesTables, namespace: unknown, 
           const gen = await lockGeneration(conn);
           if (gen === undefined) return 0;
           const res = await conn.query(
-            `DELETE FROM ${t.dones} WHERE \`gen\` = ? AND \`k\` IN (${placeholderList(part.length)})`,
-            [gen, ...part.map((k) => k.k)],
+            `DELETE FROM ${t.dones} WHERE \`gen\` = ? AND \`k\` IN (${binaryList(part.map((k) => k.k))})`,
+            [gen],
           );
           return res.affectedRows;
         });
