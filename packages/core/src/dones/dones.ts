@@ -32,8 +32,8 @@ function inIndexOrder(keys: EncodedKey[]): void {
 }
 
 /**
- * The VALUES of a mark's INSERT: the generation as a number in the text (an integer the server
- * gave), one placeholder per key, a second only for a long key's full bytes.
+ * The VALUES of a mark's INSERT, all in the text: the generation as a number (an integer the
+ * server gave), each key's index form as a hex literal, and a long key's full bytes beside it.
  */
 function markRows(gen: number, keys: readonly EncodedKey[]): string {
   if (!Number.isSafeInteger(gen)) throw new TaskrowError('DATABASE_ERROR', `a Dones generation must be an integer, got ${String(gen)}`);
