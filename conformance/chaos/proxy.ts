@@ -118,7 +118,6 @@ export async function startProxy(target: { host: string; port: number }, port = 
     counters.connections += 1;
     const conn = new Conn(nextId++, client, connect({ host: target.host, port: target.port, noDelay: true }), globalMode, counters);
     conn.onCommand = (sql, tx, inTx) => {
-      if (/^\s*kill\s+(connection\s+)?\d/i.test(sql)) conn.killing = true; // a connection's KILL, not a ring's KILL QUERY
       const alone = !inTx && rule?.autocommit?.test(sql) === true;
       if (!alone && !(rule?.match ?? isCommit)(sql)) return undefined;
       counters.commits += 1;
@@ -160,10 +159,6 @@ export async function startProxy(target: { host: string; port: number }, port = 
       return parsed.toString();
     },
     async close() {
-      // A connection that sent a KILL is let finish first (2 s at most): the `mariadb` driver's
-      // destroy() of a connection with a statement in flight kills it through a new connection and
-      // leaves that KILL's own failure unhandled (an unhandled rejection if this reset it).
-      for (const end = Date.now() + 2000; [...open].some((c) => c.killing) && Date.now() < end; ) await new Promise((r) => setTimeout(r, 10));
       for (const c of open) c.destroy();
       await new Promise<void>((r) => server.close(() => r()));
     },
@@ -179,8 +174,6 @@ class Conn implements ProxyConnection {
   /** Statement texts of the open transaction on this connection. */
   private tx: string[] = [];
   onClose: () => void = () => undefined;
-  /** This connection sent a KILL of a connection (see `close()`). */
-  killing = false;
   /** Set once a reply is being lost: what to do when the server's bytes arrive. */
   private losing: LostReply | undefined;
   private pending: Buffer = Buffer.alloc(0);

@@ -60,16 +60,65 @@ export function isMariadbPool(target: MariadbClient): target is MariadbPool {
   return typeof (target as Partial<MariadbPool>).getConnection === 'function';
 }
 
+/** A socket that can be failed with an error. */
+interface Destroyable {
+  destroy(error?: Error): unknown;
+}
+
+/** The socket under a `mariadb` connection, as the driver (3.x) hands it out through `__tests`. */
+interface SocketOf {
+  readonly __tests?: { getSocket?(): Destroyable | undefined };
+}
+
+/** The connection's socket while it has one; undefined once closed, or from a driver without `__tests`. */
+function socketOf(conn: MariadbPoolConnection): Destroyable | undefined {
+  try {
+    return (conn as SocketOf).__tests?.getSocket?.();
+  } catch {
+    return undefined;
+  }
+}
+
+/** The error a destroyed connection's statement in flight is failed with (a lost connection). */
+function abandonedError(): Error {
+  return Object.assign(new Error('Connection destroyed by taskrow: its statement was abandoned or the connection broke'), {
+    code: 'ER_CMD_NOT_EXECUTED_DESTROYED',
+  });
+}
+
 /**
- * A Pool lends its connections. One that broke (a lost error, or no longer valid) is destroyed; the
- * others are released, and destroyed should the release fail. Its `enqueue` event (a caller waits
- * for a connection) tells a worker's kept connection to go back.
+ * Destroys a broken pooled connection. MUST NOT leave a rejection unhandled: the driver's own
+ * `destroy()`, while a statement is in flight, opens a second connection to `KILL` the first one's
+ * thread and drops the KILL's failure (the thread already gone, that connection reset) as an
+ * unhandled rejection, which ends a Node process. So the socket is failed first, the way a reset
+ * would fail it: the driver fails the statement in flight and closes the connection itself (the
+ * server rolls its session back when it hears the close, as it does for mysql2), then `destroy()`
+ * only gives the slot back to the pool. Without a socket to fail, `destroy()` alone.
+ */
+async function destroyBroken(conn: MariadbPoolConnection): Promise<void> {
+  const socket = socketOf(conn);
+  if (socket !== undefined) {
+    socket.destroy(abandonedError());
+    // The socket's error reaches the driver on the next tick; the connection is closed after it.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+  try {
+    conn.destroy();
+  } catch {
+    // Already closed: nothing is left to give back.
+  }
+}
+
+/**
+ * A Pool lends its connections. One that broke (a lost error, or no longer valid) is destroyed
+ * (`destroyBroken`); the others are released, and destroyed should the release fail. Its `enqueue`
+ * event (a caller waits for a connection) tells a worker's kept connection to go back.
  */
 function poolOf(pool: MariadbPool): DriverPool<MariadbPoolConnection> {
   return {
     acquire: () => pool.getConnection(),
     unusable: (conn) => !conn.isValid(),
-    release: (conn, broken) => (broken ? conn.destroy() : conn.release().catch(() => conn.destroy())),
+    release: (conn, broken) => (broken ? destroyBroken(conn) : conn.release().catch(() => destroyBroken(conn))),
     ...waitsOf(pool),
   };
 }
