@@ -20,6 +20,11 @@ const PENDING_IN_FLIGHT = 3;
 const EPOCH_MICROS = epochMicros('`marked_at`');
 
 const byIndex = (a: EncodedKey, b: EncodedKey): number => Buffer.compare(a.k, b.k);
+/** Bytes a key's index form adds to an `IN (...)` list: its hex literal and a separator. */
+const listedBytes = (k: EncodedKey): number => k.k.length * 2 + 5;
+const MAX_LISTED_BYTES = INDEX_KEY_BYTES * 2 + 5;
+/** Bytes a key adds to a mark's VALUES: both hex literals and the row around them. */
+const rowBytes = (k: EncodedKey): number => k.k.length * 2 + (k.long ? k.bytes.length * 2 : 0) + 40;
 
 /** Sorts `keys` in index order, in place; keys given in that order already (the usual case) are only checked. */
 function inIndexOrder(keys: EncodedKey[]): void {
@@ -165,7 +170,7 @@ export function createDones(exec: Executor, t: DonesTables, namespace: unknown, 
 
   async function doneAmong(keys: readonly EncodedKey[]): Promise<Set<string>> {
     const found = new Set<string>();
-    for (const part of chunks(keys, { maxRows: READ_ROWS, maxBytes: Infinity }, () => 0)) {
+    for (const part of chunks(keys, { maxRows: READ_ROWS, maxBytes: bytes }, listedBytes)) {
       for (const h of await doneTags(part)) found.add(h);
     }
     return found;
@@ -177,7 +182,7 @@ export function createDones(exec: Executor, t: DonesTables, namespace: unknown, 
     async mark(keys) {
       const list = encodeKeys(keys);
       let added = 0;
-      for (const part of chunks(list, { maxRows: WRITE_ROWS, maxBytes: bytes }, (k) => k.k.length * 2 + (k.long ? k.bytes.length * 2 : 0) + 40)) {
+      for (const part of chunks(list, { maxRows: WRITE_ROWS, maxBytes: bytes }, rowBytes)) {
         inIndexOrder(part); // one lock order for every writer: overlapping batches wait, not deadlock
         await ensureNamespace();
         added += exec.client.joined ? await markLocked(part) : await markChecked(part);
@@ -188,7 +193,7 @@ export function createDones(exec: Executor, t: DonesTables, namespace: unknown, 
     async unmark(keys) {
       const list = encodeKeys(keys);
       let removed = 0;
-      for (const part of chunks(list, { maxRows: WRITE_ROWS, maxBytes: Infinity }, () => 0)) {
+      for (const part of chunks(list, { maxRows: WRITE_ROWS, maxBytes: bytes }, listedBytes)) {
         inIndexOrder(part);
         removed += await exec.transaction(async (conn) => {
           const gen = await lockGeneration(conn);
@@ -230,17 +235,22 @@ export function createDones(exec: Executor, t: DonesTables, namespace: unknown, 
       const size = intArg('pending() chunkSize', options.chunkSize ?? READ_ROWS, 1, 10_000);
       const inFlight: { keys: EncodedKey[]; done: Promise<Set<string>> }[] = [];
       let batch: EncodedKey[] = [];
+      let batchBytes = 0;
       let index = 0;
       const launch = (): void => {
         const keys = batch;
         batch = [];
+        batchBytes = 0;
         const done = doneTags(keys);
         done.catch(() => undefined); // observed when drained; avoids an unhandled rejection meanwhile
         inFlight.push({ keys, done });
       };
       for await (const candidate of candidates as AsyncIterable<string>) {
-        batch.push(encodeKey(candidate, `candidate #${index++}`));
-        if (batch.length < size) continue;
+        const key = encodeKey(candidate, `candidate #${index++}`);
+        batch.push(key);
+        batchBytes += listedBytes(key);
+        // A lookup holds chunkSize keys, fewer when the longest key's hex might not fit beside them.
+        if (batch.length < size && batchBytes + MAX_LISTED_BYTES <= bytes) continue;
         launch();
         while (inFlight.length >= PENDING_IN_FLIGHT) yield* drain(inFlight.shift()!);
       }

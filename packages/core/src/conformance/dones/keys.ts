@@ -120,5 +120,13 @@ export function donesKeys<Tx>(ctx: () => SuiteContext<Tx>): void {
     );
     expect(Number(rows[0]?.n)).toBe(6000);
     expect(Number(rows[0]?.b)).toBe(6000 * 4000);
+    // Lookups too: 8,000 candidates in chunks of 10,000 would be one 48 MB statement.
+    const fresh = Array.from({ length: 2000 }, (_, i) => `${String(6000 + i).padStart(6, '0')}${'p'.repeat(3994)}`);
+    const pending: string[] = [];
+    for await (const key of d.pending([...keys, ...fresh], { chunkSize: 10_000 })) pending.push(key);
+    expect(pending).toEqual(fresh);
+    expect(await d.areDone([...fresh, ...keys])).toEqual(keys);
+    expect(await d.unmark(keys)).toBe(6000);
+    expect(await d.count()).toBe(0);
   });
 }
