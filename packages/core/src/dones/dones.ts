@@ -22,6 +22,7 @@ const EPOCH_MICROS = epochMicros('`marked_at`');
 const byIndex = (a: EncodedKey, b: EncodedKey): number => Buffer.compare(a.k, b.k);
 /** Bytes a key's index form adds to an `IN (...)` list: its hex literal and a separator. */
 const listedBytes = (k: EncodedKey): number => k.k.length * 2 + 5;
+/** `listedBytes` of the longest index form: the room a lookup keeps for one more key. */
 const MAX_LISTED_BYTES = INDEX_KEY_BYTES * 2 + 5;
 /** Bytes a key adds to a mark's VALUES: both hex literals and the row around them. */
 const rowBytes = (k: EncodedKey): number => k.k.length * 2 + (k.long ? k.bytes.length * 2 : 0) + 40;
