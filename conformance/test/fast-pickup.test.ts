@@ -20,15 +20,17 @@ const wallNow = (): number => performance.timeOrigin + performance.now();
 /**
  * Runs enqueue-process.mjs: another process enqueues `count` jobs (payload 0, 1, ...) into `queue`,
  * `gapMs` apart, through a pool of `poolSize` connections; resolves to the wall-clock time each
- * enqueue returned, by payload (`took`: how long each enqueue took, ms).
+ * enqueue returned, by payload (`took`: how long each enqueue took, ms). With `gate`, the process
+ * connects at once and enqueues only once `gate` resolved.
  */
-function enqueueFromAnotherProcess(url: string, prefix: string, queue: string, count: number, gapMs: number, took?: Map<number, number>, poolSize = 2, keyed = false): Promise<Map<number, number>> {
+function enqueueFromAnotherProcess(url: string, prefix: string, queue: string, count: number, gapMs: number, took?: Map<number, number>, poolSize = 2, keyed = false, gate?: Promise<void>): Promise<Map<number, number>> {
   const script = fileURLToPath(new URL('./enqueue-process.mjs', import.meta.url));
-  const env = { ENQ_URL: url, ENQ_PREFIX: prefix, ENQ_QUEUE: queue, ENQ_COUNT: String(count), ENQ_GAP_MS: String(gapMs), ENQ_POOL: String(poolSize), ENQ_KEYED: keyed ? '1' : '' };
+  const env = { ENQ_URL: url, ENQ_PREFIX: prefix, ENQ_QUEUE: queue, ENQ_COUNT: String(count), ENQ_GAP_MS: String(gapMs), ENQ_POOL: String(poolSize), ENQ_KEYED: keyed ? '1' : '', ENQ_GATE: gate ? '1' : '' };
   const c = fork(script, [], { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const at = new Map<number, number>();
   return new Promise((resolve, reject) => {
     c.on('message', (m: unknown) => {
+      if (m === 'ready') return void gate?.then(() => c.send('go'));
       if (m === 'done') return resolve(at);
       const { i, at: when, took: ms } = m as { i: number; at: number; took: number };
       at.set(i, when);
@@ -410,6 +412,11 @@ for (const target of targets()) {
         seen.push({ id: job.id, attempt: job.attempt, token: job.token, leftMs, readMs: performance.now() - t0, at, db: (rows as never[])[0]! });
       }, { pollInterval: 30, doorbell: true, lease: 20 });
       const started = performance.now();
+      // The producer starts and connects now, and enqueues when the gate opens: its start-up is not
+      // in the window below.
+      let open!: () => void;
+      const producer = enqueueFromAnotherProcess(target.url, prefix, name, 1, 0, undefined, 2, false, new Promise<void>((r) => (open = r)));
+      producer.catch(() => undefined); // awaited below; observed meanwhile should a check fail first
       const probe = await mysql.createConnection({ uri: target.url });
       try {
         expect(await handRegistration(probe, `\`${prefix}queue_sleepers\``, name)).toBeGreaterThan(0);
@@ -417,7 +424,8 @@ for (const target of targets()) {
         // no poll of its finds the job ready in the moment between the enqueue's commit and the ring.
         await pause(Math.max(0, 2600 - (performance.now() - started)));
         const claims = matching(CLAIMS);
-        const enqueuedAt = await enqueueFromAnotherProcess(target.url, prefix, name, 1, 0);
+        open();
+        const enqueuedAt = await producer;
         const t0 = performance.now();
         while (seen.length === 0 && performance.now() - t0 < 10_000) await pause(5);
         expect(seen).toHaveLength(1);
@@ -432,6 +440,7 @@ for (const target of targets()) {
         expect(job!.leftMs + 2000).toBeLessThanOrEqual(Number(job!.db.left_us) / 1000 + job!.readMs);
         expect(job!.leftMs).toBeGreaterThan(15_000);
       } finally {
+        open(); // a producer still waiting goes on and exits
         await probe.end();
         await w.stop();
       }
