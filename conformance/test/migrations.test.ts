@@ -49,6 +49,39 @@ for (const target of targets()) {
         await Promise.all(pools.map((p) => p.end()));
       }
     });
+
+    it('upgrades a version-26 schema holding live jobs with dedup keys from four processes at once: each key still admits one live job', async () => {
+      const { probe, reference, prefixes } = ref();
+      const prefix = `${freshName('u')}_`;
+      prefixes.push(prefix);
+      for (const step of migrationSteps(prefix).filter((s) => s.version <= 26)) for (const sql of step.statements) await probe.query(sql);
+      const row = (phase: number, key: string | null, payload: string): Promise<unknown> =>
+        probe.query(
+          `INSERT INTO \`${prefix}queue_jobs\` (queue, phase, due_at, run_at, attempt, max_attempts, token, dedup_k, payload, created_at)
+           VALUES ('q', ?, UTC_TIMESTAMP(6) + INTERVAL 1 HOUR, UTC_TIMESTAMP(6), 1, 5, 42, ?, ?, UTC_TIMESTAMP(6))`,
+          [phase, key, JSON.stringify(payload)],
+        );
+      await row(0, 'ready-key', 'ready');
+      await row(2, 'running-key', 'running');
+      await row(3, null, 'done');
+      const ids = Object.fromEntries(
+        (await probe.query<{ id: number; payload: string }>(`SELECT id, payload FROM \`${prefix}queue_jobs\``)).map((r) => [JSON.parse(String(r.payload)), Number(r.id)]),
+      );
+      const pools = Array.from({ length: 4 }, () => mysql.createPool({ uri: target.url, connectionLimit: 1 }));
+      try {
+        const trs = await Promise.all(pools.map((pool) => mysql2Taskrow(pool, { prefix })));
+        const results = await Promise.all(trs.map((tr) => tr.migrate()));
+        expect(results.map((r) => r.version)).toEqual(Array(4).fill(VERSIONS.at(-1)));
+        expect(results.some((r) => r.applied.includes(27))).toBe(true);
+        expect(await schemaOf(probe, prefix)).toEqual(await schemaOf(probe, reference));
+        const q = trs[1]!.queue('q');
+        expect(await q.enqueue('again', { dedupKey: 'ready-key' })).toEqual({ id: ids['ready'], deduplicated: true });
+        expect(await q.enqueue('again', { dedupKey: 'running-key' })).toEqual({ id: ids['running'], deduplicated: true });
+        expect((await q.enqueue('new', { dedupKey: 'done-key' })).deduplicated).toBe(false);
+      } finally {
+        await Promise.all(pools.map((p) => p.end()));
+      }
+    });
   });
 
   describe(`${label(target)} · mysql2 · migrations without CREATE ROUTINE`, () => {

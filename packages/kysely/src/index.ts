@@ -27,6 +27,7 @@ export {
   type ResourceEdgesTable,
   type ReceiptsTable,
   type QueueDeadKeysTable,
+  type QueueDedupTable,
   type QueuesTable,
   type QueueKeysTable,
   type QueueRateSlotsTable,

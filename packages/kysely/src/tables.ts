@@ -202,6 +202,14 @@ export interface QueueDeadKeysTable {
   dedup_k: Buffer;
 }
 
+/** Queue: one row per dedup key, naming the job that took it last (it holds the key while its `dedup_k` equals it). */
+export interface QueueDedupTable {
+  queue: string;
+  dedup_k: Buffer;
+  id: number;
+  met: number;
+}
+
 /** Every table `migrate()` creates, by name without the prefix. */
 export interface TaskrowTables {
   schema_migrations: SchemaMigrationsTable;
@@ -216,6 +224,7 @@ export interface TaskrowTables {
   resource_edges: ResourceEdgesTable;
   receipts: ReceiptsTable;
   queue_dead_keys: QueueDeadKeysTable;
+  queue_dedup: QueueDedupTable;
   queues: QueuesTable;
   queue_keys: QueueKeysTable;
   queue_rate_slots: QueueRateSlotsTable;
@@ -253,6 +262,7 @@ export const TASKROW_COLUMNS = {
   resource_edges: ['src_h', 'dst_h', 'kind', 'src', 'dst', 'last_seen'],
   receipts: ['token', 'made_at', 'result'],
   queue_dead_keys: ['id', 'dedup_k'],
+  queue_dedup: ['queue', 'dedup_k', 'id', 'met'],
   queues: ['queue', 'paused_at', 'head_read_at'],
   queue_keys: ['queue', 'conc_key', 'max_running', 'admissions'],
   queue_rate_slots: ['queue', 'slot', 'window_us', 'free_at'],

@@ -4,6 +4,7 @@ import { FROM_MICROS } from '../sql.js';
 import { intArg, show, toNumber } from '../validate.js';
 import { deadKeysOf, dropDeadKeys } from './dead-keys.js';
 import { announce } from './ring.js';
+import { takeKeys } from './dedup.js';
 import { deleteById, epochMicros, PHASE, updateById } from './tables.js';
 import type { AckContext } from './settle.js';
 
@@ -45,8 +46,8 @@ async function sweep(c: AckContext, phase: number, dueOnly: boolean, limit: numb
 /**
  * Re-drives the dead jobs `ids` in one transaction: jobs without a kept dedup key become ready;
  * a job with one gets its key back and becomes ready only when no live job of the queue holds
- * that key (`UPDATE IGNORE` skips exactly the rows whose key is taken, and nothing else can fail
- * on these values): it stays dead and is not counted. Resolves to the number re-driven.
+ * that key (`takeKeys`, which also keeps two dead jobs of one key from both coming back): it
+ * stays dead and is not counted. Resolves to the number re-driven.
  */
 function redrive(c: AckContext, ids: number[]): Promise<number> {
   // A job with a concurrency key comes back due, for a claim to admit (see `limits.ts`).
@@ -61,9 +62,11 @@ function redrive(c: AckContext, ids: number[]): Promise<number> {
       n += (await conn.query(`${updateById(c.t.jobs)} SET ${ready} WHERE \`id\` IN (${placeholderList(plain.length)}) AND ${dead}`, [...plain, c.queue])).affectedRows;
     }
     if (keys.size === 0) return n;
-    const keyed = [...keys.keys()];
+    const holders = await takeKeys(conn, c.t, c.queue, [...keys].map(([id, key]) => ({ key, id })));
+    const keyed = [...keys].filter(([id, key]) => holders.get(key.toString('hex')) === id).map(([id]) => id);
+    if (keyed.length === 0) return n;
     await conn.query(
-      `UPDATE IGNORE ${c.t.jobs} FORCE INDEX (PRIMARY) SET \`dedup_k\` = CASE \`id\`${' WHEN ? THEN ?'.repeat(keyed.length)} END, ${ready}
+      `${updateById(c.t.jobs)} SET \`dedup_k\` = CASE \`id\`${' WHEN ? THEN ?'.repeat(keyed.length)} END, ${ready}
        WHERE \`id\` IN (${placeholderList(keyed.length)}) AND ${dead}`,
       [...keyed.flatMap((id) => [id, keys.get(id)!]), ...keyed, c.queue],
     );

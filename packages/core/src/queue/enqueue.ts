@@ -10,7 +10,8 @@ import { batchCallable, enqueueManyByCall } from './enqueue-many-call.js';
 import type { RingInCall } from './enqueue-ring.js';
 import { decodeEnqueued, encodeEnqueued } from './enqueued-text.js';
 import { jobRow, startState, type JobRow, type QueueSettings } from './options.js';
-import type { QueueTables } from './tables.js';
+import { liveHolders, takeKeys } from './dedup.js';
+import { deleteById, type QueueTables } from './tables.js';
 import type { Enqueued, EnqueueItem } from './types.js';
 
 /** Rows per INSERT: at most 12 placeholders each, far under 65,535. */
@@ -53,9 +54,9 @@ const hex = (b: Buffer | null): string | null => (b ? b.toString('hex') : null);
  * reads the receipt first and, when the lost run committed, returns its result instead of
  * inserting again, so a lost reply never enqueues a job twice. Inside `taskrow.in(tx)` the rows
  * join the application's transaction (no receipt: nothing is retried there). With dedup keys it
- * runs at READ COMMITTED: the upsert then meets the latest committed row (under REPEATABLE READ,
- * MariaDB 11.6+ snapshot isolation fails it with error 1020 when a concurrent enqueue of the same
- * key won). `started` is called as each run begins inside its transaction (its connection taken,
+ * runs at READ COMMITTED: taking a key (`dedup.ts`) then writes its row as last committed (under
+ * REPEATABLE READ, MariaDB 11.6+ snapshot isolation fails that write with error 1020 when another
+ * enqueue of the same key committed after the snapshot). `started` is called as each run begins inside its transaction (its connection taken,
  * BEGIN sent), never on a joined client. One job without a dedup key is one statement instead
  * (`enqueue-call.ts`: the same transaction and receipt, run by a procedure) where the schema has it,
  * and so is a small batch without dedup keys (`enqueue-many-call.ts`); with `ring`, that statement
@@ -81,7 +82,7 @@ export async function insertJobs(exec: Executor, t: QueueTables, queue: string, 
   if (exec.client.joined) return exec.transaction(insertAll);
   const token = receiptToken();
   const consecutive = !keyed && !returning && parts.length === 1 && rows.length > 1 && !exec.dialect.multiWriter && !idsApart.has(exec.dialect);
-  // READ COMMITTED where the transaction reads: the upsert of dedup keys (see above), and the
+  // READ COMMITTED where the transaction reads: the taking of dedup keys (see above), and the
   // consecutive-ids check, which is then a consistent read that locks nothing (at REPEATABLE READ
   // its range would take shared next-key locks up to the index's end and stall every other
   // producer's INSERT until this transaction ends).
@@ -114,7 +115,7 @@ const idsApart = new WeakSet<object>();
  * plainly, and the server's later batches read their ids back from the start.
  */
 async function insertConsecutive(exec: Executor, conn: SqlConnection, t: QueueTables, queue: string, rows: readonly JobRow[], token: Buffer): Promise<Enqueued[]> {
-  const { res, mark } = await insertStatement(conn, t, queue, rows, false, false);
+  const { res, mark } = await insertStatement(conn, t, queue, rows, false);
   const taken = rows.map((_, i) => ({ id: res.insertId + i, deduplicated: false }));
   // A range, not a list of ids: the server plans 1,000 listed ids as 1,000 ranges.
   const mine = `FROM ${t.jobs} FORCE INDEX (PRIMARY) WHERE \`id\` BETWEEN ? AND ? AND \`token\` = ? AND \`queue\` = ?`;
@@ -127,40 +128,22 @@ async function insertConsecutive(exec: Executor, conn: SqlConnection, t: QueueTa
   return out;
 }
 
-/** Live jobs of `queue` with these dedup keys (index forms): hex -> id. `lock` reads the latest committed rows. */
-async function liveByDedup(conn: SqlConnection, t: QueueTables, queue: string, keys: Buffer[], lock: boolean): Promise<Map<string, number>> {
-  const found = new Map<string, number>();
-  if (keys.length === 0) return found;
-  const { rows } = await conn.query<{ id: unknown; dedup_k: Buffer }>(
-    `SELECT \`id\`, \`dedup_k\` FROM ${t.jobs} WHERE \`queue\` = ? AND \`dedup_k\` IN (${placeholderList(keys.length)})${lock ? ' LOCK IN SHARE MODE' : ''}`,
-    [queue, ...keys],
-  );
-  for (const r of rows) found.set(r.dedup_k.toString('hex'), toNumber(r.id));
-  return found;
-}
-
 /**
- * Inserts `insert` in one statement (an upsert that leaves a live job of the same dedup key alone
- * when `upsert`) and resolves to the new rows' ids; a keyed row missing from the map lost a race to
- * a concurrent enqueue of the same key. One new row's id is the insert id. More come back with the
- * INSERT itself where the server can (`returning`: MariaDB's `RETURNING`, not with an upsert), or
- * are read back by the statement's mark.
+ * Inserts `insert` in one statement and resolves to the new rows' ids, by row. One new row's id is
+ * the insert id. More come back with the INSERT itself where the server can (`returning`:
+ * MariaDB's `RETURNING`), or are read back by the statement's mark.
  */
-async function insertRows(conn: SqlConnection, t: QueueTables, queue: string, insert: readonly JobRow[], upsert: boolean, returning: boolean): Promise<Map<JobRow, number>> {
-  const withIds = returning && !upsert && insert.length > 1;
-  const { res, mark } = await insertStatement(conn, t, queue, insert, upsert, withIds);
+async function insertRows(conn: SqlConnection, t: QueueTables, queue: string, insert: readonly JobRow[], returning: boolean): Promise<Map<JobRow, number>> {
+  const withIds = returning && insert.length > 1;
+  const { res, mark } = await insertStatement(conn, t, queue, insert, withIds);
   return newIds(conn, t, queue, insert, res, mark, withIds);
 }
 
 /** The INSERT of `insert` (see `insertRows`); resolves to its result and its mark. */
-async function insertStatement(conn: SqlConnection, t: QueueTables, queue: string, insert: readonly JobRow[], upsert: boolean, withIds: boolean): Promise<{ res: SqlResult<{ id: unknown }>; mark: number }> {
+async function insertStatement(conn: SqlConnection, t: QueueTables, queue: string, insert: readonly JobRow[], withIds: boolean): Promise<{ res: SqlResult<{ id: unknown }>; mark: number }> {
   // A random start for the fencing token doubles as this statement's mark: the ids of the new
   // rows are read back by it (auto-increment ids of one statement need not be consecutive).
   const mark = randomInt(1, 2 ** 47);
-  // The no-op update MUST NOT name `id`: on MariaDB an update that assigns the auto-increment
-  // column moves the statement's next id past the existing row's id, outside the range it
-  // reserved, so a later row of the statement can take the id of another transaction's job and
-  // be silently merged into it (the upsert's no-op) instead of being inserted.
   const params: SqlValue[] = [];
   const values = insert.map((r) => {
     // A time of its own: a run time or a delay (a schedule's ready job carries its tick as run time).
@@ -171,9 +154,7 @@ async function insertStatement(conn: SqlConnection, t: QueueTables, queue: strin
     return at ? ROW_AT : ROW_NOW;
   });
   const res = await conn.query<{ id: unknown }>(
-    `INSERT INTO ${t.jobs} (${COLUMNS}) VALUES ${values.join(', ')}` +
-      (upsert ? ' ON DUPLICATE KEY UPDATE `dedup_k` = `dedup_k`' : '') +
-      (withIds ? ' RETURNING `id`' : ''),
+    `INSERT INTO ${t.jobs} (${COLUMNS}) VALUES ${values.join(', ')}` + (withIds ? ' RETURNING `id`' : ''),
     params,
   );
   return { res, mark };
@@ -181,57 +162,49 @@ async function insertStatement(conn: SqlConnection, t: QueueTables, queue: strin
 
 /** The ids of the rows an INSERT of `insert` (see `insertRows`) added, by row. */
 async function newIds(conn: SqlConnection, t: QueueTables, queue: string, insert: readonly JobRow[], res: SqlResult<{ id: unknown }>, mark: number, withIds: boolean): Promise<Map<JobRow, number>> {
-  const inserted = new Map<JobRow, number>();
-  if (withIds) {
-    // Ids grow in the order the rows were inserted, which is the order of the VALUES.
-    const ids = res.rows.map((r) => toNumber(r.id)).sort((a, b) => a - b);
-    if (ids.length !== insert.length) throw new TaskrowError('DATABASE_ERROR', `enqueue got ${ids.length} ids back for ${insert.length} new jobs (queue ${JSON.stringify(queue)})`);
-    insert.forEach((r, i) => inserted.set(r, ids[i]!));
-  } else if (res.insertId > 0 && insert.length === 1 && !insert[0]!.dedup) {
-    inserted.set(insert[0]!, res.insertId); // one new row: its id is the insert id
-  } else if (res.insertId > 0) {
-    const back = await conn.query<{ id: unknown; dedup_k: Buffer | null }>(
-      `SELECT \`id\`, \`dedup_k\` FROM ${t.jobs} WHERE \`id\` >= ? AND \`token\` = ? AND \`queue\` = ? ORDER BY \`id\` LIMIT ${insert.length}`,
+  // Ids grow in the order the rows were inserted, which is the order of the VALUES.
+  let ids: number[];
+  if (withIds) ids = res.rows.map((r) => toNumber(r.id));
+  else if (insert.length === 1) ids = [res.insertId];
+  else {
+    const back = await conn.query<{ id: unknown }>(
+      `SELECT \`id\` FROM ${t.jobs} WHERE \`id\` >= ? AND \`token\` = ? AND \`queue\` = ? ORDER BY \`id\` LIMIT ${insert.length}`,
       [res.insertId, mark, queue],
     );
-    // New rows come back in insertion order; a keyed row missing here lost a race to a
-    // concurrent enqueue of the same key (the upsert left the other job alone).
-    let p = 0;
-    for (const r of insert) {
-      const row = back.rows[p];
-      if (row && hex(row.dedup_k ? Buffer.from(row.dedup_k) : null) === hex(r.dedup)) {
-        inserted.set(r, toNumber(row.id));
-        p += 1;
-      } else if (!r.dedup) {
-        throw new TaskrowError('DATABASE_ERROR', `enqueue could not read back the id of a new job (queue ${JSON.stringify(queue)})`);
-      }
-    }
+    ids = back.rows.map((r) => toNumber(r.id));
   }
-  return inserted;
+  ids.sort((a, b) => a - b);
+  if (ids.length !== insert.length || !(ids[0]! > 0)) throw new TaskrowError('DATABASE_ERROR', `enqueue got ${ids.length} ids back for ${insert.length} new jobs (queue ${JSON.stringify(queue)})`);
+  return new Map(insert.map((r, i) => [r, ids[i]!]));
 }
 
+/**
+ * Inserts one chunk: jobs without a dedup key, and the first job of each key that no live job
+ * holds (a plain read); then takes the keys of the new keyed jobs (`takeKeys`). A new job whose
+ * key a live job took first (a concurrent enqueue) is deleted again in the same transaction and
+ * reported deduplicated, with the holder's id.
+ */
 async function insertChunk(conn: SqlConnection, t: QueueTables, queue: string, part: readonly JobRow[], returning: boolean): Promise<Enqueued[]> {
   const keyed = part.filter((r) => r.dedup);
-  const existing = await liveByDedup(conn, t, queue, [...new Map(keyed.map((r) => [hex(r.dedup), r.dedup!])).values()], false);
+  const holders = await liveHolders(conn, t, queue, [...new Map(keyed.map((r) => [hex(r.dedup), r.dedup!])).values()]);
   // Which rows to insert: unkeyed ones, and the first of each key that has no live job.
   const firstOfKey = new Set<string>();
   const insert = part.filter((r) => {
     const k = hex(r.dedup);
     if (k === null) return true;
-    if (existing.has(k) || firstOfKey.has(k)) return false;
+    if (holders.has(k) || firstOfKey.has(k)) return false;
     firstOfKey.add(k);
     return true;
   });
-  const inserted = insert.length > 0 ? await insertRows(conn, t, queue, insert, keyed.length > 0, returning) : new Map<JobRow, number>();
-  const raced = insert.filter((r) => r.dedup && !inserted.has(r));
-  if (raced.length > 0) for (const [k, id] of await liveByDedup(conn, t, queue, raced.map((r) => r.dedup!), true)) existing.set(k, id);
-  const byKey = new Map<string, number>();
-  for (const [r, id] of inserted) if (r.dedup) byKey.set(hex(r.dedup)!, id);
+  const inserted = insert.length > 0 ? await insertRows(conn, t, queue, insert, returning) : new Map<JobRow, number>();
+  const wants = insert.filter((r) => r.dedup).map((r) => ({ key: r.dedup!, id: inserted.get(r)! }));
+  for (const [k, id] of await takeKeys(conn, t, queue, wants)) holders.set(k, id);
+  const lost = wants.filter((w) => holders.get(hex(w.key)!) !== w.id).map((w) => w.id);
+  if (lost.length > 0) await conn.query(`${deleteById(t.jobs)} WHERE \`id\` IN (${placeholderList(lost.length)})`, lost);
   return part.map((r) => {
     const own = inserted.get(r);
-    if (own !== undefined) return { id: own, deduplicated: false };
-    const k = hex(r.dedup)!;
-    const id = existing.get(k) ?? byKey.get(k);
+    if (own !== undefined && !lost.includes(own)) return { id: own, deduplicated: false };
+    const id = holders.get(hex(r.dedup)!);
     if (id === undefined) throw new TaskrowError('DATABASE_ERROR', `enqueue could not find the live job of a dedup key (queue ${JSON.stringify(queue)})`);
     return { id, deduplicated: true };
   });

@@ -1,8 +1,7 @@
 import type { Executor } from '../engine/executor.js';
-import type { SqlClient } from '../port.js';
 import { toNumber } from '../validate.js';
 import type { QueueTables } from './tables.js';
-import { perQueue } from './registry.js';
+import { purgeAllWindows, throttledPurge, type PurgeWindow } from './windows.js';
 import { QUEUE_DEFAULT_ROW } from './limits.js';
 
 /** Key rows one purge transaction looks at, at most (one range of the primary key). */
@@ -21,7 +20,7 @@ const KEY_PURGE_EVERY_MS = 60_000;
  * an admission that holds it, so a purge never changes a limit in force and never lets two
  * admissions of one key overlap.
  */
-async function purgeWindow(exec: Executor, t: QueueTables, queue: string, after: string): Promise<{ deleted: number; next: string | undefined }> {
+async function purgeWindow(exec: Executor, t: QueueTables, queue: string, after: string): Promise<PurgeWindow<string>> {
   return exec.transaction(async (conn) => {
     const { rows } = await conn.query<{ n: unknown; last: string | null }>(
       `SELECT COUNT(*) AS n, MAX(w.\`conc_key\`) AS last FROM (
@@ -43,30 +42,13 @@ async function purgeWindow(exec: Executor, t: QueueTables, queue: string, after:
  * Deletes every key row of `queue` that `purgeWindow` would, window after window (each its own
  * transaction); see `Queue.purgeKeys`. Resolves to the number deleted.
  */
-export async function purgeIdleKeys(exec: Executor, t: QueueTables, queue: string): Promise<number> {
-  let total = 0;
-  for (let after: string | undefined = QUEUE_DEFAULT_ROW; after !== undefined; ) {
-    const { deleted, next } = await purgeWindow(exec, t, queue, after);
-    total += deleted;
-    after = next;
-  }
-  return total;
+export function purgeIdleKeys(exec: Executor, t: QueueTables, queue: string): Promise<number> {
+  return purgeAllWindows(QUEUE_DEFAULT_ROW, (after) => purgeWindow(exec, t, queue, after));
 }
-
-const purges = new WeakMap<SqlClient, Map<string, { at: number; after: string }>>();
 
 /**
- * One `purgeWindow` of `queue`, at most once per `KEY_PURGE_EVERY_MS` per client and queue in
- * this process however many workers ask (0 at once otherwise); each goes on from where the last
- * one of the process ended, round the keys. So a process looks at `KEY_WINDOW` key rows a minute,
- * whatever the number of keys.
+ * One `purgeWindow` of a queue, at most once per `KEY_PURGE_EVERY_MS` per client and queue in this
+ * process (see `throttledPurge`): a process looks at `KEY_WINDOW` key rows a minute, whatever the
+ * number of keys.
  */
-export async function purgeIdleKeysNow(exec: Executor, t: QueueTables, queue: string): Promise<number> {
-  const p = perQueue(purges, exec.owner, t, queue, () => ({ at: -Infinity, after: QUEUE_DEFAULT_ROW }));
-  const now = performance.now();
-  if (now - p.at < KEY_PURGE_EVERY_MS) return 0;
-  p.at = now;
-  const { deleted, next } = await purgeWindow(exec, t, queue, p.after);
-  p.after = next ?? QUEUE_DEFAULT_ROW;
-  return deleted;
-}
+export const purgeIdleKeysNow = throttledPurge(KEY_PURGE_EVERY_MS, QUEUE_DEFAULT_ROW, purgeWindow);

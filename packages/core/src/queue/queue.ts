@@ -12,6 +12,7 @@ import { callable } from './enqueue-call.js';
 import { batchCallable } from './enqueue-many-call.js';
 import { producerOf } from './producer.js';
 import { purgeIdleKeys, purgeIdleKeysNow } from './key-purge.js';
+import { purgeStaleKeys, purgeStaleKeysNow } from './dedup.js';
 import { getJobInfo, listArgs, listJobs } from './list.js';
 import { claimArgs, jobRow, MAX_DELAY_SECONDS, MAX_LEASE_SECONDS, positiveSeconds, queueSettings, type JobRow } from './options.js';
 import { completeJobs, extendJobs, failJob, releaseJobs, type AckContext } from './settle.js';
@@ -111,7 +112,7 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
     retryDead: async (opts) => retryDeadJobs(c, optionsArg('retryDead()', opts, ['ids', 'limit'])),
     purge: async () => purgeFinished(c),
     purgeDead: async (opts) => purgeDeadJobs(c, optionsArg('purgeDead()', opts, ['ids'])),
-    purgeKeys: async () => purgeIdleKeys(exec, t, queue),
+    purgeKeys: async () => (await purgeIdleKeys(exec, t, queue)) + (await purgeStaleKeys(exec, t, queue)),
     list: async (opts) => listJobs<P>(exec, t, queue, listArgs(opts)),
     getJob: async (id) => getJobInfo<P>(exec, t, queue, intArg('getJob() id', id, 1)),
     stats: async () => ({ ...(await queueStats(exec, t, queue)), pausedAt: await pausedSince(exec, t, queue) }),
@@ -141,8 +142,8 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
           progress,
           fail: (ref, error) => self.fail(ref, error),
           release: (refs) => self.release(refs),
-          // Kept finished jobs past their retention, and idle concurrency key rows (once a minute per process).
-          purge: async () => (settings.keepFinishedFor > 0 ? await self.purge() : 0) + (await purgeIdleKeysNow(exec, t, queue)),
+          // Kept finished jobs past their retention, idle concurrency key rows and stale dedup rows (once a minute per process).
+          purge: async () => (settings.keepFinishedFor > 0 ? await self.purge() : 0) + (await purgeIdleKeysNow(exec, t, queue)) + (await purgeStaleKeysNow(exec, t, queue)),
           // The worker's own jobs, bounded by the time left on their leases.
           extend: (refs, seconds, boundMs) => extendJobs({ ...c, exec: exec.within(boundMs) }, refs, seconds),
           keepsFinished: settings.keepFinishedFor > 0,

@@ -8,6 +8,8 @@ export interface QueueTables {
   readonly receipts: string;
   /** Dedup keys of dead jobs, for `retryDead()` (see `dead-keys.ts`). */
   readonly deadKeys: string;
+  /** One row per dedup key, naming the job that took it last (see `dedup.ts`). */
+  readonly dedup: string;
   /** One row per queue with fleet-wide state: paused (see `pause.ts`). */
   readonly queues: string;
   /** Where the last claim of a queue that held its claim lock ended its read (see `claim-call.ts`). */
@@ -34,7 +36,7 @@ export interface QueueTables {
 }
 
 export function queueTables(prefix: string): QueueTables {
-  return { jobs: table(prefix, 'queue_jobs'), receipts: receiptsTable(prefix), deadKeys: table(prefix, 'queue_dead_keys'), queues: table(prefix, 'queues'), cursors: table(prefix, 'queue_cursors'), keys: table(prefix, 'queue_keys'), rateSlots: table(prefix, 'queue_rate_slots'), sleepers: table(prefix, 'queue_sleepers'), enqueueCall: table(prefix, 'enqueue_job'), enqueueManyCall: table(prefix, 'enqueue_jobs'), ringCall: table(prefix, 'ring_sleepers'), claimCall: table(prefix, 'claim_jobs'), enqueueRingCall: table(prefix, 'enqueue_job_and_ring'), enqueueManyRingCall: table(prefix, 'enqueue_jobs_and_ring'), enqueueHandCall: table(prefix, 'enqueue_job_and_hand') };
+  return { jobs: table(prefix, 'queue_jobs'), receipts: receiptsTable(prefix), deadKeys: table(prefix, 'queue_dead_keys'), dedup: table(prefix, 'queue_dedup'), queues: table(prefix, 'queues'), cursors: table(prefix, 'queue_cursors'), keys: table(prefix, 'queue_keys'), rateSlots: table(prefix, 'queue_rate_slots'), sleepers: table(prefix, 'queue_sleepers'), enqueueCall: table(prefix, 'enqueue_job'), enqueueManyCall: table(prefix, 'enqueue_jobs'), ringCall: table(prefix, 'ring_sleepers'), claimCall: table(prefix, 'claim_jobs'), enqueueRingCall: table(prefix, 'enqueue_job_and_ring'), enqueueManyRingCall: table(prefix, 'enqueue_jobs_and_ring'), enqueueHandCall: table(prefix, 'enqueue_job_and_hand') };
 }
 
 /**

@@ -169,4 +169,103 @@ export function queueDedup<Tx>(ctx: () => SuiteContext<Tx>): void {
       await close();
     }
   });
+
+  it('admits one job when many clients enqueue a key whose last job finished', async () => {
+    const { session, prefix } = ctx();
+    const name = freshName('q');
+    const q = session.taskrow.queue<string>(name);
+    const first = await q.enqueue('first', { dedupKey: 'again' });
+    await q.complete(await q.claim({ limit: 1, lease: 60 }));
+    const { clients, close } = await session.openClients(8);
+    try {
+      // On a cluster the clients' nodes may apply the completion a moment later.
+      await until('every client to see the first job gone', async () => (await Promise.all(clients.map((c) => c.queue(name).getJob(first.id)))).every((j) => j === null));
+      const results = await Promise.all(clients.map((c, i) => c.queue<string>(name).enqueue(`c${i}`, { dedupKey: 'again' })));
+      expect(new Set(results.map((r) => r.id)).size).toBe(1);
+      expect(results.filter((r) => !r.deduplicated).length).toBe(1);
+      expect((await probeJobs(session.probe, prefix, name)).map((j) => [j.id, j.state, j.dedup])).toEqual([[results[0]!.id, 'ready', 'again']]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('retryDead() re-drives one of two dead jobs that had the same key', async () => {
+    const { session, prefix } = ctx();
+    const name = freshName('q');
+    const q = session.taskrow.queue<string>(name);
+    const a = await q.enqueue('a', { dedupKey: 'k', maxAttempts: 1 });
+    await q.fail((await q.claim({ limit: 1, lease: 60 }))[0]!, 'no');
+    const b = await q.enqueue('b', { dedupKey: 'k', maxAttempts: 1 });
+    expect(b.deduplicated).toBe(false);
+    await q.fail((await q.claim({ limit: 1, lease: 60 }))[0]!, 'no');
+    expect(await q.retryDead({ ids: [a.id, b.id] })).toBe(1);
+    const rows = await probeJobs(session.probe, prefix, name);
+    expect(rows.map((j) => j.state).sort()).toEqual(['dead', 'ready']);
+    const live = rows.find((j) => j.state === 'ready')!;
+    expect(live.dedup).toBe('k');
+    expect(await q.enqueue('c', { dedupKey: 'k' })).toEqual({ id: live.id, deduplicated: true });
+  });
+
+  it('purgeKeys() deletes the rows of keys whose job finished or died, never of a live job', async () => {
+    const { session } = ctx();
+    const name = freshName('q');
+    const q = session.taskrow.queue<string>(name);
+    const [, b, c] = await q.enqueueMany(['a', 'b', 'c'].map((k) => ({ payload: k, dedupKey: k, maxAttempts: 1 })));
+    const jobs = await q.claim({ limit: 3, lease: 60 });
+    await q.complete(jobs.find((j) => j.payload === 'a')!);
+    await q.fail(jobs.find((j) => j.payload === 'b')!, 'no');
+    expect(await q.purgeKeys()).toBe(2);
+    expect(await q.purgeKeys()).toBe(0);
+    expect(await q.enqueue('c2', { dedupKey: 'c' })).toEqual({ id: c!.id, deduplicated: true });
+    expect((await q.enqueue('a2', { dedupKey: 'a' })).deduplicated).toBe(false);
+    expect(await q.retryDead({ ids: [b!.id] })).toBe(1);
+    expect((await q.enqueue('b2', { dedupKey: 'b' })).id).toBe(b!.id);
+  });
+
+  const purging = 'purges beside enqueues, claims and completions of the same keys never leave two live jobs with one key';
+  it(purging, async () => {
+    const { session, prefix } = ctx();
+    const name = freshName('q');
+    const keys = ['k0', 'k1', 'k2', 'k3'];
+    const { clients, close } = await session.openClients(4);
+    const ledger = { made: 0, completed: 0, purged: 0 };
+    const doubled: unknown[] = [];
+    let enqueuing = 2;
+    try {
+      const enqueuers = [0, 1].map(async (p) => {
+        const cq = clients[p]!.queue<string>(name);
+        for (let i = 0; i < 200; i++) if (!(await cq.enqueue(`p${p}-${i}`, { dedupKey: keys[(i * 7 + p) % keys.length]! })).deduplicated) ledger.made += 1;
+        enqueuing -= 1;
+      });
+      const completer = (async () => {
+        const cq = clients[2]!.queue(name);
+        while (enqueuing > 0) {
+          const got = await cq.claim({ limit: 2, lease: 60 });
+          if (got.length > 0) await cq.complete(got);
+          ledger.completed += got.length;
+        }
+      })();
+      const purger = (async () => {
+        const cq = clients[3]!.queue(name);
+        while (enqueuing > 0) ledger.purged += await cq.purgeKeys();
+      })();
+      const prober = (async () => {
+        while (enqueuing > 0) {
+          doubled.push(...(await session.probe.query(
+            `SELECT dedup_k, COUNT(*) AS n FROM \`${prefix}queue_jobs\` WHERE queue = ? AND dedup_k IS NOT NULL GROUP BY dedup_k HAVING COUNT(*) > 1`,
+            [name],
+          )));
+        }
+      })();
+      await Promise.all([...enqueuers, completer, purger, prober]);
+    } finally {
+      await close();
+    }
+    expect(doubled).toEqual([]);
+    expect(ledger.purged).toBeGreaterThan(0);
+    const rows = await probeJobs(session.probe, prefix, name);
+    // Every job made is either completed (and gone) or still live, once.
+    expect(ledger.made).toBe(ledger.completed + rows.length);
+    expect(new Set(rows.map((j) => j.dedup)).size).toBe(rows.length);
+  });
 }
