@@ -83,19 +83,41 @@ const takeLock = (prefix: string): string => {
  * Whether due jobs of `p_queue` wait to be made ready, as a procedure asks it: the index range read
  * from the end MariaDB stops at (see `dueWaiting`), from its start on MySQL.
  */
-export const dueInProcedure = (t: QueueTables): string => {
-  const due = (order: string): string => `(SELECT 1 FROM ${t.jobs} FORCE INDEX (\`claim\`) WHERE ${DUE_ROWS.replace('?', 'p_queue')}${order} LIMIT 1) IS NOT NULL`;
-  return `IF(VERSION() LIKE '%MariaDB%', ${due(' ORDER BY `phase` DESC, `ready_priority` DESC, `due_at` DESC')}, ${due('')})`;
-};
+export const dueInProcedure = (t: QueueTables): string => `IF(${IS_MARIADB}, ${dueOn(t, 'mariadb')}, ${dueOn(t, 'mysql')})`;
+
+/** True in a procedure running on MariaDB. */
+const IS_MARIADB = "VERSION() LIKE '%MariaDB%'";
+
+/** `dueInProcedure` as one server asks it. */
+const dueOn = (t: QueueTables, server: 'mariadb' | 'mysql'): string =>
+  `(SELECT 1 FROM ${t.jobs} FORCE INDEX (\`claim\`) WHERE ${DUE_ROWS.replace('?', 'p_queue')}${server === 'mariadb' ? ' ORDER BY `phase` DESC, `ready_priority` DESC, `due_at` DESC' : ''} LIMIT 1) IS NOT NULL`;
+
+/** The gate's reads into `v_paused`, `v_rated`, `v_due`, with `due` as the third. */
+const gateReads = (t: QueueTables, due: string): string => `SELECT EXISTS (SELECT 1 FROM ${t.queues} WHERE \`queue\` = p_queue AND \`paused_at\` IS NOT NULL),
+    EXISTS (SELECT 1 FROM ${t.rateSlots} WHERE \`queue\` = p_queue),
+    ${due}
+    INTO v_paused, v_rated, v_due;`;
+
+/**
+ * The gate's reads: one statement holding both servers' forms of the due read, chosen by
+ * `IF()` (`branched` false, versions 20 to 26), or the one statement of the server it runs on,
+ * chosen by the procedure (version 28: the server then optimises one subquery, not both; 120-180
+ * us less a CALL measured on MySQL 9.7 and MariaDB 11.8).
+ */
+const gateStatement = (t: QueueTables, branched: boolean): string =>
+  branched
+    ? `IF ${IS_MARIADB} THEN
+    ${gateReads(t, dueOn(t, 'mariadb'))}
+  ELSE
+    ${gateReads(t, dueOn(t, 'mysql'))}
+  END IF;`
+    : gateReads(t, dueInProcedure(t));
 
 /** The transaction's start and its gate: paused (state 1), rate-limited (2), due jobs to make ready first (3). */
-const gate = (t: QueueTables): string => `  IF v_len < 1048576 THEN SET SESSION group_concat_max_len = 1048576; END IF;
+const gate = (t: QueueTables, branched: boolean): string => `  IF v_len < 1048576 THEN SET SESSION group_concat_max_len = 1048576; END IF;
   SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
   START TRANSACTION;
-  SELECT EXISTS (SELECT 1 FROM ${t.queues} WHERE \`queue\` = p_queue AND \`paused_at\` IS NOT NULL),
-    EXISTS (SELECT 1 FROM ${t.rateSlots} WHERE \`queue\` = p_queue),
-    ${dueInProcedure(t)}
-    INTO v_paused, v_rated, v_due;
+  ${gateStatement(t, branched)}
   IF v_paused = 1 THEN
     SET v_state = 1;
   ELSEIF v_rated = 1 THEN
@@ -175,13 +197,17 @@ const answer = (t: QueueTables): string => `  IF v_ids IS NULL THEN
   END IF;
 `;
 
-/** The procedure, as `CREATE PROCEDURE <head>` would create it; `fleet`: reading from and keeping the fleet's place (version 26). */
-const claimProcedure = (head: string, t: QueueTables, prefix: string, fleet = false): string => `CREATE PROCEDURE ${head}${t.claimCall}(
+/**
+ * The procedure, as `CREATE PROCEDURE <head>` would create it; `fleet`: reading from and keeping
+ * the fleet's place (version 26); `branched`: the gate's one statement of the server it runs on
+ * (version 28, see `gateStatement`).
+ */
+const claimProcedure = (head: string, t: QueueTables, prefix: string, fleet = false, branched = false): string => `CREATE PROCEDURE ${head}${t.claimCall}(
   IN p_queue VARCHAR(64) CHARACTER SET ascii, IN p_limit INT UNSIGNED, IN p_lease BIGINT UNSIGNED, IN p_token BIGINT UNSIGNED,
   IN p_from_priority SMALLINT, IN p_from_due BIGINT, IN p_stale TINYINT, IN p_serial TINYINT)
 MODIFIES SQL DATA SQL SECURITY INVOKER COMMENT 'taskrow: one claim of ready jobs'
 BEGIN
-${DECLARATIONS}${takeLock(prefix)}${gate(t)}${fleet ? fleetFrom(t) : ''}${readAndLease(t)}${fleet ? fleetTo(t) : ''}${MID}${answer(t)}  SET @taskrow_claim = NULL;
+${DECLARATIONS}${takeLock(prefix)}${gate(t, branched)}${fleet ? fleetFrom(t) : ''}${readAndLease(t)}${fleet ? fleetTo(t) : ''}${MID}${answer(t)}  SET @taskrow_claim = NULL;
 END`;
 
 /**
@@ -262,6 +288,23 @@ export const CLAIM_CALL_FLEET_MIGRATION: Migration = {
   statements: (prefix) => {
     const t = queueTables(prefix);
     return [`DROP PROCEDURE IF EXISTS ${t.claimCall}`, claimProcedure('', t, prefix, true)];
+  },
+};
+
+/**
+ * Schema version 28: the claim procedure of version 26 again, whose gate (paused, rate-limited,
+ * due jobs waiting) is the one statement of the server it runs on, chosen by the procedure's
+ * control flow, instead of one statement holding both servers' forms of the due read behind an
+ * `IF()` (the server optimised both subqueries on every CALL). The same arguments and answer;
+ * dropped and created again as version 26 was.
+ */
+export const CLAIM_CALL_GATE_MIGRATION: Migration = {
+  version: 28,
+  name: 'queue-claim-call-gate',
+  optional: true,
+  statements: (prefix) => {
+    const t = queueTables(prefix);
+    return [`DROP PROCEDURE IF EXISTS ${t.claimCall}`, claimProcedure('', t, prefix, true, true)];
   },
 };
 
