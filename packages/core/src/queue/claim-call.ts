@@ -79,18 +79,18 @@ const takeLock = (prefix: string): string => {
 `;
 };
 
-/**
- * Whether due jobs of `p_queue` wait to be made ready, as a procedure asks it: the index range read
- * from the end MariaDB stops at (see `dueWaiting`), from its start on MySQL.
- */
-export const dueInProcedure = (t: QueueTables): string => `IF(${IS_MARIADB}, ${dueOn(t, 'mariadb')}, ${dueOn(t, 'mysql')})`;
-
 /** True in a procedure running on MariaDB. */
 const IS_MARIADB = "VERSION() LIKE '%MariaDB%'";
 
-/** `dueInProcedure` as one server asks it. */
+/**
+ * Whether due jobs of `p_queue` wait to be made ready, as a procedure on `server` asks it: the index
+ * range read from the end MariaDB stops at (see `dueWaiting`), from its start on MySQL.
+ */
 const dueOn = (t: QueueTables, server: 'mariadb' | 'mysql'): string =>
   `(SELECT 1 FROM ${t.jobs} FORCE INDEX (\`claim\`) WHERE ${DUE_ROWS.replace('?', 'p_queue')}${server === 'mariadb' ? ' ORDER BY `phase` DESC, `ready_priority` DESC, `due_at` DESC' : ''} LIMIT 1) IS NOT NULL`;
+
+/** `dueOn` for the server the procedure runs on, both forms in one expression behind `IF()`. */
+export const dueInProcedure = (t: QueueTables): string => `IF(${IS_MARIADB}, ${dueOn(t, 'mariadb')}, ${dueOn(t, 'mysql')})`;
 
 /** The gate's reads into `v_paused`, `v_rated`, `v_due`, with `due` as the third. */
 const gateReads = (t: QueueTables, due: string): string => `SELECT EXISTS (SELECT 1 FROM ${t.queues} WHERE \`queue\` = p_queue AND \`paused_at\` IS NOT NULL),

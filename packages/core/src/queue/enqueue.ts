@@ -57,8 +57,9 @@ const hex = (b: Buffer | null): string | null => (b ? b.toString('hex') : null);
  * runs at READ COMMITTED: taking a key (`dedup.ts`) then writes its row as last committed (under
  * REPEATABLE READ, MariaDB 11.6+ snapshot isolation fails that write with error 1020 when another
  * enqueue of the same key committed after the snapshot). `started` is called as each run begins
- * inside its transaction (its connection taken, BEGIN sent), never on a joined client. One job without a dedup key is one statement instead
- * (`enqueue-call.ts`: the same transaction and receipt, run by a procedure) where the schema has it,
+ * inside its transaction (its connection taken, BEGIN sent), never on a joined client. One job
+ * without a dedup key is one statement instead (`enqueue-call.ts`: the same transaction and
+ * receipt, run by a procedure) where the schema has it,
  * and so is a small batch without dedup keys (`enqueue-many-call.ts`); with `ring`, that statement
  * also rings the queue's doorbell after its commit (`enqueue-ring-call.ts`).
  */
