@@ -1,7 +1,7 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import mysql from 'mysql2/promise';
 import { taskrow } from '@taskrow/mysql2';
-import { WORKER_CHANNELS, type Queue } from '@taskrow/core';
+import { WORKER_CHANNELS, type Queue, type Taskrow } from '@taskrow/core';
 
 /** Enqueues `n` jobs, untimed, 1,000 per call. */
 export async function fillQueue(q: Queue, n: number, payload: () => object): Promise<void> {
@@ -43,7 +43,7 @@ export async function taskrowDrain(
   consumers: number,
   total: number,
   capSeconds: number,
-  produce?: { producers: number; perCommit: number; payload: () => object },
+  produce?: ProduceShape,
   perWorker = 100,
 ): Promise<DrainResult> {
   const urls = typeof url === 'string' ? [url] : url;
@@ -57,16 +57,7 @@ export async function taskrowDrain(
   const workers = trs.slice(0, consumers).map((tr) =>
     tr.queue(name).work(() => undefined, { concurrency: perWorker, batchSize: perWorker, lease: 30, pollInterval: 0.05, onError: (e) => void errors.push(e) }),
   );
-  const producing = produce
-    ? trs.slice(consumers).map(async (tr, p) => {
-        const q = tr.queue(name);
-        const mine = Math.floor(total / produce.producers) + (p < total % produce.producers ? 1 : 0);
-        for (let i = 0; i < mine && performance.now() < deadline; i += produce.perCommit) {
-          const items = Array.from({ length: Math.min(produce.perCommit, mine - i) }, () => ({ payload: produce.payload() }));
-          await q.enqueueMany(items).catch((e: unknown) => void errors.push(e));
-        }
-      })
-    : [];
+  const producing = produce ? produceInto(trs.slice(consumers), name, total, produce, deadline, errors) : [];
   const done = (): number => workers.reduce((s, w) => s + w.counts.completed, 0);
   while (done() < total && performance.now() < deadline) await new Promise((r) => setTimeout(r, 5));
   const seconds = (performance.now() - t0) / 1000;
@@ -77,6 +68,47 @@ export async function taskrowDrain(
   await conns[0]!.query(`DELETE FROM \`${prefix}queue_jobs\` WHERE queue = ?`, [name]);
   await Promise.all(conns.map((c) => c.end()));
   return { rate: n / seconds, capped: n < total, done: n, errors, claimMs: claims.ms, ackMs: acks.ms };
+}
+
+/** How producers enqueue: `producers` of them (own connections), `perCommit` jobs per `enqueueMany` call. */
+export interface ProduceShape {
+  readonly producers: number;
+  readonly perCommit: number;
+  readonly payload: () => object;
+}
+
+/**
+ * One producer per handle of `trs` enqueues its share of `total` jobs into queue `name`,
+ * `perCommit` per call, until done or `deadline` (`performance.now()`); errors go to `errors`.
+ */
+function produceInto(trs: readonly Taskrow[], name: string, total: number, produce: ProduceShape, deadline: number, errors: unknown[]): Promise<void>[] {
+  return trs.map(async (tr, p) => {
+    const q = tr.queue(name);
+    const mine = Math.floor(total / trs.length) + (p < total % trs.length ? 1 : 0);
+    for (let i = 0; i < mine && performance.now() < deadline; i += produce.perCommit) {
+      const items = Array.from({ length: Math.min(produce.perCommit, mine - i) }, () => ({ payload: produce.payload() }));
+      await q.enqueueMany(items).catch((e: unknown) => void errors.push(e));
+    }
+  });
+}
+
+/**
+ * The producers of a produce + drain run alone (no consumer): `produce.producers` connections
+ * enqueue `total` jobs into queue `name`, `perCommit` per call, until done or `capSeconds` pass;
+ * the jobs enqueued over the seconds taken. The queue's jobs are deleted afterwards.
+ */
+export async function taskrowProduce(url: string, prefix: string, name: string, total: number, capSeconds: number, produce: ProduceShape): Promise<DrainResult> {
+  const conns = await Promise.all(Array.from({ length: produce.producers }, () => mysql.createConnection(url)));
+  const trs = await Promise.all(conns.map((c) => taskrow(c, { prefix })));
+  const errors: unknown[] = [];
+  const t0 = performance.now();
+  await Promise.all(produceInto(trs, name, total, produce, t0 + capSeconds * 1000, errors));
+  const seconds = (performance.now() - t0) / 1000;
+  const [rows] = await conns[0]!.query<mysql.RowDataPacket[]>(`SELECT COUNT(*) AS n FROM \`${prefix}queue_jobs\` WHERE queue = ?`, [name]);
+  const n = Number(rows[0]!['n']); // the jobs that committed, counted by the table
+  await conns[0]!.query(`DELETE FROM \`${prefix}queue_jobs\` WHERE queue = ?`, [name]);
+  await Promise.all(conns.map((c) => c.end()));
+  return { rate: n / seconds, capped: n < total, done: n, errors, claimMs: [], ackMs: [] };
 }
 
 /** One consumer's claim(batch) + complete loop over `total` queued jobs: jobs/s and the median claim() time. */

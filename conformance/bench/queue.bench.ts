@@ -7,13 +7,14 @@ import { describeServer, dropPrefixed, median, report, type BenchRow } from './l
 import { BASELINE_DDL, baselineConnection, baselineConsumer, baselineProducer, fillBaseline, letters, type BaselineCounts } from './queue-baseline.js';
 import { bullmqDrain, bullmqMixed, DURABLE, startRedis } from './queue-bullmq.js';
 import { floorDrain } from './queue-floor.js';
-import { fillKept, fillQueue, serverDeadlocks, taskrowClaimLoop, taskrowDrain, underReadView } from './queue-taskrow.js';
+import { fillKept, fillQueue, serverDeadlocks, taskrowClaimLoop, taskrowDrain, taskrowProduce, underReadView } from './queue-taskrow.js';
 
 // Queue: Köhntopp's scenario (2 producers, 10 consumers, trivial jobs, batches of 100) against his
 // exact statements through bare mysql2; the drain scaling curve, also against the floor (the least
 // work the schema can do per job, see queue-floor.ts), with claim and ack latency; claim cost with
 // kept finished jobs; BullMQ on a local Redis draining the same jobs with the same consumer
-// counts and concurrency, and in the same produce + drain scenario.
+// counts and concurrency, and in the same produce + drain scenario; the producers alone, which
+// bound the produce + drain figure.
 // Scale: TASKROW_BENCH_QUEUE_JOBS (default 100,000), TASKROW_BENCH_RUNS (default 3),
 // TASKROW_BENCH_CONSUMERS (default "1,4,10,32"), TASKROW_BENCH_MAX_SECONDS (cap of one run,
 // default 30: a slower run reports its rate over the jobs it did), TASKROW_BENCH_KEPT (default
@@ -31,8 +32,9 @@ const ONLY = process.env['TASKROW_BENCH_TARGETS']?.split(',').map((s) => s.trim(
 const BATCH = 100;
 const PRODUCERS = 2;
 const MIXED_CONSUMERS = 10;
-
 const payload = (): { d: string; e: string } => ({ d: letters(), e: letters() });
+const PRODUCE = { producers: PRODUCERS, perCommit: 10, payload };
+
 const fmt = (n: number): string => n.toLocaleString('en-US');
 /** BullMQ's figures do not depend on the database server: measured once, for the first server. */
 let bullmq: BullmqRates | undefined;
@@ -93,6 +95,8 @@ for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) 
         // 2. Köhntopp's scenario: producers insert while consumers drain.
         const mixB: Rate[] = [];
         const mixT: Rate[] = [];
+        const prodB: Rate[] = [];
+        const prodT: Rate[] = [];
         const deadlocks = { baselineSeen: 0, baselineConflicts: 0, baselineServer: 0, taskrowErrors: 0, taskrowServer: 0 };
         for (let run = 0; run < RUNS; run++) {
           await pool.query(`DROP TABLE IF EXISTS ${base}`);
@@ -104,16 +108,26 @@ for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) 
           deadlocks.baselineConflicts += mb.conflicts ?? 0;
           mixB.push(mb);
           const d1 = await serverDeadlocks(pool);
-          const mt = await taskrowDrain(target.url, prefix, `mixed${run}`, MIXED_CONSUMERS, JOBS, CAP, { producers: PRODUCERS, perCommit: 10, payload });
+          const mt = await taskrowDrain(target.url, prefix, `mixed${run}`, MIXED_CONSUMERS, JOBS, CAP, PRODUCE);
           deadlocks.taskrowServer += (await serverDeadlocks(pool)) - d1;
           deadlocks.taskrowErrors += mt.errors.length;
           mixT.push(mt);
+          // The producers alone: what the produce + drain figure is bounded by.
+          await pool.query(`DROP TABLE IF EXISTS ${base}`);
+          await pool.query(BASELINE_DDL(base));
+          prodB.push(await baselineProduce(target.url, base, JOBS));
+          const pt = await taskrowProduce(target.url, prefix, `produce${run}`, JOBS, CAP, PRODUCE);
+          if (pt.errors.length > 0) throw new Error(`taskrow producers reported errors: ${String(pt.errors[0])}`);
+          prodT.push(pt);
         }
         const mixed = `${PRODUCERS} producers (10 jobs per commit) + ${MIXED_CONSUMERS} consumers, ${fmt(JOBS)} jobs`;
         curve.push({ scenario: mixed, taskrow: rateOf(mixT), baseline: rateOf(mixB), unit: 'ops/s' });
+        curve.push({ scenario: `${PRODUCERS} producers alone (10 jobs per commit), ${fmt(JOBS)} jobs enqueued`, taskrow: rateOf(prodT), baseline: rateOf(prodB), unit: 'ops/s' });
         notes.push(
           ...cappedNote('baseline, producers + consumers', mixB),
           ...cappedNote('taskrow, producers + consumers', mixT),
+          ...cappedNote('baseline, producers alone', prodB),
+          ...cappedNote('taskrow, producers alone', prodT),
           `deadlocks over ${RUNS} produce+drain runs: baseline callers retried ${deadlocks.baselineSeen} (server counted ${deadlocks.baselineServer}) and ${deadlocks.baselineConflicts} lock-wait or snapshot conflicts; ` +
             `taskrow: ${deadlocks.taskrowErrors} errors reached callers (server counted ${deadlocks.taskrowServer}, retried inside taskrow)`,
           `medians of ${RUNS} runs; every consumer has its own connection; taskrow consumers are queue.work() with concurrency ${BATCH}, batchSize ${BATCH}, lease 30 s`,
@@ -128,6 +142,7 @@ for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) 
           `best drain ${fmt(Math.round(best))}/s at ${bestAt} consumer(s); ${[...drains].map(([c, r]) => `${c}: ${((r / best - 1) * 100).toFixed(0)}%`).join(', ')} from it`,
           `largest fall as consumers grow (each count against the best at or below it, the goal's measure): ${(fallAsConsumersGrow(drains) * 100).toFixed(0)}%`,
           `produce + drain: ${(rateOf(mixT) / best).toFixed(2)}x of the best drain-only figure`,
+          producersBound(rateOf(mixT), rateOf(prodT), drains.get(MIXED_CONSUMERS)),
         ]);
 
         // 3. A long-open read view: the 10-consumer drain while another connection keeps one snapshot open.
@@ -214,6 +229,29 @@ async function baselineDrain(url: string, t: string, consumers: number, total: n
   const seconds = (performance.now() - t0) / 1000;
   await Promise.all(conns.map((c) => c.end()));
   return { rate: counts.done / seconds, capped: counts.done < total, ...counts };
+}
+
+/** His producers alone (no consumer): PRODUCERS connections inserting `total` rows, one per statement, a COMMIT every 10. */
+async function baselineProduce(url: string, t: string, total: number): Promise<Rate> {
+  const producers = await Promise.all(Array.from({ length: PRODUCERS }, () => baselineConnection(url)));
+  const counts: BaselineCounts = { done: 0, deadlocks: 0 };
+  const t0 = performance.now();
+  await Promise.all(producers.map((p, i) => baselineProducer(p, t, Math.floor(total / PRODUCERS) + (i < total % PRODUCERS ? 1 : 0), counts, t0 + CAP * 1000)));
+  const seconds = (performance.now() - t0) / 1000;
+  const [rows] = await producers[0]!.query<mysql.RowDataPacket[]>(`SELECT COUNT(*) AS n FROM ${t}`);
+  await Promise.all(producers.map((c) => c.end()));
+  const n = Number(rows[0]!['n']);
+  return { rate: n / seconds, capped: n < total };
+}
+
+/**
+ * The note that reads produce + drain (`mixed`) against what bounds it: the producers alone
+ * (`produced`), and both sides' work on one server, each job costing what it costs in the
+ * producers-alone run and in the drain of as many consumers (`drained`): 1 / (1/produced + 1/drained).
+ */
+function producersBound(mixed: number, produced: number, drained: number | undefined): string {
+  const both = drained === undefined ? NaN : 1 / (1 / produced + 1 / drained);
+  return `produce + drain is ${(mixed / produced).toFixed(2)}x of the producers alone (${fmt(Math.round(produced))}/s) and ${(mixed / both).toFixed(2)}x of 1 / (1/producers alone + 1/drain at ${MIXED_CONSUMERS} consumers) = ${fmt(Math.round(both))}/s, the rate when one server does both sides' work at their own costs`;
 }
 
 /** His full scenario: PRODUCERS generators and MIXED_CONSUMERS consumers at once, until `total` jobs are done. */
