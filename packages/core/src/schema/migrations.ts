@@ -13,7 +13,9 @@ import { DOORBELL_MIGRATION, DOORBELL_RINGS_MIGRATION } from '../queue/doorbell.
 import { ENQUEUE_CALL_MIGRATION } from '../queue/enqueue-call.js';
 import { RING_CALL_MIGRATION } from '../queue/ring-call.js';
 import { ENQUEUE_MANY_CALL_MIGRATION } from '../queue/enqueue-many-call.js';
-import { CLAIM_CALL_FEW_MIGRATION, CLAIM_CALL_FLEET_MIGRATION, CLAIM_CALL_GATE_MIGRATION, CLAIM_CALL_MIGRATION, QUEUE_CURSORS_MIGRATION } from '../queue/claim-call.js';
+import {
+  CLAIM_CALL_FEW_MIGRATION, CLAIM_CALL_FLEET_MIGRATION, CLAIM_CALL_GATE_MIGRATION, CLAIM_CALL_MIGRATION, CLAIM_CALL_READ_BACK_MIGRATION, QUEUE_CURSORS_MIGRATION,
+} from '../queue/claim-call.js';
 import { ENQUEUE_RING_CALL_MIGRATION } from '../queue/enqueue-ring-call.js';
 import { DOORBELL_HAND_MIGRATION, HAND_CALL_MIGRATION } from '../queue/hand-call.js';
 import { DEDUP_TABLE_MIGRATION } from '../queue/dedup.js';
@@ -44,14 +46,14 @@ export function migrationsTableSql(prefix: string): string {
  * ready jobs in one statement, 21 the procedures that enqueue and ring in one statement, 22 the claim procedure again, 23 the doorbell
  * registrations' token and lease, 24 the procedures that ring and hand a new job to a sleeper, 25 the fleet's read place of each queue, 26 the claim procedure that
  * reads from and keeps it, 27 dedup keys in their own table instead of a unique index of the jobs table, 28 the claim procedure
- * whose gate is one server's statement).
+ * whose gate is one server's statement, 29 the claim procedure that reads its leased jobs back through a join).
  */
 export const MIGRATIONS: readonly Migration[] = [
   DONES_MIGRATION, LOOP_MIGRATION, QUEUE_MIGRATION, RESOURCES_MIGRATION, RECEIPTS_MIGRATION, DEAD_KEYS_MIGRATION, TOKEN_COLUMN_MIGRATION, QUEUES_MIGRATION,
   RESULTS_MIGRATION, SCHEDULES_MIGRATION, LIMITS_MIGRATION, RATE_MIGRATION, RESOURCES_LOCK_SEQ_MIGRATION, DOORBELL_MIGRATION,
   QUEUE_HEAD_MIGRATION, DOORBELL_RINGS_MIGRATION, ENQUEUE_CALL_MIGRATION, RING_CALL_MIGRATION, ENQUEUE_MANY_CALL_MIGRATION,
   CLAIM_CALL_MIGRATION, ENQUEUE_RING_CALL_MIGRATION, CLAIM_CALL_FEW_MIGRATION, DOORBELL_HAND_MIGRATION, HAND_CALL_MIGRATION,
-  QUEUE_CURSORS_MIGRATION, CLAIM_CALL_FLEET_MIGRATION, DEDUP_TABLE_MIGRATION, CLAIM_CALL_GATE_MIGRATION,
+  QUEUE_CURSORS_MIGRATION, CLAIM_CALL_FLEET_MIGRATION, DEDUP_TABLE_MIGRATION, CLAIM_CALL_GATE_MIGRATION, CLAIM_CALL_READ_BACK_MIGRATION,
 ].sort((a, b) => a.version - b.version);
 
 /** The newest schema version this build knows. */
