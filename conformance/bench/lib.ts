@@ -32,6 +32,11 @@ export function median(xs: readonly number[]): number {
 }
 
 /** Runs `fn` `runs` times (after `setup` each time) and returns the median seconds. */
+/** Part `i` of `total` split over `parts` as evenly as whole numbers allow (the first `total % parts` get one more). */
+export function shareOf(total: number, parts: number, i: number): number {
+  return Math.floor(total / parts) + (i < total % parts ? 1 : 0);
+}
+
 export async function medianSeconds(runs: number, fn: () => Promise<void>, setup?: () => Promise<void>): Promise<number> {
   const times: number[] = [];
   for (let i = 0; i < runs; i++) {

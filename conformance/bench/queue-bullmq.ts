@@ -4,6 +4,7 @@ import { createServer, createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Queue, Worker } from 'bullmq';
+import { shareOf } from './lib.js';
 
 // The queue people pick instead: BullMQ on a local Redis (Debian's redis-server), started on a
 // free loopback port for the benchmark and stopped afterwards by its own pid.
@@ -135,7 +136,7 @@ export async function bullmqMixed(
     for (const w of ws) void w.run();
     await Promise.all(
       queues.map(async (q, p) => {
-        const mine = Math.floor(n / shape.producers) + (p < n % shape.producers ? 1 : 0);
+        const mine = shareOf(n, shape.producers, p);
         for (let i = 0; i < mine; i += shape.perCall) {
           const jobs = Array.from({ length: Math.min(shape.perCall, mine - i) }, () => ({ name: 'job', data: payload(), opts: { removeOnComplete: true, removeOnFail: true } }));
           await q.addBulk(jobs);

@@ -2,6 +2,7 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import mysql from 'mysql2/promise';
 import { taskrow } from '@taskrow/mysql2';
 import { WORKER_CHANNELS, type Queue, type Taskrow } from '@taskrow/core';
+import { shareOf } from './lib.js';
 
 /** Enqueues `n` jobs, untimed, 1,000 per call. */
 export async function fillQueue(q: Queue, n: number, payload: () => object): Promise<void> {
@@ -84,7 +85,7 @@ export interface ProduceShape {
 function produceInto(trs: readonly Taskrow[], name: string, total: number, produce: ProduceShape, deadline: number, errors: unknown[]): Promise<void>[] {
   return trs.map(async (tr, p) => {
     const q = tr.queue(name);
-    const mine = Math.floor(total / trs.length) + (p < total % trs.length ? 1 : 0);
+    const mine = shareOf(total, trs.length, p);
     for (let i = 0; i < mine && performance.now() < deadline; i += produce.perCommit) {
       const items = Array.from({ length: Math.min(produce.perCommit, mine - i) }, () => ({ payload: produce.payload() }));
       await q.enqueueMany(items).catch((e: unknown) => void errors.push(e));

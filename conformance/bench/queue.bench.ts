@@ -3,7 +3,7 @@ import { describe, it } from 'vitest';
 import { taskrow } from '@taskrow/mysql2';
 import type { Taskrow } from '@taskrow/core';
 import { targets, label } from '../src/targets.js';
-import { describeServer, dropPrefixed, median, report, type BenchRow } from './lib.js';
+import { describeServer, dropPrefixed, median, report, shareOf, type BenchRow } from './lib.js';
 import { BASELINE_DDL, baselineConnection, baselineConsumer, baselineProducer, fillBaseline, letters, type BaselineCounts } from './queue-baseline.js';
 import { bullmqDrain, bullmqMixed, DURABLE, startRedis } from './queue-bullmq.js';
 import { floorDrain } from './queue-floor.js';
@@ -231,16 +231,20 @@ async function baselineDrain(url: string, t: string, consumers: number, total: n
   return { rate: counts.done / seconds, capped: counts.done < total, ...counts };
 }
 
+/** His PRODUCERS producers on `conns`, inserting `total` rows between them until `deadline`. */
+function baselineProducers(conns: readonly mysql.Connection[], t: string, total: number, counts: BaselineCounts, deadline: number): Promise<void[]> {
+  return Promise.all(conns.map((c, i) => baselineProducer(c, t, shareOf(total, conns.length, i), counts, deadline)));
+}
+
 /** His producers alone (no consumer): PRODUCERS connections inserting `total` rows, one per statement, a COMMIT every 10. */
 async function baselineProduce(url: string, t: string, total: number): Promise<Rate> {
   const producers = await Promise.all(Array.from({ length: PRODUCERS }, () => baselineConnection(url)));
-  const counts: BaselineCounts = { done: 0, deadlocks: 0 };
   const t0 = performance.now();
-  await Promise.all(producers.map((p, i) => baselineProducer(p, t, Math.floor(total / PRODUCERS) + (i < total % PRODUCERS ? 1 : 0), counts, t0 + CAP * 1000)));
+  await baselineProducers(producers, t, total, { done: 0, deadlocks: 0 }, t0 + CAP * 1000);
   const seconds = (performance.now() - t0) / 1000;
   const [rows] = await producers[0]!.query<mysql.RowDataPacket[]>(`SELECT COUNT(*) AS n FROM ${t}`);
   await Promise.all(producers.map((c) => c.end()));
-  const n = Number(rows[0]!['n']);
+  const n = Number(rows[0]!['n']); // the rows that committed, counted by the table
   return { rate: n / seconds, capped: n < total };
 }
 
@@ -261,7 +265,7 @@ async function baselineMixed(url: string, t: string, total: number): Promise<Rat
   const counts: BaselineCounts = { done: 0, deadlocks: 0 };
   const t0 = performance.now();
   const deadline = t0 + CAP * 1000;
-  const produced = Promise.all(producers.map((p, i) => baselineProducer(p, t, Math.floor(total / PRODUCERS) + (i < total % PRODUCERS ? 1 : 0), counts, deadline)));
+  const produced = baselineProducers(producers, t, total, counts, deadline);
   await Promise.all([produced, ...consumers.map((c, i) => baselineConsumer(c, t, i + 1, total, deadline, counts))]);
   const seconds = (performance.now() - t0) / 1000;
   await Promise.all([...producers, ...consumers].map((c) => c.end()));
