@@ -4,7 +4,7 @@ import { taskrow } from '@taskrow/mysql2';
 import { startCluster, type ClusterHandle, type ClusterKind, type ServerTarget } from '@taskrow/servers';
 import { label, targets } from '../src/targets.js';
 import { primitiveRates, type PrimitiveRates } from './cluster-primitives.js';
-import { describeServer, dropPrefixed, median } from './lib.js';
+import { cleanUp, describeServer, median } from './lib.js';
 import { letters } from './queue-baseline.js';
 import { fillQueue, taskrowDrain, type DrainResult } from './queue-taskrow.js';
 
@@ -71,7 +71,7 @@ async function measure(urls: readonly string[], kind: ClusterKind | undefined): 
     out.conflicts = kind ? (await conflicts(urls, kind)) - c0 : 0;
     return out;
   } finally {
-    await dropPrefixed(pool, prefix).catch(() => undefined);
+    await cleanUp(pool, prefix);
     await pool.end();
   }
 }

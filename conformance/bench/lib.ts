@@ -94,3 +94,11 @@ export async function dropPrefixed(pool: mysql.Pool, prefix: string): Promise<vo
   );
   for (const r of rows) await pool.query(`DROP TABLE IF EXISTS \`${String(r['t'])}\``);
 }
+
+/**
+ * `dropPrefixed` for a benchmark's `finally`: a failure is written to stderr, never thrown, so it
+ * does not hide the error that ended the benchmark (a server that went away fails both).
+ */
+export async function cleanUp(pool: mysql.Pool, prefix: string): Promise<void> {
+  await dropPrefixed(pool, prefix).catch((err: unknown) => void process.stderr.write(`taskrow bench: dropping the ${prefix} tables failed: ${String(err)}\n`));
+}

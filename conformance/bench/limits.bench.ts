@@ -2,7 +2,7 @@ import mysql from 'mysql2/promise';
 import { describe, it } from 'vitest';
 import { taskrow } from '@taskrow/mysql2';
 import { label, targets } from '../src/targets.js';
-import { describeServer, dropPrefixed, median, report } from './lib.js';
+import { cleanUp, describeServer, median, report } from './lib.js';
 import { letters } from './queue-baseline.js';
 import { taskrowDrain } from './queue-taskrow.js';
 
@@ -59,7 +59,7 @@ for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) 
           { scenario: `the same keyed drain (baseline: without keys, ${CAPPED_PER_WORKER} jobs in flight per consumer: the keys' ${KEYS * LIMIT} in all)`, taskrow: median(rates.keyed), baseline: median(rates.capped), unit: 'ops/s' },
         ], [`medians of ${RUNS} runs; keyed runs ${runs('keyed')}/s, unkeyed ${runs('free')}/s, unkeyed at ${CAPPED_PER_WORKER} per consumer ${runs('capped')}/s`]);
       } finally {
-        await dropPrefixed(pool, prefix);
+        await cleanUp(pool, prefix);
         await pool.end();
       }
     });

@@ -3,7 +3,7 @@ import { describe, it } from 'vitest';
 import { taskrow } from '@taskrow/mysql2';
 import type { Taskrow } from '@taskrow/core';
 import { targets, label } from '../src/targets.js';
-import { describeServer, dropPrefixed, median, report, shareOf, type BenchRow } from './lib.js';
+import { cleanUp, describeServer, median, report, shareOf, type BenchRow } from './lib.js';
 import { BASELINE_DDL, baselineConnection, baselineConsumer, baselineProducer, fillBaseline, letters, type BaselineCounts } from './queue-baseline.js';
 import { bullmqDrain, bullmqMixed, DURABLE, startRedis } from './queue-bullmq.js';
 import { floorDrain } from './queue-floor.js';
@@ -198,7 +198,7 @@ for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) 
           } else process.stdout.write(`${bullmq.note}\n`);
         }
       } finally {
-        await dropPrefixed(pool, prefix);
+        await cleanUp(pool, prefix);
         await pool.end();
       }
     });
