@@ -74,8 +74,10 @@ export async function crawl(loop: Loop<string>, o: CrawlOptions): Promise<CrawlC
       const bumped = news.length > 0 ? await loop.bump(news) : 0;
       counts.bumped += bumped;
       await loop.did(fetched);
-      const retried = failed.length > 0 ? await loop.bump(failed) : 0;
-      counts.failed += retried;
+      // bump() counts the ids whose lock it lowered: a failed page that another worker's news bump
+      // (above) already gave top priority counts 0 there, yet it failed here all the same.
+      if (failed.length > 0) await loop.bump(failed);
+      counts.failed += failed.length;
       busy -= 1;
     }
   }
