@@ -31,12 +31,12 @@ export function median(xs: readonly number[]): number {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
-/** Runs `fn` `runs` times (after `setup` each time) and returns the median seconds. */
 /** Part `i` of `total` split over `parts` as evenly as whole numbers allow (the first `total % parts` get one more). */
 export function shareOf(total: number, parts: number, i: number): number {
   return Math.floor(total / parts) + (i < total % parts ? 1 : 0);
 }
 
+/** Runs `fn` `runs` times (after `setup` each time) and returns the median seconds. */
 export async function medianSeconds(runs: number, fn: () => Promise<void>, setup?: () => Promise<void>): Promise<number> {
   const times: number[] = [];
   for (let i = 0; i < runs; i++) {
@@ -87,7 +87,7 @@ export function report(title: string, server: BenchServer, rows: readonly BenchR
 }
 
 /** Drops every table whose name starts with `prefix` (a benchmark's own tables). */
-export async function dropPrefixed(pool: mysql.Pool, prefix: string): Promise<void> {
+async function dropPrefixed(pool: mysql.Pool, prefix: string): Promise<void> {
   const [rows] = await pool.query<mysql.RowDataPacket[]>(
     'SELECT table_name AS t FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE ?',
     [`${prefix.replace(/_/g, '\\_')}%`],
