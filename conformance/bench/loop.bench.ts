@@ -9,8 +9,9 @@ import { loopCycles } from './loop-cycle.js';
 
 // Loop: a steady-state cycle of get(100) -> did by W workers, each on its own connection, against
 // doloop's own statements (LOCK TABLES ... WRITE around every call) through bare mysql2 on the same
-// server; each worker count twice for taskrow, with loop handles as created by default and with
-// `turns: true` (the workers share this process, so such getters take turns in it first). Scale: TASKROW_BENCH_LOOP_IDS (default 100,000), TASKROW_BENCH_LOOP_WORKERS (default
+// server; each worker count three times for taskrow, with loop handles as created by default
+// (adaptive turns), with `turns: false` and with `turns: true` (the workers share this process, so
+// getters with turns take them in it first). Scale: TASKROW_BENCH_LOOP_IDS (default 100,000), TASKROW_BENCH_LOOP_WORKERS (default
 // "1,4,16,64"), TASKROW_BENCH_LOOP_SECONDS per measurement (default 4), TASKROW_BENCH_RUNS (default 3),
 // TASKROW_BENCH_TARGETS (labels; default every server).
 // A second table repeats the cycle with TASKROW_BENCH_LOOP_NET_WORKERS (default "16") workers through a
@@ -87,18 +88,21 @@ async function compare(url: string, prefix: string, base: string, counts: readon
     const clients = await Promise.all(conns.map((c) => taskrow(c, { prefix })));
     const loops: Loop<number>[] = clients.map((tr) => tr.loop('bench', { idType: 'int' }));
     const turnLoops: Loop<number>[] = clients.map((tr) => tr.loop('bench', { idType: 'int', turns: true }));
+    const freeLoops: Loop<number>[] = clients.map((tr) => tr.loop('bench', { idType: 'int', turns: false }));
     const cycle = (ls: Loop<number>[], workers: number): Promise<number> =>
       loopCycles(workers, SECONDS, (w) => ls[w]!.get(LIMIT, { minLoopTime: 0 }), async (w, got) => void (await ls[w]!.did(got)));
     const rows: BenchRow[] = [];
     for (const workers of counts) {
-      const [t, turns, b]: [number[], number[], number[]] = [[], [], []];
+      const [t, turns, free, b]: [number[], number[], number[], number[]] = [[], [], [], []];
       for (let run = 0; run < RUNS; run++) {
         b.push(await loopCycles(workers, SECONDS, (w) => doloopGet(baseConns[w]!, base, LIMIT), (w, got) => doloopDid(baseConns[w]!, base, got)));
         t.push(await cycle(loops, workers));
         turns.push(await cycle(turnLoops, workers));
+        free.push(await cycle(freeLoops, workers));
       }
-      rows.push({ scenario: `${workers} worker(s): get(${LIMIT}) -> did, ids/s`, taskrow: median(t), baseline: median(b), unit: 'ops/s' });
-      rows.push({ scenario: `${workers} worker(s) taking turns (turns: true), ids/s`, taskrow: median(turns), baseline: median(b), unit: 'ops/s' });
+      rows.push({ scenario: `${workers} worker(s): get(${LIMIT}) -> did (adaptive turns, the default), ids/s`, taskrow: median(t), baseline: median(b), unit: 'ops/s' });
+      rows.push({ scenario: `${workers} worker(s) without turns (turns: false), ids/s`, taskrow: median(free), baseline: median(b), unit: 'ops/s' });
+      rows.push({ scenario: `${workers} worker(s) taking turns one at a time (turns: true), ids/s`, taskrow: median(turns), baseline: median(b), unit: 'ops/s' });
     }
     return rows;
   } finally {

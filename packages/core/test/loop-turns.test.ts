@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ADAPTIVE_MAX, ADAPTIVE_MIN, AdaptiveLimit, type TurnLimit } from '../src/loop/adaptive.js';
 import { GATE_REST_MS, GATE_WAIT_MS, ProcessTurns, processTurnsOf } from '../src/loop/gate.js';
 import { loopTable } from '../src/loop/tables.js';
 
@@ -75,5 +76,124 @@ describe('ProcessTurns: the turns of Loop getters within one process', () => {
     expect(processTurnsOf({ server: 'db1:3306/app' }, 'q_', loopTable('q_', 'crawl'))).not.toBe(a);
     expect(processTurnsOf({ server: 'db1:3306/app' }, 'p_', loopTable('p_', 'other'))).not.toBe(a);
     expect(processTurnsOf({}, 'p_', t)).not.toBe(processTurnsOf({}, 'p_', t));
+    // Adaptive turns are their own, shared in the same way.
+    const auto = processTurnsOf({ server: 'db1:3306/app' }, 'p_', t, true);
+    expect(auto).not.toBe(a);
+    expect(processTurnsOf({ server: 'db1:3306/app' }, 'p_', t, true)).toBe(auto);
+  });
+});
+
+/** A limit whose number of turns the test sets, remembering what it was told of each turn. */
+class SetLimit implements TurnLimit {
+  readonly told: { ms: number; full: boolean }[] = [];
+  constructor(public n: number) {}
+  now(): number {
+    return this.n;
+  }
+  ended(ms: number, full: boolean): void {
+    this.told.push({ ms, full });
+  }
+}
+
+describe('ProcessTurns with a limit of more than one turn (turns: auto)', () => {
+  beforeEach(() => void vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] }));
+  afterEach(() => void vi.useRealTimers());
+
+  it('hands out as many turns at once as the limit allows, tells it how long each was held and whether all were taken', async () => {
+    const limit = new SetLimit(2);
+    const turns = new ProcessTurns(limit);
+    const a = await turns.take();
+    const b = await turns.take();
+    let third = false;
+    const c = turns.take().then((end) => ((third = true), end));
+    await settle();
+    expect(third).toBe(false);
+    vi.advanceTimersByTime(7);
+    a();
+    await settle();
+    expect(third).toBe(true);
+    expect(limit.told).toEqual([{ ms: 7, full: false }]);
+    vi.advanceTimersByTime(3);
+    b();
+    (await c)();
+    // b began with every turn taken (a and b held), c when a's ended and handed its turn on.
+    expect(limit.told).toEqual([
+      { ms: 7, full: false },
+      { ms: 10, full: true },
+      { ms: 3, full: true },
+    ]);
+  });
+
+  it('a limit that grows hands turns to the getters waiting at the next end; one that falls hands none on until fewer are held', async () => {
+    const limit = new SetLimit(1);
+    const turns = new ProcessTurns(limit);
+    const first = await turns.take();
+    const got: string[] = [];
+    const waiters = ['b', 'c', 'd'].map((name) => turns.take().then((end) => (got.push(name), end)));
+    limit.n = 3;
+    first();
+    await settle();
+    expect(got).toEqual(['b', 'c', 'd']);
+    limit.n = 1;
+    const ends = await Promise.all(waiters);
+    let next = false;
+    void turns.take().then(() => (next = true));
+    ends[0]!();
+    ends[1]!();
+    await settle();
+    expect(next).toBe(false); // still one held, the limit is one
+    ends[2]!();
+    await settle();
+    expect(next).toBe(true);
+  });
+});
+
+describe('AdaptiveLimit: how many Loop get()s a process runs at once with turns: auto', () => {
+  beforeEach(() => void vi.useFakeTimers({ toFake: ['performance'] }));
+  afterEach(() => void vi.useRealTimers());
+
+  /** Feeds `limit` `rounds` turns, each held `latency(n)` ms where n is the limit when it began. */
+  const run = (limit: AdaptiveLimit, rounds: number, latency: (n: number) => number, full = true): void => {
+    for (let i = 0; i < rounds; i++) {
+      vi.advanceTimersByTime(1);
+      limit.ended(latency(limit.now()), full);
+    }
+  };
+
+  it('grows to its maximum while every turn is taken and latencies stay near the least (a slow network, a server with cores to spare)', () => {
+    const limit = new AdaptiveLimit();
+    run(limit, 2000, () => 5);
+    expect(limit.now()).toBe(ADAPTIVE_MAX);
+  });
+
+  it('does not grow while turns are left over', () => {
+    const limit = new AdaptiveLimit();
+    const start = limit.now();
+    run(limit, 500, () => 5, false);
+    expect(limit.now()).toBe(start);
+  });
+
+  it('falls to a few turns when latencies grow with the turns held (getters queueing for the server)', () => {
+    const limit = new AdaptiveLimit();
+    run(limit, 2000, () => 5);
+    expect(limit.now()).toBe(ADAPTIVE_MAX);
+    // Two cores' worth of work: n getters at once each take n / 2 times as long.
+    run(limit, 500, (n) => Math.max(5, (5 * n) / 2));
+    expect(limit.now()).toBeGreaterThanOrEqual(ADAPTIVE_MIN);
+    expect(limit.now()).toBeLessThanOrEqual(6);
+  });
+
+  it('forgets its least latency after two windows, so a network that became slower for good lets it grow again', () => {
+    const limit = new AdaptiveLimit();
+    run(limit, 20, () => 1);
+    // From now on every get() takes 20 ms, whatever the number at once: measured against 1 ms, the limit falls.
+    run(limit, 200, () => 20);
+    expect(limit.now()).toBeLessThanOrEqual(3);
+    // The window that saw 1 ms ends; the next still remembers it; the one after that does not.
+    vi.advanceTimersByTime(10_000);
+    run(limit, 1, () => 20);
+    vi.advanceTimersByTime(10_000);
+    run(limit, 2000, () => 20);
+    expect(limit.now()).toBe(ADAPTIVE_MAX);
   });
 });

@@ -1,6 +1,7 @@
 import { boundedSelect, STATEMENT_TIME_LIMIT_ERRNO, type Dialect } from '../dialect.js';
 import type { SqlClient, SqlConnection } from '../port.js';
 import { loopRegistryTable, type LoopTable } from './tables.js';
+import { AdaptiveLimit, ONE_TURN, type TurnLimit } from './adaptive.js';
 
 /** How long a `get` waits for its loop's gate before it takes ids without it. */
 export const GATE_WAIT_MS = 1000;
@@ -65,23 +66,27 @@ const noTurn: EndTurn = () => undefined;
 
 /**
  * The turns of one process. Getters of one loop on one server that take turns (through any
- * client and handle of the process) take them here first, then the server's (`LoopGate`): at
- * most one of them waits on the server at a time, and the others wait in the process, holding no
- * connection and sending no statement. A getter waits for the one before it `GATE_WAIT_MS` at
- * most, then goes on without the process's turn, and getters of the process then skip it for
- * `GATE_REST_MS`: a getter that stalls (a statement on a silent socket, until its bound) holds the
- * others up that long, once. Which ids a `get()` takes is unchanged (see `passGate`).
+ * client and handle of the process) take them here first: `limit` says how many may hold one at
+ * once (one for `turns: true`, which then also takes the server's, `LoopGate`, so at most one of
+ * them waits on the server at a time; a number that follows the latencies for `turns: 'auto'`, see
+ * `AdaptiveLimit`). The others wait in the process, holding no connection and sending no
+ * statement. A getter waits `GATE_WAIT_MS` at most, then goes on without a turn, and getters of the
+ * process then skip the turns for `GATE_REST_MS`: a getter that stalls (a statement on a silent
+ * socket, until its bound) holds the others up that long, once. Which ids a `get()` takes is
+ * unchanged (see `passGate`).
  */
 export class ProcessTurns {
-  private held = false;
+  private held = 0;
   private restUntil = 0;
   private readonly waiting: (() => void)[] = [];
+
+  constructor(private readonly limit: TurnLimit = ONE_TURN) {}
 
   /** Resolves when this getter's turn comes, or without one after `GATE_WAIT_MS`; to the end of that turn. */
   async take(): Promise<EndTurn> {
     if (performance.now() < this.restUntil) return noTurn;
-    if (!this.held) {
-      this.held = true;
+    if (this.held < this.limit.now()) {
+      this.held++;
       return this.ender();
     }
     const came = await new Promise<boolean>((resolve) => {
@@ -100,15 +105,23 @@ export class ProcessTurns {
     return noTurn;
   }
 
-  /** The end of a turn just given: hands it to the next waiter, or frees it. Ends it once, however often called. */
+  /**
+   * The end of a turn just given: tells the limit how long it was held, then hands turns to
+   * waiters while the limit allows, or frees it. Ends it once, however often called.
+   */
   private ender(): EndTurn {
     let ended = false;
+    const from = performance.now();
+    const full = this.held >= this.limit.now();
     return () => {
       if (ended) return;
       ended = true;
-      const next = this.waiting.shift();
-      if (next) next();
-      else this.held = false;
+      this.limit.ended(performance.now() - from, full);
+      this.held--;
+      while (this.waiting.length > 0 && this.held < this.limit.now()) {
+        this.held++;
+        this.waiting.shift()!();
+      }
     };
   }
 }
@@ -117,12 +130,14 @@ const processTurns = new Map<string, ProcessTurns>();
 
 /**
  * The process's turns of loop `t` on the server `dialect` was read from (its host, port and
- * database); a dialect that names no server (one built by hand) gets turns of its own.
+ * database): one at a time, or with `adaptive` as many as an `AdaptiveLimit` allows (each kind
+ * its own). A dialect that names no server (one built by hand) gets turns of its own.
  */
-export function processTurnsOf(dialect: Pick<Dialect, 'server'>, prefix: string, t: LoopTable): ProcessTurns {
-  if (dialect.server === undefined) return new ProcessTurns();
-  const key = `${dialect.server}\u0000${prefix}\u0000${t.loop}`;
+export function processTurnsOf(dialect: Pick<Dialect, 'server'>, prefix: string, t: LoopTable, adaptive = false): ProcessTurns {
+  const make = (): ProcessTurns => new ProcessTurns(adaptive ? new AdaptiveLimit() : ONE_TURN);
+  if (dialect.server === undefined) return make();
+  const key = `${dialect.server}\u0000${prefix}\u0000${t.loop}${adaptive ? '\u0000auto' : ''}`;
   let turns = processTurns.get(key);
-  if (!turns) processTurns.set(key, (turns = new ProcessTurns()));
+  if (!turns) processTurns.set(key, (turns = make()));
   return turns;
 }

@@ -4,7 +4,7 @@ import { invalid, TaskrowError } from '../errors.js';
 import type { SqlConnection, SqlValue } from '../port.js';
 import { purgeReceiptsNow, readReceipt, receiptToken, writeReceipt } from '../receipts/receipts.js';
 import { receiptsTable } from '../receipts/tables.js';
-import { boolArg, optionsOf, toNumber, toNumberOrNull } from '../validate.js';
+import { optionsOf, show, toNumber, toNumberOrNull } from '../validate.js';
 import { encodeBatch, idBatch, idCodec, parseIdType, type EncodedId, type IdCodec } from './ids.js';
 import { addOptions, autoAddOptions, bumpOptions, dryRunOptions, getArgs } from './options.js';
 import { createLoopTable, resolveIdType } from './registry.js';
@@ -41,6 +41,14 @@ const decodeIds = (codec: IdCodec, text: string): LoopId[] =>
   (JSON.parse(Buffer.from(text, 'base64').toString('utf8')) as string[]).map((s) => codec.decode(s));
 
 
+/** The `turns` option: `'auto'` (default), true or false. MUST throw before any SQL on anything else. */
+function turnsArg(value: unknown): boolean | 'auto' {
+  if (value === undefined) return 'auto';
+  if (value === 'auto') return value;
+  if (typeof value !== 'boolean') throw invalid(`loop() option turns must be true, false or 'auto', got ${show(value)}`);
+  return value;
+}
+
 /**
  * The loop `name` over `exec`. Validates the name at once (`INVALID_NAME`); the id type is read
  * from the registry on first use (or `known` when the caller just created the loop), and an
@@ -50,9 +58,9 @@ export function openLoop(exec: Executor, prefix: string, name: unknown, options:
   const t = loopTable(prefix, name);
   const handle = optionsOf('loop()', options, ['idType', 'turns']);
   const declaredRaw = handle['idType'];
-  const turns = handle['turns'] === undefined ? false : boolArg('loop() option turns', handle['turns']);
-  const gate = turns ? new LoopGate(exec.client, gateSql(exec.dialect, prefix), t) : undefined;
-  const local = turns ? processTurnsOf(exec.dialect, prefix, t) : undefined;
+  const turns = turnsArg(handle['turns']);
+  const gate = turns === true ? new LoopGate(exec.client, gateSql(exec.dialect, prefix), t) : undefined;
+  const local = turns === false ? undefined : processTurnsOf(exec.dialect, prefix, t, turns === 'auto');
   const declared = declaredRaw === undefined ? undefined : parseIdType(declaredRaw);
   const early = declared ? idCodec(declared) : undefined;
   const bytes = statementBytes(exec.dialect.maxAllowedPacket);

@@ -24,21 +24,23 @@ export interface LoopOptions<T extends LoopIdType = LoopIdType> {
    */
   readonly idType?: T;
   /**
-   * Default false. When true, this handle's `get()` takes its turn first: it waits, on the server,
-   * until no other getter of the loop that takes turns is between its first read and its commit
-   * (a lock on the loop's registry row, held until the `get()` commits), for at most 1 s; a getter
-   * whose turn has not come by then takes its ids without it (and the handle stops waiting for
-   * turns for 10 s), so a stalled getter never stops the others. Which ids a `get()` takes is the
-   * same either way: its locking read still skips rows other getters hold. Worth it with many
-   * getters on a server with few cores, where their reads would all skip-scan each other's rows at
-   * the front of the index; it caps the getters of a loop at one `get()` at a time, which costs
-   * throughput across a slow network or on a server with cores to spare (README: "Taking turns").
-   * Getters of one process (every handle with `turns`, through any client reaching the same server
-   * and database) take turns in the process first, so one of them at a time waits on the server;
-   * that wait is bounded the same way (1 s, then without it for 10 s).
-   * Ignored inside `taskrow.in(tx)`, where the lock would be held until the application commits.
+   * How this handle's `get()`s take turns. Default `'auto'`: the getters of the loop in this
+   * process (every handle with `'auto'`, through any client reaching the same server and
+   * database) run as many `get()`s at once as their latencies say the server keeps up with: while
+   * a `get()` takes about as long as the quickest lately (a slow network, a server with cores to
+   * spare) the number grows, up to 256; when the latencies rise with the number at once (getters
+   * skip-reading each other's locked rows on a server with few cores) it falls, down to one. The
+   * others wait in the process, holding no connection, for at most 1 s (then this process's
+   * getters go on without turns for 10 s). `true`: one `get()` at a time, in the process and then
+   * on the server: it waits, on the server, until no other getter of the loop with `turns: true` is
+   * between its first read and its commit (a lock on the loop's registry row, held until the
+   * `get()` commits), for at most 1 s; a getter whose turn has not come by then takes its ids
+   * without it (and the handle stops waiting for turns for 10 s), so a stalled getter never stops
+   * the others. `false`: every `get()` at once. Which ids a `get()` takes is the same whichever:
+   * its locking read still skips rows other getters hold (README: "Taking turns"). Ignored inside
+   * `taskrow.in(tx)`.
    */
-  readonly turns?: boolean;
+  readonly turns?: boolean | 'auto';
 }
 
 /** Options of `taskrow.createLoop()` and `taskrow.loopSchemaSql()`. */

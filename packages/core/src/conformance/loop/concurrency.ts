@@ -51,6 +51,34 @@ async function lockingReadsRunning(probe: Probe, table: string): Promise<number>
   }
 }
 
+/** `n` workers (each its own client) cycle get -> did over a fresh loop until it is empty: every id handed out once, every did counted, nothing left locked. */
+async function cycleEveryIdOnce<Tx>(c: SuiteContext<Tx>, n: number, turns: boolean | 'auto'): Promise<void> {
+  const loop = await freshLoop(c);
+  const ids = range(1, 1500);
+  await loop.add(ids);
+  const { clients, close } = await c.session.openClients(n);
+  try {
+    const work = async (l: Loop<number>): Promise<{ seen: number[]; reported: number }> => {
+      const seen: number[] = [];
+      let reported = 0;
+      for (;;) {
+        const got = await l.get(10);
+        if (got.length === 0) return { seen, reported };
+        seen.push(...got);
+        reported += await l.did(got);
+      }
+    };
+    const results = await Promise.all(clients.map((t) => work(t.loop(loop.name, { idType: 'int', turns }))));
+    expectDisjointUnion(results.map((r) => r.seen), ids);
+    expect(results.reduce((s, r) => s + r.reported, 0)).toBe(ids.length);
+    const rows = await probeRows(c.session.probe, loop.table);
+    expect(rows).toHaveLength(ids.length);
+    expect(rows.filter((r) => r.lockUntil !== null || r.lastUpdated === null)).toEqual([]);
+  } finally {
+    await close();
+  }
+}
+
 /** Many workers on separate connections at once: disjoint ids, nothing lost, nobody waits. */
 export function loopConcurrency<Tx>(ctx: () => SuiteContext<Tx>): void {
   const n = getterCount();
@@ -82,32 +110,10 @@ export function loopConcurrency<Tx>(ctx: () => SuiteContext<Tx>): void {
     }
   });
 
-  for (const turns of [false, true]) it(`${n} workers ${turns ? 'taking turns ' : ''}cycling get -> did process every id exactly once`, async () => {
-    const c = ctx();
-    const loop = await freshLoop(c);
-    const ids = range(1, 1500);
-    await loop.add(ids);
-    const { clients, close } = await c.session.openClients(n);
-    try {
-      const work = async (l: Loop<number>): Promise<{ seen: number[]; reported: number }> => {
-        const seen: number[] = [];
-        let reported = 0;
-        for (;;) {
-          const got = await l.get(10);
-          if (got.length === 0) return { seen, reported };
-          seen.push(...got);
-          reported += await l.did(got);
-        }
-      };
-      const results = await Promise.all(clients.map((t) => work(t.loop(loop.name, { idType: 'int', turns }))));
-      expectDisjointUnion(results.map((r) => r.seen), ids);
-      expect(results.reduce((s, r) => s + r.reported, 0)).toBe(ids.length);
-      const rows = await probeRows(c.session.probe, loop.table);
-      expect(rows).toHaveLength(ids.length);
-      expect(rows.filter((r) => r.lockUntil !== null || r.lastUpdated === null)).toEqual([]);
-    } finally {
-      await close();
-    }
+  // Without turns and with the default adaptive turns in one case; one at a time in the other.
+  const modes = [[false, 'auto'], [true]] as const;
+  for (const kinds of modes) it(`${n} workers ${kinds[0] ? 'taking turns ' : ''}cycling get -> did process every id exactly once${kinds.length > 1 ? ', without turns and with adaptive turns' : ''}`, async () => {
+    for (const turns of kinds) await cycleEveryIdOnce(ctx(), n, turns);
   });
 
   const skip = `${n} getters never wait on rows a getter's open transaction holds: they skip them`;

@@ -35,7 +35,7 @@ export function loopInput<Tx>(ctx: () => SuiteContext<Tx>): void {
       ['dryRun "true"', () => loop.remove(1, { dryRun: 'true' as never }), 'dryRun'],
       ['unknown option lock_for', () => loop.get(5, { lock_for: 10 } as never), 'lock_for'],
       ['options not an object', () => loop.did(1, 5 as never), 'options'],
-      ['loop() turns "yes"', async () => c.session.taskrow.loop(loop.name, { turns: 'yes' as never }), '"yes"'],
+      ['loop() turns "yes"', async () => c.session.taskrow.loop(loop.name, { turns: 'yes' as never }), `true, false or 'auto', got "yes"`],
       ['loop() unknown option turn', async () => c.session.taskrow.loop(loop.name, { turn: true } as never), 'its options are idType, turns'],
     ];
     for (const [label, call, mentions] of calls) {
