@@ -124,6 +124,18 @@ describe('ProcessTurns with a limit of more than one turn (turns: auto)', () => 
     ]);
   });
 
+  it('an end not measured (a failed get) hands the turn on without telling the limit', async () => {
+    const limit = new SetLimit(1);
+    const turns = new ProcessTurns(limit);
+    const end = await turns.take();
+    let next = false;
+    void turns.take().then(() => (next = true));
+    end(false);
+    await settle();
+    expect(next).toBe(true);
+    expect(limit.told).toEqual([]);
+  });
+
   it('a limit that grows hands turns to the getters waiting at the next end; one that falls hands none on until fewer are held', async () => {
     const limit = new SetLimit(1);
     const turns = new ProcessTurns(limit);

@@ -59,8 +59,12 @@ export class LoopGate {
   }
 }
 
-/** Ends a turn taken from `ProcessTurns` (a no-op for a getter that went on without one); call once. */
-export type EndTurn = () => void;
+/**
+ * Ends a turn taken from `ProcessTurns` (a no-op for a getter that went on without one); call
+ * once. `measured` false: the turn's time says nothing of the server's pace (its `get()` failed),
+ * and the limit is not told of it.
+ */
+export type EndTurn = (measured?: boolean) => void;
 
 const noTurn: EndTurn = () => undefined;
 
@@ -106,17 +110,17 @@ export class ProcessTurns {
   }
 
   /**
-   * The end of a turn just given: tells the limit how long it was held, then hands turns to
-   * waiters while the limit allows, or frees it. Ends it once, however often called.
+   * The end of a turn just given: tells the limit how long it was held (unless not `measured`),
+   * then hands turns to waiters while the limit allows, or frees it. Ends it once, however often called.
    */
   private ender(): EndTurn {
     let ended = false;
     const from = performance.now();
     const full = this.held >= this.limit.now();
-    return () => {
+    return (measured = true) => {
       if (ended) return;
       ended = true;
-      this.limit.ended(performance.now() - from, full);
+      if (measured) this.limit.ended(performance.now() - from, full);
       this.held--;
       while (this.waiting.length > 0 && this.held < this.limit.now()) {
         this.held++;

@@ -208,10 +208,13 @@ export function openLoop(exec: Executor, prefix: string, name: unknown, options:
       if (exec.client.joined) return guard(() => exec.transaction(take, run));
       // The process's turn first (see ProcessTurns), held until the get() has committed.
       const end: EndTurn | undefined = await local?.take();
+      let taken = false; // a failed get() (an error, however quick) says nothing of the server's pace
       try {
-        return o.dryRun ? await guard(() => exec.transaction(take, run)) : await takeWithReceipt(take, r, run);
+        const ids = o.dryRun ? await guard(() => exec.transaction(take, run)) : await takeWithReceipt(take, r, run);
+        taken = true;
+        return ids;
       } finally {
-        end?.();
+        end?.(taken);
       }
     },
 
