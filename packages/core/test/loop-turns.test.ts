@@ -124,6 +124,24 @@ describe('ProcessTurns with a limit of more than one turn (turns: auto)', () => 
     ]);
   });
 
+  it('a getter behind turns that keep ending waits on past GATE_WAIT_MS; it gives up only when none ended for that long', async () => {
+    const turns = new ProcessTurns(new SetLimit(1));
+    const a = await turns.take();
+    const b = turns.take();
+    let went = false;
+    const c = turns.take().then((end) => ((went = true), end));
+    await vi.advanceTimersByTimeAsync(600);
+    a(); // b's turn
+    await vi.advanceTimersByTimeAsync(600);
+    expect(went).toBe(false); // 1,200 ms after it asked, but a turn ended 600 ms ago: c waits on
+    (await b)(); // c's turn
+    await settle();
+    expect(went).toBe(true);
+    // c holds a real turn (had it given up, getters would now skip turns and go on at once).
+    expect(await hasTurnAtOnce(turns)).toBe(false);
+    (await c)();
+  });
+
   it('an end not measured (a failed get) hands the turn on without telling the limit', async () => {
     const limit = new SetLimit(1);
     const turns = new ProcessTurns(limit);
@@ -191,8 +209,27 @@ describe('AdaptiveLimit: how many Loop get()s a process runs at once with turns:
     expect(limit.now()).toBe(ADAPTIVE_MAX);
     // Two cores' worth of work: n getters at once each take n / 2 times as long.
     run(limit, 500, (n) => Math.max(5, (5 * n) / 2));
-    expect(limit.now()).toBeGreaterThanOrEqual(ADAPTIVE_MIN);
     expect(limit.now()).toBeLessThanOrEqual(6);
+    // However slow, never below its floor.
+    run(limit, 500, () => 5_000);
+    expect(limit.now()).toBe(ADAPTIVE_MIN);
+  });
+
+  it('learns nothing from a latency of zero', () => {
+    const limit = new AdaptiveLimit();
+    run(limit, 20, () => 5);
+    const before = limit.now();
+    run(limit, 5, () => 0);
+    run(limit, 50, () => 5);
+    expect(limit.now()).toBeGreaterThan(before); // a least of 0 would have held it down
+  });
+
+  it('forgets its least latency at once after an idle gap of two windows', () => {
+    const limit = new AdaptiveLimit();
+    run(limit, 20, () => 1);
+    vi.advanceTimersByTime(20_000);
+    run(limit, 2000, () => 20);
+    expect(limit.now()).toBe(ADAPTIVE_MAX);
   });
 
   it('forgets its least latency after two windows, so a network that became slower for good lets it grow again', () => {

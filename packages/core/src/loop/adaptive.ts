@@ -9,8 +9,11 @@ export interface TurnLimit {
 /** One turn at a time (`turns: true`). */
 export const ONE_TURN: TurnLimit = { now: () => 1, ended: () => undefined };
 
-/** The fewest and most `get()`s at once a process's adaptive turns allow. */
-export const ADAPTIVE_MIN = 1;
+/**
+ * The fewest and most `get()`s at once a process's adaptive turns allow (with `HEADROOM` 2 the
+ * limit cannot fall below 2 anyway: each step moves it towards at least limit x gradient + 2).
+ */
+export const ADAPTIVE_MIN = 2;
 export const ADAPTIVE_MAX = 256;
 /** Where the adaptive limit starts. */
 const ADAPTIVE_START = 4;
@@ -26,12 +29,13 @@ const MIN_WINDOW_MS = 10_000;
 /**
  * A limit on concurrent `get()`s that follows the latency of the ones that ran (`turns: 'auto'`),
  * in the way of TCP Vegas and Netflix's gradient limiters: the least latency seen lately is what
- * a `get()` costs when nothing competes with it; when the latencies rise above `TOLERANCE` times
- * it, the getters are queueing for the server (skip-reading each other's locked rows, waiting for cores), and the
- * limit falls towards limit x least / latest, plus `HEADROOM`. Latencies that stay near the least
- * (a slow network, a server with cores to spare) let it grow while every turn is taken. Between
- * `ADAPTIVE_MIN` and `ADAPTIVE_MAX`; the least latency is forgotten after two `MIN_WINDOW_MS`
- * windows, so a network that became slower for good raises it again.
+ * a `get()` costs when nothing competes with it. Each ended turn moves the limit a fifth of the
+ * way towards limit x min(1, `TOLERANCE` x least / latest) + `HEADROOM`: it grows while latencies
+ * stay near the least (a slow network, a server with cores to spare) and every turn is taken, and
+ * falls when they rise (getters queueing for the server: skip-reading each other's locked rows,
+ * waiting for cores). Between `ADAPTIVE_MIN` and `ADAPTIVE_MAX`. The least latency is forgotten
+ * after two `MIN_WINDOW_MS` windows (at once after an idle gap that long), so a network that
+ * became slower for good raises it again.
  */
 export class AdaptiveLimit implements TurnLimit {
   private limit = ADAPTIVE_START;
@@ -44,14 +48,22 @@ export class AdaptiveLimit implements TurnLimit {
   }
 
   ended(ms: number, full: boolean): void {
-    const at = performance.now();
-    if (at - this.windowFrom >= MIN_WINDOW_MS) [this.leastBefore, this.least, this.windowFrom] = [this.least, Infinity, at];
+    if (!(ms > 0) || !Number.isFinite(ms)) return; // no measure: nothing to learn
+    this.rotate(performance.now());
     this.least = Math.min(this.least, ms);
-    const least = Math.min(this.least, this.leastBefore);
-    const gradient = Math.min(1, (TOLERANCE * least) / Math.max(ms, Number.EPSILON));
+    const gradient = Math.min(1, (TOLERANCE * Math.min(this.least, this.leastBefore)) / ms);
     const estimate = this.limit * gradient + HEADROOM;
     // An idle limit says nothing about more: it grows only while every turn is taken.
     if (estimate > this.limit && !full) return;
     this.limit = Math.min(ADAPTIVE_MAX, Math.max(ADAPTIVE_MIN, (1 - SMOOTHING) * this.limit + SMOOTHING * estimate));
+  }
+
+  /** Starts a new window when the current one is `MIN_WINDOW_MS` old, forgetting both after an idle gap of two. */
+  private rotate(at: number): void {
+    const age = at - this.windowFrom;
+    if (age < MIN_WINDOW_MS) return;
+    this.leastBefore = age >= 2 * MIN_WINDOW_MS ? Infinity : this.least;
+    this.least = Infinity;
+    this.windowFrom = at;
   }
 }

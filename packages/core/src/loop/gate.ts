@@ -61,8 +61,8 @@ export class LoopGate {
 
 /**
  * Ends a turn taken from `ProcessTurns` (a no-op for a getter that went on without one); call
- * once. `measured` false: the turn's time says nothing of the server's pace (its `get()` failed),
- * and the limit is not told of it.
+ * once. `measured` false: the turn's time says nothing of the server's pace (its `get()` failed
+ * or took no ids), and the limit is not told of it.
  */
 export type EndTurn = (measured?: boolean) => void;
 
@@ -74,19 +74,25 @@ const noTurn: EndTurn = () => undefined;
  * once (one for `turns: true`, which then also takes the server's, `LoopGate`, so at most one of
  * them waits on the server at a time; a number that follows the latencies for `turns: 'auto'`, see
  * `AdaptiveLimit`). The others wait in the process, holding no connection and sending no
- * statement. A getter waits `GATE_WAIT_MS` at most, then goes on without a turn, and getters of the
- * process then skip the turns for `GATE_REST_MS`: a getter that stalls (a statement on a silent
- * socket, until its bound) holds the others up that long, once. Which ids a `get()` takes is
- * unchanged (see `passGate`).
+ * statement. A getter goes on without a turn once no turn has ended for `GATE_WAIT_MS`, and
+ * getters of the process then skip the turns for `GATE_REST_MS`: a getter that stalls (a statement
+ * on a silent socket, until its bound) holds the others up that long, once. Which ids a `get()`
+ * takes is unchanged (see `passGate`).
  */
 export class ProcessTurns {
   private held = 0;
   private restUntil = 0;
+  /** When a turn last ended (`performance.now()`). */
+  private lastEnd = -Infinity;
   private readonly waiting: (() => void)[] = [];
 
   constructor(private readonly limit: TurnLimit = ONE_TURN) {}
 
-  /** Resolves when this getter's turn comes, or without one after `GATE_WAIT_MS`; to the end of that turn. */
+  /**
+   * Resolves when this getter's turn comes, or without one once no turn has ended for
+   * `GATE_WAIT_MS` (and at least that long after it asked): a getter behind turns that keep
+   * ending waits on, one behind a turn that stalls goes on. Resolves to the end of its turn.
+   */
   async take(): Promise<EndTurn> {
     if (performance.now() < this.restUntil) return noTurn;
     if (this.held < this.limit.now()) {
@@ -94,14 +100,22 @@ export class ProcessTurns {
       return this.ender();
     }
     const came = await new Promise<boolean>((resolve) => {
+      let timer: ReturnType<typeof setTimeout>;
       const next = (): void => {
         clearTimeout(timer);
         resolve(true);
       };
-      const timer = setTimeout(() => {
-        this.waiting.splice(this.waiting.indexOf(next), 1);
+      const check = (): void => {
+        const quiet = performance.now() - this.lastEnd;
+        if (quiet < GATE_WAIT_MS) {
+          timer = setTimeout(check, GATE_WAIT_MS - quiet);
+          return;
+        }
+        const at = this.waiting.indexOf(next);
+        if (at >= 0) this.waiting.splice(at, 1);
         resolve(false);
-      }, GATE_WAIT_MS);
+      };
+      timer = setTimeout(check, GATE_WAIT_MS);
       this.waiting.push(next);
     });
     if (came) return this.ender();
@@ -120,7 +134,8 @@ export class ProcessTurns {
     return (measured = true) => {
       if (ended) return;
       ended = true;
-      if (measured) this.limit.ended(performance.now() - from, full);
+      this.lastEnd = performance.now();
+      if (measured) this.limit.ended(this.lastEnd - from, full);
       this.held--;
       while (this.waiting.length > 0 && this.held < this.limit.now()) {
         this.held++;

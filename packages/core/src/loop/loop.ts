@@ -208,13 +208,14 @@ export function openLoop(exec: Executor, prefix: string, name: unknown, options:
       if (exec.client.joined) return guard(() => exec.transaction(take, run));
       // The process's turn first (see ProcessTurns), held until the get() has committed.
       const end: EndTurn | undefined = await local?.take();
-      let taken = false; // a failed get() (an error, however quick) says nothing of the server's pace
+      // Only a get() that took ids measures the server's pace: a failed or empty one is quick for other reasons.
+      let measured = false;
       try {
         const ids = o.dryRun ? await guard(() => exec.transaction(take, run)) : await takeWithReceipt(take, r, run);
-        taken = true;
+        measured = ids.length > 0;
         return ids;
       } finally {
-        end?.(taken);
+        end?.(measured);
       }
     },
 

@@ -29,9 +29,9 @@ export interface LoopOptions<T extends LoopIdType = LoopIdType> {
    * database) run as many `get()`s at once as their latencies say the server keeps up with: while
    * a `get()` takes about as long as the quickest lately (a slow network, a server with cores to
    * spare) the number grows, up to 256; when the latencies rise with the number at once (getters
-   * skip-reading each other's locked rows on a server with few cores) it falls, down to one. The
-   * others wait in the process, holding no connection, for at most 1 s (then this process's
-   * getters go on without turns for 10 s). `true`: one `get()` at a time, in the process and then
+   * skip-reading each other's locked rows on a server with few cores) it falls, down to two. The
+   * others wait in the process, holding no connection, until a turn is theirs, or go on without
+   * one once no turn has ended for 1 s (then this process's getters go on without turns for 10 s). `true`: one `get()` at a time, in the process and then
    * on the server: it waits, on the server, until no other getter of the loop with `turns: true` is
    * between its first read and its commit (a lock on the loop's registry row, held until the
    * `get()` commits), for at most 1 s; a getter whose turn has not come by then takes its ids
