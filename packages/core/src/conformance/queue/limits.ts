@@ -162,6 +162,10 @@ export function queueLimits<Tx>(ctx: () => SuiteContext<Tx>): void {
       for (let r = 0; r < ROUNDS; r++) {
         await q.enqueueMany(Array.from({ length: KEYS * PER_KEY }, (_, i) => ({ payload: { key: `k${i % KEYS}`, n: r * KEYS * PER_KEY + i }, concurrencyKey: `k${i % KEYS}` })));
         await until(`round ${r} ran`, () => runs.size === (r + 1) * KEYS * PER_KEY, 60);
+        // The first round's keys are left without jobs until a purge deleted rows: the next round
+        // then makes them again (later rounds race the purges: their completions' last commits
+        // may still be in flight when the next round is enqueued).
+        if (r === 0) await until('a purge deleted key rows after the first round', () => purged > 0, 60);
       }
       await Promise.all(workers.map((w) => w.stop()));
     } finally {
@@ -174,7 +178,6 @@ export function queueLimits<Tx>(ctx: () => SuiteContext<Tx>): void {
     expect([...runs.values()].every((n) => n === 1)).toBe(true);
     expect(ledger.most()).toBeLessThanOrEqual(2); // never past the limit
     expect(purges).toBeGreaterThan(ROUNDS);
-    expect(purged).toBeGreaterThan(0); // rows were purged between rounds and made again
     expect(await q.getConcurrencyLimit()).toBe(2); // the queue default's row was never purged
   });
 
