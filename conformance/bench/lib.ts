@@ -12,12 +12,12 @@ export async function describeServer(target: ServerTarget): Promise<BenchServer>
   const conn = await mysql.createConnection(target.url);
   try {
     const [rows] = await conn.query<mysql.RowDataPacket[]>(
-      'SELECT @@innodb_flush_log_at_trx_commit AS f, @@sync_binlog AS s, @@innodb_doublewrite AS d, @@log_bin AS b, @@innodb_buffer_pool_size AS p',
+      'SELECT @@innodb_flush_log_at_trx_commit AS f, @@sync_binlog AS s, @@innodb_doublewrite AS d, @@log_bin AS b, @@innodb_buffer_pool_size AS p, @@performance_schema AS ps',
     );
     const r = rows[0]!;
     return {
       label: `${target.engine} ${target.versionString}`,
-      durability: `innodb_flush_log_at_trx_commit=${r['f']} sync_binlog=${r['s']} innodb_doublewrite=${r['d']} log_bin=${r['b']} buffer_pool=${Math.round(Number(r['p']) / 2 ** 20)}M`,
+      durability: `innodb_flush_log_at_trx_commit=${r['f']} sync_binlog=${r['s']} innodb_doublewrite=${r['d']} log_bin=${r['b']} buffer_pool=${Math.round(Number(r['p']) / 2 ** 20)}M performance_schema=${r['ps']}`,
     };
   } finally {
     await conn.end();

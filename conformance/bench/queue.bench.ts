@@ -3,10 +3,11 @@ import { describe, it } from 'vitest';
 import { taskrow } from '@taskrow/mysql2';
 import type { Taskrow } from '@taskrow/core';
 import { targets, label } from '../src/targets.js';
-import { cleanUp, describeServer, median, report, shareOf, type BenchRow } from './lib.js';
+import { cleanUp, describeServer, median, report, shareOf, type BenchRow, type BenchServer } from './lib.js';
 import { BASELINE_DDL, baselineConnection, baselineConsumer, baselineProducer, fillBaseline, letters, type BaselineCounts } from './queue-baseline.js';
 import { bullmqDrain, bullmqMixed, DURABLE, startRedis } from './queue-bullmq.js';
 import { floorDrain } from './queue-floor.js';
+import { digestsCollected, profileLines, profileRun } from './statement-profile.js';
 import { fillKept, fillQueue, serverDeadlocks, taskrowClaimLoop, taskrowDrain, taskrowProduce, underReadView } from './queue-taskrow.js';
 
 // Queue: Köhntopp's scenario (2 producers, 10 consumers, trivial jobs, batches of 100) against his
@@ -20,7 +21,9 @@ import { fillKept, fillQueue, serverDeadlocks, taskrowClaimLoop, taskrowDrain, t
 // default 30: a slower run reports its rate over the jobs it did), TASKROW_BENCH_KEPT (default
 // 1,000,000), TASKROW_BENCH_CLAIM_JOBS (default 20,000), TASKROW_BENCH_BULLMQ (0 skips it),
 // TASKROW_BENCH_TARGETS (comma-separated labels such as "mariadb 10.11"; default every server),
-// TASKROW_BENCH_DURABILITY=full (durable servers and BullMQ with appendfsync everysec).
+// TASKROW_BENCH_DURABILITY=full (durable servers and BullMQ with appendfsync everysec),
+// TASKROW_BENCH_PROFILE=1 (servers with performance_schema on, and each job's server time broken
+// down by statement for a 1-consumer drain and a produce + drain run).
 const JOBS = Number(process.env['TASKROW_BENCH_QUEUE_JOBS'] ?? 100_000);
 const RUNS = Number(process.env['TASKROW_BENCH_RUNS'] ?? 3);
 const CONSUMERS = (process.env['TASKROW_BENCH_CONSUMERS'] ?? '1,4,10,32').split(',').map(Number);
@@ -28,6 +31,7 @@ const CAP = Number(process.env['TASKROW_BENCH_MAX_SECONDS'] ?? 30);
 const KEPT = Number(process.env['TASKROW_BENCH_KEPT'] ?? 1_000_000);
 const CLAIM_JOBS = Number(process.env['TASKROW_BENCH_CLAIM_JOBS'] ?? 20_000);
 const BULLMQ = process.env['TASKROW_BENCH_BULLMQ'] !== '0';
+const PROFILE = process.env['TASKROW_BENCH_PROFILE'] === '1';
 const ONLY = process.env['TASKROW_BENCH_TARGETS']?.split(',').map((s) => s.trim());
 const BATCH = 100;
 const PRODUCERS = 2;
@@ -187,6 +191,9 @@ for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) 
           `inserting the ${fmt(KEPT)} kept rows took ${fillSeconds.toFixed(0)} s (untimed)`,
         ]);
 
+        // 6. With TASKROW_BENCH_PROFILE=1: one drain and one produce + drain run broken down by statement.
+        if (PROFILE) await profileRuns(pool, target.url, prefix, tr, server);
+
         // 5. BullMQ on a local Redis: the same jobs, consumer counts and concurrency, and the produce + drain scenario.
         if (BULLMQ) {
           bullmq ??= await runBullmq();
@@ -307,4 +314,24 @@ function pct(xs: readonly number[], q: number): string {
   if (xs.length === 0) return '-';
   const sorted = [...xs].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!.toFixed(1);
+}
+
+/**
+ * Prints the server time per job, statement by statement, of one 1-consumer drain and one produce
+ * + drain run (`TASKROW_BENCH_PROFILE=1`), or says why it cannot.
+ */
+async function profileRuns(pool: mysql.Pool, url: string, prefix: string, tr: Taskrow, server: BenchServer): Promise<void> {
+  if (!(await digestsCollected(pool))) {
+    process.stdout.write(`${server.label}: performance_schema collects no statement digests here; no statement profile\n`);
+    return;
+  }
+  const [db] = await pool.query<mysql.RowDataPacket[]>('SELECT DATABASE() AS d');
+  const schema = String(db[0]!['d']);
+  const lines: string[] = [`Queue statement profile (${server.label}, ${server.durability}); performance_schema slows the server: take throughput from a run without it`];
+  await fillQueue(tr.queue('profile1'), JOBS, payload);
+  const drain = await profileRun(pool, url, schema, async () => (await taskrowDrain(url, prefix, 'profile1', 1, JOBS, CAP)).done);
+  lines.push(...profileLines('drain of queued jobs, 1 consumer', drain));
+  const mixed = await profileRun(pool, url, schema, async () => (await taskrowDrain(url, prefix, 'profileMixed', MIXED_CONSUMERS, JOBS, CAP, PRODUCE)).done);
+  lines.push(...profileLines(`${PRODUCERS} producers (10 jobs per commit) + ${MIXED_CONSUMERS} consumers`, mixed));
+  process.stdout.write(`\n${lines.join('\n')}\n`);
 }

@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from 'node:fs';
 import mysql from 'mysql2/promise';
 import { describe, expect, it } from 'vitest';
 import type { ClusterTarget } from '@taskrow/servers';
@@ -25,6 +26,20 @@ async function membership(c: ClusterTarget, url: string): Promise<{ ok: boolean;
   return { ok, said: rows.map((r) => `${String(r['p'])} ${String(r['s'])}`).join(', ') || 'no members' };
 }
 
+/** How many of a failing node's last error-log lines a problem quotes. */
+const LOG_LINES = 4;
+
+/**
+ * The last `LOG_LINES` lines of node `i`'s error log that report an error, a warning, a crash or
+ * a shutdown (the log is on this host; a node whose server died says why only there).
+ */
+export function errorLogTail(c: ClusterTarget, i: number): string[] {
+  const file = c.errorLogs[i];
+  if (file === undefined || !existsSync(file)) return [];
+  const lines = readFileSync(file, 'utf8').split('\n');
+  return lines.filter((l) => /\[ERROR\]|\[Warning\]|got signal|Assertion|Starting shutdown|Shutdown complete/i.test(l)).slice(-LOG_LINES).map((l) => l.slice(0, 200));
+}
+
 /** The node's last replication errors from its error log (MySQL's performance_schema.error_log). */
 async function replicationErrors(c: ClusterTarget, url: string): Promise<string[]> {
   if (c.kind === 'galera') return [];
@@ -32,10 +47,16 @@ async function replicationErrors(c: ClusterTarget, url: string): Promise<string[
   return rows.map((r) => `${String(r['e'])} ${String(r['d']).slice(0, 160)}`);
 }
 
+const logSays = (c: ClusterTarget, i: number): string => {
+  const tail = errorLogTail(c, i);
+  return tail.length > 0 ? `; its error log: ${tail.join(' | ')}` : '';
+};
+
 /**
  * Every node's view of the cluster: an empty list when each node answers and is a full member of
  * the 3-node cluster, else one line per node that is not (with its view, or why it did not
- * answer, and its last replication errors), so a test that fails on a broken cluster says so.
+ * answer, its last replication errors and the last error lines of its log), so a test that fails
+ * on a broken cluster says so.
  */
 export async function clusterProblems(c: ClusterTarget): Promise<string[]> {
   const problems: string[] = [];
@@ -44,9 +65,9 @@ export async function clusterProblems(c: ClusterTarget): Promise<string[]> {
       const m = await membership(c, url);
       if (m.ok) continue;
       const errors = await replicationErrors(c, url).catch(() => []);
-      problems.push(`node ${i + 1}: ${m.said}${errors.length > 0 ? `; last errors: ${errors.join(' | ')}` : ''}`);
+      problems.push(`node ${i + 1}: ${m.said}${errors.length > 0 ? `; last errors: ${errors.join(' | ')}` : ''}${logSays(c, i)}`);
     } catch (err) {
-      problems.push(`node ${i + 1} did not answer: ${err instanceof Error ? err.message : String(err)}`);
+      problems.push(`node ${i + 1} did not answer: ${err instanceof Error ? err.message : String(err)}${logSays(c, i)}`);
     }
   }
   return problems;
@@ -60,7 +81,8 @@ export async function clusterProblems(c: ClusterTarget): Promise<string[]> {
 export function describeClusterStaysWhole(c: ClusterTarget): void {
   describe(`${c.kind} · after the kit`, () => {
     it('every node is still a full member of the cluster', async () => {
-      expect(await clusterProblems(c)).toEqual([]);
+      const problems = await clusterProblems(c);
+      expect(problems, `the cluster did not stay whole: ${problems.join(' || ')}`).toEqual([]);
     });
   });
 }

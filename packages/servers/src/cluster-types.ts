@@ -31,6 +31,8 @@ export interface ClusterTarget {
   readonly url: string;
   /** One `mysql://` URL per node, in node order; on single-primary the primary is first. */
   readonly urls: readonly string[];
+  /** Each node's error log on this host, in node order (gone once the cluster is stopped). */
+  readonly errorLogs: readonly string[];
 }
 
 /** A running cluster: every node a member and ready for connections. */

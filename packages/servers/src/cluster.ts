@@ -51,6 +51,6 @@ function galeraSstScripts(): string {
 
 /** The serialisable part of a cluster handle, for test projects. */
 export function clusterTarget(h: ClusterHandle): ClusterTarget {
-  const { kind, engine, version, versionString, source, url, urls } = h;
-  return { kind, engine, version, versionString, source, url, urls };
+  const { kind, engine, version, versionString, source, url, urls, errorLogs } = h;
+  return { kind, engine, version, versionString, source, url, urls, errorLogs };
 }

@@ -121,6 +121,7 @@ export async function startGalera(s: InstalledServer, durability: Durability, ss
       source: 'local',
       url: urls[0]!,
       urls,
+      errorLogs: nodes.map((n) => join(n.dir.host, 'error.log')),
       pids: () => runningPids(nodes),
       killNode: (i) => killNodeRun(nodes[i]!),
       async restartNode(i) {

@@ -115,6 +115,7 @@ export async function startGroupReplication(s: InstalledServer, durability: Dura
       source: 'local',
       url: urls[0]!,
       urls,
+      errorLogs: nodes.map((n) => join(n.dir.host, 'error.log')),
       pids: () => runningPids(nodes),
       killNode: (i) => killNodeRun(nodes[i]!),
       async restartNode(i) {

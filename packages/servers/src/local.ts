@@ -30,7 +30,12 @@ function run(server: InstalledServer, cmd: string, args: string[], what: string)
 }
 
 /** Server flags shared by both engines, plus each engine's own. */
-export function serverArgs(s: InstalledServer, dir: string, port: number, durability: Durability): string[] {
+/**
+ * The command line of a server on `dir` and `port`. With `performanceSchema`, statement
+ * instrumentation is on for every engine (MySQL's default; MariaDB's default is off), for the
+ * benchmarks' per-statement profiles; otherwise each engine keeps its own default.
+ */
+export function serverArgs(s: InstalledServer, dir: string, port: number, durability: Durability, performanceSchema = false): string[] {
   const args = [
     '--no-defaults',
     `--datadir=${dir}/data`,
@@ -49,6 +54,7 @@ export function serverArgs(s: InstalledServer, dir: string, port: number, durabi
   if (durability === 'relaxed') args.push('--innodb-flush-log-at-trx-commit=0', '--innodb-doublewrite=0', '--sync-binlog=0');
   else args.push('--innodb-flush-log-at-trx-commit=1', '--innodb-doublewrite=ON', '--sync-binlog=1');
   if (s.engine === 'mysql') args.push('--secure-file-priv=NULL', '--mysqlx=OFF', '--skip-log-bin');
+  if (performanceSchema) args.push('--performance-schema=ON');
   return args;
 }
 
@@ -69,7 +75,7 @@ export function initialise(s: InstalledServer, dir: string): void {
  * once it answers queries. The process is stopped by its own pid; a watchdog stops it if this
  * process dies first. MUST NOT leave the data directory behind after `stop()`.
  */
-export async function startLocal(s: InstalledServer, durability: Durability, fixedPort?: number): Promise<ServerHandle> {
+export async function startLocal(s: InstalledServer, durability: Durability, fixedPort?: number, performanceSchema = false): Promise<ServerHandle> {
   // Data lives where the server can see it: inside its root when chrooted.
   const base = s.root ? join(s.root, 'var', 'tmp') : tmpdir();
   mkdirSync(base, { recursive: true });
@@ -83,7 +89,7 @@ export async function startLocal(s: InstalledServer, durability: Durability, fix
     writeFileSync(join(hostDir, 'init.sql'), INIT_SQL);
     for (let attempt = 0; ; attempt++) {
       const port = fixedPort ?? (await freePort());
-      const args = serverArgs(s, serverDir, port, durability);
+      const args = serverArgs(s, serverDir, port, durability, performanceSchema);
       const started = spawnServer(s, args, hostDir);
       child = started.proc;
       cancelWatchdog = started.cancelWatchdog;

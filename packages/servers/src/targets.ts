@@ -24,8 +24,10 @@ export interface TargetSet {
  * (and nothing else); otherwise every pinned image when a container runtime answers; otherwise
  * every locally installed server. With `requireAll` (CI), a local run with fewer than the three
  * `REQUIRED_LOCAL` servers MUST reject, never skip; any run with no server at all rejects.
+ * `performanceSchema` turns statement instrumentation on in the local servers it starts (see
+ * `serverArgs`).
  */
-export async function startTargets(options: { requireAll: boolean; durability?: Durability }): Promise<TargetSet> {
+export async function startTargets(options: { requireAll: boolean; durability?: Durability; performanceSchema?: boolean }): Promise<TargetSet> {
   const durability = options.durability ?? 'relaxed';
   const fromEnv = envUrls();
   if (fromEnv.length > 0) {
@@ -49,7 +51,7 @@ export async function startTargets(options: { requireAll: boolean; durability?: 
         );
       }
     }
-    starts = installed.map((s) => startLocal(s, durability));
+    starts = installed.map((s) => startLocal(s, durability, undefined, options.performanceSchema === true));
   }
   const settled = await Promise.allSettled(starts);
   const handles = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
