@@ -191,9 +191,6 @@ for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) 
           `inserting the ${fmt(KEPT)} kept rows took ${fillSeconds.toFixed(0)} s (untimed)`,
         ]);
 
-        // 6. With TASKROW_BENCH_PROFILE=1: one drain and one produce + drain run broken down by statement.
-        if (PROFILE) await profileRuns(pool, target.url, prefix, tr, server);
-
         // 5. BullMQ on a local Redis: the same jobs, consumer counts and concurrency, and the produce + drain scenario.
         if (BULLMQ) {
           bullmq ??= await runBullmq();
@@ -204,6 +201,9 @@ for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) 
             ], [bullmq.note]);
           } else process.stdout.write(`${bullmq.note}\n`);
         }
+
+        // 6. With TASKROW_BENCH_PROFILE=1: one drain and one produce + drain run broken down by statement.
+        if (PROFILE) await profileRuns(pool, target.url, prefix, tr, server);
       } finally {
         await cleanUp(pool, prefix);
         await pool.end();

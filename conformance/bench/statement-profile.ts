@@ -56,7 +56,8 @@ export interface ProcedureCost {
  * `--port=` argument in /proc; chrooted servers included); undefined where there is none.
  */
 function serverCpuUs(port: number): number | undefined {
-  const pid = readdirSync('/proc').find((d) => /^\d+$/.test(d) && cmdline(d).includes(`--port=${port}`) && cmdline(d).some((a) => /mysqld|mariadbd/.test(a)));
+  const isServer = (args: string[]): boolean => args.includes(`--port=${port}`) && args.some((a) => /mysqld|mariadbd/.test(a));
+  const pid = readdirSync('/proc').find((d) => /^\d+$/.test(d) && isServer(cmdline(d)));
   if (pid === undefined) return undefined;
   const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
   // utime and stime, fields 14 and 15, in clock ticks of 10 ms, counted after the command name in parentheses.

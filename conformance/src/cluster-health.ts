@@ -33,7 +33,7 @@ const LOG_LINES = 4;
  * The last `LOG_LINES` lines of node `i`'s error log that report an error, a warning, a crash or
  * a shutdown (the log is on this host; a node whose server died says why only there).
  */
-export function errorLogTail(c: ClusterTarget, i: number): string[] {
+function errorLogTail(c: ClusterTarget, i: number): string[] {
   const file = c.errorLogs[i];
   if (file === undefined || !existsSync(file)) return [];
   const lines = readFileSync(file, 'utf8').split('\n');
