@@ -5,10 +5,11 @@ import { mysql2Client, taskrow, type Mysql2Connection } from '@taskrow/mysql2';
 import { label, targets } from '../src/targets.js';
 
 /**
- * `enqueueMany` returns each job's id in the order of its items. Where the server does not hand a
- * batch its ids back (MySQL), taskrow takes them as consecutive from the insert id and lets the
- * receipt confirm it; these cases make them not consecutive and check every id against the row
- * that holds the item's payload.
+ * `enqueueMany` returns each job's id in the order of its items. A small batch's CALL (schema
+ * version 30) counts them from the first insert id where the server makes one statement's ids
+ * consecutive (`innodb_autoinc_lock_mode` 0 or 1, MariaDB's default) and reads them back by the
+ * batch's mark where it does not (2, MySQL's default); these cases step the ids, send batches from
+ * several producers at once, and check every id against the row that holds the item's payload.
  */
 for (const target of targets()) {
   describe(`${label(target)} · mysql2 · enqueueMany ids`, () => {
@@ -17,8 +18,8 @@ for (const target of targets()) {
     let stepped: mysql.Pool;
 
     beforeAll(async () => {
-      plain = mysql.createPool({ uri: target.url, connectionLimit: 2 });
-      stepped = mysql.createPool({ uri: target.url, connectionLimit: 2 });
+      plain = mysql.createPool({ uri: target.url, connectionLimit: 4 });
+      stepped = mysql.createPool({ uri: target.url, connectionLimit: 4 });
       // Every connection of this pool hands out ids 3 apart, as a node of a multi-writer cluster does.
       stepped.pool.on('connection', (c) => void c.query('SET SESSION auto_increment_increment = 3'));
       await (await taskrow(plain, { prefix })).migrate();
@@ -51,6 +52,35 @@ for (const target of targets()) {
         const stored = await payloadsById(q.name);
         expect(stored.size).toBe(75);
         expect(returned.map((id) => stored.get(id))).toEqual(Array.from({ length: 75 }, (_, k) => ({ batch: Math.floor(k / 25), i: k % 25 })));
+      });
+    }
+
+    it('the server hands out ids in the mode these cases cover: MariaDB one statement\'s consecutive, MySQL interleaved', async () => {
+      const [[row]] = await plain.query<mysql.RowDataPacket[]>('SELECT @@innodb_autoinc_lock_mode AS m');
+      expect(Number(row!['m'])).toBe(target.engine === 'mariadb' ? 1 : 2);
+    });
+
+    for (const [name, pool] of [
+      ['ids one apart', () => plain],
+      ['ids three apart', () => stepped],
+    ] as const) {
+      it(`with ${name}, batches from four producers at once each get their own rows' ids`, async () => {
+        const tr = await taskrow(pool(), { prefix });
+        const q = tr.queue(`c${Date.now()}${name.length}`);
+        const returned = await Promise.all(
+          [0, 1, 2, 3].map(async (producer) => {
+            const ids: number[] = [];
+            for (let batch = 0; batch < 15; batch++) {
+              ids.push(...(await q.enqueueMany(Array.from({ length: 10 }, (_, i) => ({ payload: { producer, batch, i } })))).map((e) => e.id));
+            }
+            return ids;
+          }),
+        );
+        const stored = await payloadsById(q.name);
+        expect(stored.size).toBe(600);
+        for (const [producer, ids] of returned.entries()) {
+          expect(ids.map((id) => stored.get(id))).toEqual(Array.from({ length: 150 }, (_, k) => ({ producer, batch: Math.floor(k / 10), i: k % 10 })));
+        }
       });
     }
 

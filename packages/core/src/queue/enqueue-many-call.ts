@@ -39,15 +39,55 @@ export const ENQUEUE_MANY_CALL_MIGRATION: Migration = {
   version: 19,
   name: 'queue-enqueue-many-call',
   optional: true,
+  statements: (prefix) => [enqueueJobsProcedure('IF NOT EXISTS ', queueTables(prefix), false)],
+};
+
+/**
+ * Schema version 30: `enqueue_jobs` of version 19 again (dropped and created; the same arguments
+ * and answer, so processes of older builds keep calling it), which takes a batch's ids from its
+ * first insert id where the server makes them consecutive instead of reading them back. With
+ * `innodb_autoinc_lock_mode` 0 or 1 (MariaDB's default) an `INSERT ... SELECT` holds the table's
+ * AUTO-INC lock until it ends, so its rows' ids are the first and then one
+ * `auto_increment_increment` apart, in insert order; with 2 (MySQL's default, and every Galera
+ * node's) the read-back by mark stays, as does any batch whose row count is not `n`. A CALL that
+ * comes between the drop and the create finds no procedure and enqueues in the client's
+ * transaction (see `procedures.ts`).
+ */
+export const ENQUEUE_MANY_CALL_CONSECUTIVE_MIGRATION: Migration = {
+  version: 30,
+  name: 'queue-enqueue-many-call-consecutive',
+  optional: true,
   statements: (prefix) => {
     const t = queueTables(prefix);
-    return [
-      `CREATE PROCEDURE IF NOT EXISTS ${t.enqueueManyCall}(${inParams(ENQUEUE_JOBS_PARAMS)})
+    return [`DROP PROCEDURE IF EXISTS ${t.enqueueManyCall}`, enqueueJobsProcedure('', t, true)];
+  },
+};
+
+/** The ids' read-back by the batch's mark from its first insert id (version 19; version 30 where the ids may not be consecutive). */
+const readBack = (t: QueueTables, indent: string): string => `${indent}SELECT GROUP_CONCAT(x.\`id\` ORDER BY x.\`id\` SEPARATOR ','), COUNT(*) = p_n INTO v_ids, v_seen
+${indent}  FROM (SELECT \`id\` FROM ${t.jobs} FORCE INDEX (PRIMARY) WHERE \`id\` >= v_first AND \`token\` = p_mark AND \`queue\` = p_queue ORDER BY \`id\` LIMIT p_n) AS x;`;
+
+/** Version 30's ids: counted from the first insert id where one statement's are consecutive (see `ENQUEUE_MANY_CALL_CONSECUTIVE_MIGRATION`), else read back. */
+const consecutiveIds = (t: QueueTables): string => `  SELECT LAST_INSERT_ID(), ROW_COUNT(), @@auto_increment_increment INTO v_first, v_n, v_step;
+  IF v_n = p_n AND @@innodb_autoinc_lock_mode < 2 THEN
+    SET v_ids = CAST(v_first AS CHAR), v_seen = 1;
+    WHILE v_i < p_n DO
+      SET v_ids = CONCAT(v_ids, ',', v_first + v_i * v_step), v_i = v_i + 1;
+    END WHILE;
+  ELSE
+${readBack(t, '    ')}
+  END IF;`;
+
+/** `CREATE PROCEDURE` of `enqueue_jobs` as of version 19, or of version 30 (`consecutive`). */
+function enqueueJobsProcedure(ifNotExists: string, t: QueueTables, consecutive: boolean): string {
+  const declared = consecutive ? '\n  DECLARE v_n BIGINT;\n  DECLARE v_step BIGINT UNSIGNED;\n  DECLARE v_i INT UNSIGNED DEFAULT 1;' : '';
+  const ids = consecutive ? consecutiveIds(t) : `  SET v_first = LAST_INSERT_ID();\n${readBack(t, '  ')}`;
+  return `CREATE PROCEDURE ${ifNotExists}${t.enqueueManyCall}(${inParams(ENQUEUE_JOBS_PARAMS)})
 MODIFIES SQL DATA SQL SECURITY INVOKER COMMENT 'taskrow: a batch of enqueues with its receipt, idempotent per receipt token'
 BEGIN
   DECLARE v_first BIGINT UNSIGNED;
   DECLARE v_ids TEXT CHARACTER SET ascii;
-  DECLARE v_seen TINYINT DEFAULT 0;
+  DECLARE v_seen TINYINT DEFAULT 0;${declared}
   DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
   START TRANSACTION;
   INSERT INTO ${t.jobs} (\`queue\`, \`grp\`, \`phase\`, \`priority\`, \`ready_priority\`, \`due_at\`, \`run_at\`, \`max_attempts\`, \`token\`, \`payload\`, \`conc_key\`, \`created_at\`)
@@ -57,18 +97,14 @@ BEGIN
       \`q\` SMALLINT PATH '$.q', \`a\` VARCHAR(32) PATH '$.a', \`y\` BIGINT UNSIGNED PATH '$.y', \`m\` INT UNSIGNED PATH '$.m',
       \`d\` LONGTEXT PATH '$.d', \`k\` VARCHAR(${MAX_CONCURRENCY_KEY_CHARS}) PATH '$.k')) AS r
     ORDER BY r.\`i\`;
-  SET v_first = LAST_INSERT_ID();
-  SELECT GROUP_CONCAT(x.\`id\` ORDER BY x.\`id\` SEPARATOR ','), COUNT(*) = p_n INTO v_ids, v_seen
-    FROM (SELECT \`id\` FROM ${t.jobs} FORCE INDEX (PRIMARY) WHERE \`id\` >= v_first AND \`token\` = p_mark AND \`queue\` = p_queue ORDER BY \`id\` LIMIT p_n) AS x;
+${ids}
   IF v_seen = 0 THEN
     SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'taskrow: enqueue_jobs did not find its rows by their mark';
   END IF;
   SET v_seen = 0;
 ${commitWithReceipt(t.receipts, 'v_ids', 'v_ids', 'ids')}
-END`,
-    ];
-  },
-};
+END`;
+}
 
 /**
  * Whether `enqueueManyByCall` may serve `rows` through `exec`: 2 to `MAX_CALL_BATCH` jobs without

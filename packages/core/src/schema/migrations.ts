@@ -12,7 +12,7 @@ import { RATE_MIGRATION } from '../queue/rate.js';
 import { DOORBELL_MIGRATION, DOORBELL_RINGS_MIGRATION } from '../queue/doorbell.js';
 import { ENQUEUE_CALL_MIGRATION } from '../queue/enqueue-call.js';
 import { RING_CALL_MIGRATION } from '../queue/ring-call.js';
-import { ENQUEUE_MANY_CALL_MIGRATION } from '../queue/enqueue-many-call.js';
+import { ENQUEUE_MANY_CALL_CONSECUTIVE_MIGRATION, ENQUEUE_MANY_CALL_MIGRATION } from '../queue/enqueue-many-call.js';
 import {
   CLAIM_CALL_FEW_MIGRATION, CLAIM_CALL_FLEET_MIGRATION, CLAIM_CALL_GATE_MIGRATION, CLAIM_CALL_MIGRATION, CLAIM_CALL_READ_BACK_MIGRATION, QUEUE_CURSORS_MIGRATION,
 } from '../queue/claim-call.js';
@@ -46,7 +46,8 @@ export function migrationsTableSql(prefix: string): string {
  * ready jobs in one statement, 21 the procedures that enqueue and ring in one statement, 22 the claim procedure again, 23 the doorbell
  * registrations' token and lease, 24 the procedures that ring and hand a new job to a sleeper, 25 the fleet's read place of each queue, 26 the claim procedure that
  * reads from and keeps it, 27 dedup keys in their own table instead of a unique index of the jobs table, 28 the claim procedure
- * whose gate is one server's statement, 29 the claim procedure that reads its leased jobs back through a join).
+ * whose gate is one server's statement, 29 the claim procedure that reads its leased jobs back through a join, 30 the batch
+ * enqueue procedure that counts consecutive ids instead of reading them back).
  */
 export const MIGRATIONS: readonly Migration[] = [
   DONES_MIGRATION, LOOP_MIGRATION, QUEUE_MIGRATION, RESOURCES_MIGRATION, RECEIPTS_MIGRATION, DEAD_KEYS_MIGRATION, TOKEN_COLUMN_MIGRATION, QUEUES_MIGRATION,
@@ -54,6 +55,7 @@ export const MIGRATIONS: readonly Migration[] = [
   QUEUE_HEAD_MIGRATION, DOORBELL_RINGS_MIGRATION, ENQUEUE_CALL_MIGRATION, RING_CALL_MIGRATION, ENQUEUE_MANY_CALL_MIGRATION,
   CLAIM_CALL_MIGRATION, ENQUEUE_RING_CALL_MIGRATION, CLAIM_CALL_FEW_MIGRATION, DOORBELL_HAND_MIGRATION, HAND_CALL_MIGRATION,
   QUEUE_CURSORS_MIGRATION, CLAIM_CALL_FLEET_MIGRATION, DEDUP_TABLE_MIGRATION, CLAIM_CALL_GATE_MIGRATION, CLAIM_CALL_READ_BACK_MIGRATION,
+  ENQUEUE_MANY_CALL_CONSECUTIVE_MIGRATION,
 ].sort((a, b) => a.version - b.version);
 
 /** The newest schema version this build knows. */
