@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { Migrator, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MIGRATIONS, migrationSteps, TaskrowError } from '@taskrow/core';
+import { MIGRATIONS, migrationSteps, TaskrowError, type Job, type Taskrow } from '@taskrow/core';
 import { freshName } from '@taskrow/core/conformance';
 import { taskrow as knexTaskrow, taskrowMigrations } from '@taskrow/knex';
 import {
@@ -21,6 +21,29 @@ import { label, targets } from '../src/targets.js';
 
 const VERSIONS = MIGRATIONS.map((m) => m.version);
 
+/** Payload -> id of the jobs of `prefix`. */
+async function idsByPayload(probe: { query<R>(sql: string): Promise<R[]> }, prefix: string): Promise<Record<string, number>> {
+  const rows = await probe.query<{ id: number; payload: string }>(`SELECT id, payload FROM \`${prefix}queue_jobs\``);
+  return Object.fromEntries(rows.map((r) => [JSON.parse(String(r.payload)), Number(r.id)]));
+}
+
+/**
+ * Four processes migrate `prefix` at once; each MUST end at the latest version, one of them having
+ * applied `version`. Runs `use` with their clients, then ends their pools.
+ */
+async function upgradeFromFour(url: string, prefix: string, version: number, use: (trs: Taskrow[]) => Promise<void>): Promise<void> {
+  const pools = Array.from({ length: 4 }, () => mysql.createPool({ uri: url, connectionLimit: 1 }));
+  try {
+    const trs = await Promise.all(pools.map((pool) => mysql2Taskrow(pool, { prefix })));
+    const results = await Promise.all(trs.map((tr) => tr.migrate()));
+    expect(results.map((r) => r.version)).toEqual(Array(4).fill(VERSIONS.at(-1)));
+    expect(results.some((r) => r.applied.includes(version))).toBe(true);
+    await use(trs);
+  } finally {
+    await Promise.all(pools.map((p) => p.end()));
+  }
+}
+
 for (const target of targets()) {
   describe(`${label(target)} · mysql2 · migrations`, () => {
     const ref = useReference(target.url);
@@ -35,19 +58,12 @@ for (const target of targets()) {
          VALUES ('q', 2, UTC_TIMESTAMP(6) + INTERVAL 1 HOUR, UTC_TIMESTAMP(6), 1, 5, 987654321, '"old"', UTC_TIMESTAMP(6))`,
       );
       const [{ id }] = await probe.query<{ id: number }>(`SELECT id FROM \`${prefix}queue_jobs\``) as [{ id: number }];
-      const pools = Array.from({ length: 4 }, () => mysql.createPool({ uri: target.url, connectionLimit: 1 }));
-      try {
-        const trs = await Promise.all(pools.map((pool) => mysql2Taskrow(pool, { prefix })));
-        const results = await Promise.all(trs.map((tr) => tr.migrate()));
-        expect(results.map((r) => r.version)).toEqual(Array(4).fill(VERSIONS.at(-1)));
-        expect(results.some((r) => r.applied.includes(7))).toBe(true);
+      await upgradeFromFour(target.url, prefix, 7, async (trs) => {
         expect(await versionsOf(probe, prefix)).toEqual(VERSIONS);
         expect(await schemaOf(probe, prefix)).toEqual(await schemaOf(probe, reference));
         await trs[0]!.queue('q').complete({ id: Number(id), queue: 'q', token: 987654321 });
         expect(await probe.query(`SELECT id FROM \`${prefix}queue_jobs\``)).toEqual([]);
-      } finally {
-        await Promise.all(pools.map((p) => p.end()));
-      }
+      });
     });
 
     it('upgrades a version-26 schema holding live jobs with dedup keys from four processes at once: each key still admits one live job', async () => {
@@ -64,23 +80,51 @@ for (const target of targets()) {
       await row(0, 'ready-key', 'ready');
       await row(2, 'running-key', 'running');
       await row(3, null, 'done');
-      const ids = Object.fromEntries(
-        (await probe.query<{ id: number; payload: string }>(`SELECT id, payload FROM \`${prefix}queue_jobs\``)).map((r) => [JSON.parse(String(r.payload)), Number(r.id)]),
-      );
-      const pools = Array.from({ length: 4 }, () => mysql.createPool({ uri: target.url, connectionLimit: 1 }));
-      try {
-        const trs = await Promise.all(pools.map((pool) => mysql2Taskrow(pool, { prefix })));
-        const results = await Promise.all(trs.map((tr) => tr.migrate()));
-        expect(results.map((r) => r.version)).toEqual(Array(4).fill(VERSIONS.at(-1)));
-        expect(results.some((r) => r.applied.includes(27))).toBe(true);
+      const ids = await idsByPayload(probe, prefix);
+      await upgradeFromFour(target.url, prefix, 27, async (trs) => {
         expect(await schemaOf(probe, prefix)).toEqual(await schemaOf(probe, reference));
         const q = trs[1]!.queue('q');
         expect(await q.enqueue('again', { dedupKey: 'ready-key' })).toEqual({ id: ids['ready'], deduplicated: true });
         expect(await q.enqueue('again', { dedupKey: 'running-key' })).toEqual({ id: ids['running'], deduplicated: true });
         expect((await q.enqueue('new', { dedupKey: 'done-key' })).deduplicated).toBe(false);
-      } finally {
-        await Promise.all(pools.map((p) => p.end()));
-      }
+      });
+    });
+
+    it('upgrades a version-30 schema holding keyed jobs ready, running, blocked and due from four processes at once: every key keeps its limit and admits its blocked jobs first enqueued first', async () => {
+      const { probe, reference, prefixes } = ref();
+      const prefix = `${freshName('u')}_`;
+      prefixes.push(prefix);
+      for (const step of migrationSteps(prefix).filter((s) => s.version <= 30)) for (const sql of step.statements) await probe.query(sql);
+      // phase 0 ready, 1 delayed (due an hour ago), 2 running (leased for an hour), 5 blocked
+      const row = (phase: number, key: string, payload: string): Promise<unknown> =>
+        probe.query(
+          `INSERT INTO \`${prefix}queue_jobs\` (queue, phase, due_at, run_at, attempt, max_attempts, token, payload, conc_key, created_at)
+           VALUES ('q', ?, UTC_TIMESTAMP(6) + INTERVAL IF(? = 2, 1, -1) HOUR, UTC_TIMESTAMP(6) - INTERVAL 1 HOUR, IF(? = 2, 1, 0), 5, 42, ?, ?, UTC_TIMESTAMP(6))`,
+          [phase, phase, phase, JSON.stringify(payload), key],
+        );
+      await row(2, 'k1', 'k1-running');
+      await row(5, 'k1', 'k1-blocked');
+      await row(0, 'k2', 'k2-ready');
+      await row(5, 'k2', 'k2-blocked');
+      await row(1, 'k3', 'k3-due');
+      const ids = await idsByPayload(probe, prefix);
+      await upgradeFromFour(target.url, prefix, 31, async (trs) => {
+        expect(await schemaOf(probe, prefix)).toEqual(await schemaOf(probe, reference));
+        const q = trs[2]!.queue<string>('q');
+        const taken: Job<string>[] = [];
+        const claimed = async (): Promise<string[]> => {
+          const jobs = await q.claim({ limit: 10, lease: 60 });
+          taken.push(...jobs);
+          return jobs.map((j) => j.payload).sort();
+        };
+        expect(await claimed()).toEqual(['k2-ready', 'k3-due']); // k1 runs a job and k2 has one ready: their blocked jobs wait
+        await q.enqueueMany([{ payload: 'k1-new', concurrencyKey: 'k1' }, { payload: 'k2-new', concurrencyKey: 'k2' }]);
+        expect(await claimed()).toEqual([]); // the jobs that held k1 and k2 before the upgrade still hold them
+        await q.complete({ id: ids['k1-running']!, queue: 'q', token: 42 });
+        expect(await claimed()).toEqual(['k1-blocked']); // blocked before the upgrade: admitted before k1-new
+        await q.complete(taken.find((j) => j.payload === 'k2-ready')!);
+        expect(await claimed()).toEqual(['k2-blocked']);
+      });
     });
   });
 

@@ -1,4 +1,4 @@
-import type { ColumnType, Generated, GeneratedAlways } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
 /**
  * Row types of taskrow's tables, for type-safe reads with Kysely (`Kysely<TaskrowDatabase>`). The
@@ -79,7 +79,6 @@ export interface QueueJobsTable {
   /** The concurrency key given at enqueue, or null. */
   conc_key: string | null;
   /** `phase` for jobs with a concurrency key, null for the others (a virtual column). */
-  key_phase: GeneratedAlways<number | null>;
 }
 
 /** Queue: one row per concurrency key in use; `conc_key` '' holds the queue's default limit. */
@@ -210,6 +209,14 @@ export interface QueueDedupTable {
   met: number;
 }
 
+/** Queue: one row per keyed job admitted (`state` 0: ready or running) or blocked (`state` 5); its job's row says whether it still holds or waits. */
+export interface QueueKeyedTable {
+  queue: string;
+  conc_key: string;
+  state: number;
+  id: number;
+}
+
 /** Every table `migrate()` creates, by name without the prefix. */
 export interface TaskrowTables {
   schema_migrations: SchemaMigrationsTable;
@@ -227,6 +234,7 @@ export interface TaskrowTables {
   queue_dedup: QueueDedupTable;
   queues: QueuesTable;
   queue_keys: QueueKeysTable;
+  queue_keyed: QueueKeyedTable;
   queue_rate_slots: QueueRateSlotsTable;
   queue_schedules: QueueSchedulesTable;
   queue_sleepers: QueueSleepersTable;
@@ -254,7 +262,7 @@ export const TASKROW_COLUMNS = {
   loops: ['name', 'id_type', 'created_at'],
   queue_jobs: [
     'id', 'queue', 'grp', 'phase', 'priority', 'ready_priority', 'due_at', 'run_at', 'attempt', 'max_attempts', 'token', 'dedup_k', 'payload',
-    'last_error', 'created_at', 'finished_at', 'result', 'progress', 'conc_key', 'key_phase',
+    'last_error', 'created_at', 'finished_at', 'result', 'progress', 'conc_key',
   ],
   resources: ['h', 'k', 'produced_at', 'expires_at', 'produced_by', 'lock_seq'],
   resource_locks: ['h', 'holder', 'mode', 'lease_until'],
@@ -265,6 +273,7 @@ export const TASKROW_COLUMNS = {
   queue_dedup: ['queue', 'dedup_k', 'id', 'met'],
   queues: ['queue', 'paused_at', 'head_read_at'],
   queue_keys: ['queue', 'conc_key', 'max_running', 'admissions'],
+  queue_keyed: ['queue', 'conc_key', 'state', 'id'],
   queue_rate_slots: ['queue', 'slot', 'window_us', 'free_at'],
   queue_schedules: [
     'name', 'queue', 'cron', 'tz', 'every_s', 'anchor_at', 'payload', 'options', 'missed', 'missed_max', 'next_at', 'last_at', 'rev', 'created_at', 'updated_at',

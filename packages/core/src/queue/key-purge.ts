@@ -3,6 +3,7 @@ import { toNumber } from '../validate.js';
 import type { QueueTables } from './tables.js';
 import { purgeAllWindows, throttledPurge, type PurgeWindow } from './windows.js';
 import { QUEUE_DEFAULT_ROW } from './limits.js';
+import { noJobOfKey } from './key-slots.js';
 
 /** Key rows one purge transaction looks at, at most (one range of the primary key). */
 const KEY_WINDOW = 5000;
@@ -13,8 +14,8 @@ const KEY_PURGE_EVERY_MS = 60_000;
 /**
  * In one READ COMMITTED transaction, deletes the `<prefix>queue_keys` rows of `queue` among the
  * next `KEY_WINDOW` keys after `after` (in key order; the queue default's row, the empty key, is
- * never among them) whose key has no job left in the queue (in any state) and no limit of its own.
- * Resolves to the number deleted and the key to go on after, undefined when the window reached the
+ * never among them) whose key has no job holding or waiting for a slot (ready, running or
+ * blocked, see `key-slots.ts`) and no limit of its own. Resolves to the number deleted and the key to go on after, undefined when the window reached the
  * last key. A key's row holds its limit override and is what admissions of the key lock; a row
  * without an override is made again by the next admission of its key, and the delete waits for
  * an admission that holds it, so a purge never changes a limit in force and never lets two
@@ -31,7 +32,7 @@ async function purgeWindow(exec: Executor, t: QueueTables, queue: string, after:
     if (last === null || last === undefined) return { deleted: 0, next: undefined };
     const { affectedRows } = await conn.query(
       `DELETE FROM ${t.keys} WHERE \`queue\` = ? AND \`conc_key\` > ? AND \`conc_key\` <= ? AND \`max_running\` IS NULL
-         AND NOT EXISTS (SELECT 1 FROM ${t.jobs} FORCE INDEX (\`keyed\`) WHERE ${t.jobs}.\`queue\` = ${t.keys}.\`queue\` AND ${t.jobs}.\`conc_key\` = ${t.keys}.\`conc_key\`)`,
+         AND ${noJobOfKey(t, t.keys)}`,
       [queue, after, last],
     );
     return { deleted: affectedRows, next: toNumber(rows[0]!.n) < KEY_WINDOW ? undefined : last };

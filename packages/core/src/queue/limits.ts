@@ -8,9 +8,9 @@ import type { Executor } from '../engine/executor.js';
 import { PHASE, queueTables, updateById, type QueueTables } from './tables.js';
 import type { JobRef } from './types.js';
 import { announce } from './ring.js';
+import { heldCounts, MAX_CONCURRENCY_KEY_CHARS, recordSlots, waitingHeads, type IdsByKey } from './key-slots.js';
 
-/** The longest concurrency key, in characters. */
-export const MAX_CONCURRENCY_KEY_CHARS = 128;
+export { MAX_CONCURRENCY_KEY_CHARS };
 /** The highest concurrency limit of a key. */
 export const MAX_CONCURRENCY_LIMIT = 1_000_000;
 /** The limit of a key when neither it nor its queue has one set. */
@@ -23,7 +23,8 @@ export const QUEUE_DEFAULT_ROW = '';
  * in `conc_key`; `key_phase` repeats its phase for keyed jobs only (null for the others, so the
  * `keyed` index is never rewritten when an unkeyed job changes phase). The index serves the two
  * reads an admission makes: the ready and running jobs of a key (counted) and its blocked jobs
- * in enqueue order. One `<prefix>queue_keys` row per key in use holds its limit override and is
+ * in enqueue order (until schema version 31 moves them to `<prefix>queue_keyed`, see
+ * `key-slots.ts`). One `<prefix>queue_keys` row per key in use holds its limit override and is
  * locked (and written) by whoever admits jobs of the key.
  */
 export const LIMITS_MIGRATION: Migration = {
@@ -113,72 +114,49 @@ export async function lockKeys(conn: SqlConnection, t: QueueTables, queue: strin
   return new Map(locked.map((k) => [k, limits.get(k) ?? DEFAULT_CONCURRENCY_LIMIT]));
 }
 
-/** The ready and running jobs of each key (`share`: a locking read, for a transaction whose snapshot may be old). */
-async function activeCounts(conn: SqlConnection, t: QueueTables, queue: string, keys: readonly string[], share: boolean): Promise<Map<string, number>> {
-  const { rows } = await conn.query<{ conc_key: string; n: unknown }>(
-    `SELECT \`conc_key\`, COUNT(*) AS n FROM ${t.jobs} FORCE INDEX (\`keyed\`)
-     WHERE \`queue\` = ? AND \`conc_key\` IN (${placeholderList(keys.length)}) AND \`key_phase\` IN (${PHASE.ready}, ${PHASE.running})
-     GROUP BY \`conc_key\`${share ? ' LOCK IN SHARE MODE' : ''}`,
-    [queue, ...keys],
-  );
-  return new Map(rows.map((r) => [r.conc_key, toNumber(r.n)]));
-}
-
-/** Up to `room` blocked jobs of each key, first enqueued first (one statement for every key). */
-async function blockedHeads(conn: SqlConnection, t: QueueTables, queue: string, rooms: ReadonlyMap<string, number>, share: boolean): Promise<Map<string, number[]>> {
-  const wanted = [...rooms].filter(([, room]) => room > 0);
-  const out = new Map<string, number[]>();
-  if (wanted.length === 0) return out;
-  const part = (room: number): string =>
-    `(SELECT \`id\`, \`conc_key\` FROM ${t.jobs} FORCE INDEX (\`keyed\`) WHERE \`queue\` = ? AND \`conc_key\` = ? AND \`key_phase\` = ${PHASE.blocked}
-      ORDER BY \`id\` LIMIT ${room}${share ? ' LOCK IN SHARE MODE' : ''})`;
-  const { rows } = await conn.query<{ id: unknown; conc_key: string }>(wanted.map(([, room]) => part(room)).join(' UNION ALL '), wanted.flatMap(([k]) => [queue, k]));
-  for (const r of rows) out.set(r.conc_key, [...(out.get(r.conc_key) ?? []), toNumber(r.id)]);
-  return out;
+/** Each key's decision: its slots filled with its blocked and due jobs, first enqueued first; the due jobs left over block. */
+function decide(limits: Limits, rooms: ReadonlyMap<string, number>, blocked: IdsByKey, due: IdsByKey): { ready: Map<string, number[]>; block: Map<string, number[]> } {
+  const ready = new Map<string, number[]>();
+  const block = new Map<string, number[]>();
+  for (const k of limits.keys()) {
+    const waiting = due.get(k) ?? [];
+    const pool = [...(blocked.get(k) ?? []), ...waiting].sort((a, b) => a - b).slice(0, rooms.get(k));
+    ready.set(k, pool);
+    block.set(k, waiting.filter((id) => !pool.includes(id)));
+  }
+  return { ready, block };
 }
 
 /**
  * Under the key locks `limits` (from `lockKeys`): fills each key's free slots (its limit less its
  * ready and running jobs) with its blocked jobs and the `due` jobs given for it (locked by the
- * caller), first enqueued first, and blocks the due jobs that found no slot. Resolves to the
- * number of jobs made ready. MUST NOT be called without the locks: the count and the writes are
- * one decision per key.
+ * caller), first enqueued first, and blocks the due jobs that found no slot; the key's rows in
+ * `<prefix>queue_keyed` record both (see `key-slots.ts`). Resolves to the number of jobs made
+ * ready. MUST NOT be called without the locks: the count and the writes are one decision per key.
  */
-export async function admit(
-  conn: SqlConnection,
-  t: QueueTables,
-  queue: string,
-  limits: Limits,
-  due: ReadonlyMap<string, readonly number[]>,
-  share: boolean,
-): Promise<number> {
+export async function admit(conn: SqlConnection, t: QueueTables, queue: string, limits: Limits, due: IdsByKey, share: boolean): Promise<number> {
   const keys = [...limits.keys()];
   if (keys.length === 0) return 0;
-  const active = await activeCounts(conn, t, queue, keys, share);
-  const rooms = new Map(keys.map((k) => [k, Math.max(0, limits.get(k)! - (active.get(k) ?? 0))]));
-  const blocked = await blockedHeads(conn, t, queue, rooms, share);
-  const ready: number[] = [];
-  const block: number[] = [];
-  for (const k of keys) {
-    const waiting = due.get(k) ?? [];
-    const pool = [...(blocked.get(k) ?? []), ...waiting].sort((a, b) => a - b).slice(0, rooms.get(k));
-    ready.push(...pool);
-    block.push(...waiting.filter((id) => !pool.includes(id)));
-  }
-  if (ready.length > 0) {
+  const held = await heldCounts(conn, t, queue, keys, share);
+  const rooms = new Map(keys.map((k) => [k, Math.max(0, limits.get(k)! - (held.get(k) ?? 0))]));
+  const { ready, block } = decide(limits, rooms, await waitingHeads(conn, t, queue, rooms, share), due);
+  const readyIds = [...ready.values()].flat();
+  const blockIds = [...block.values()].flat();
+  if (readyIds.length > 0) {
     await conn.query(
       `${updateById(t.jobs)} SET \`due_at\` = \`run_at\`, \`ready_priority\` = \`priority\`, \`phase\` = ${PHASE.ready}
-       WHERE \`id\` IN (${placeholderList(ready.length)}) AND \`phase\` IN (${PHASE.delayed}, ${PHASE.blocked})`,
-      ready,
+       WHERE \`id\` IN (${placeholderList(readyIds.length)}) AND \`phase\` IN (${PHASE.delayed}, ${PHASE.blocked})`,
+      readyIds,
     );
   }
-  if (block.length > 0) {
+  if (blockIds.length > 0) {
     await conn.query(
-      `${updateById(t.jobs)} SET \`due_at\` = \`run_at\`, \`ready_priority\` = 0, \`phase\` = ${PHASE.blocked} WHERE \`id\` IN (${placeholderList(block.length)}) AND \`phase\` = ${PHASE.delayed}`,
-      block,
+      `${updateById(t.jobs)} SET \`due_at\` = \`run_at\`, \`ready_priority\` = 0, \`phase\` = ${PHASE.blocked} WHERE \`id\` IN (${placeholderList(blockIds.length)}) AND \`phase\` = ${PHASE.delayed}`,
+      blockIds,
     );
   }
-  return ready.length;
+  await recordSlots(conn, t, queue, ready, block);
+  return readyIds.length;
 }
 
 /**

@@ -16,6 +16,8 @@ export interface QueueTables {
   readonly cursors: string;
   /** One row per concurrency key in use, locked while its running jobs are counted (see `limits.ts`). */
   readonly keys: string;
+  /** One row per keyed job admitted (ready or running) or blocked, by key (see `key-slots.ts`). */
+  readonly keyed: string;
   /** Rate-limited queues: one row per start their window allows (see `rate.ts`). */
   readonly rateSlots: string;
   /** The doorbell's guard rows and (uncommitted) registrations of sleeping connections (see `doorbell.ts`). */
@@ -36,7 +38,7 @@ export interface QueueTables {
 }
 
 export function queueTables(prefix: string): QueueTables {
-  return { jobs: table(prefix, 'queue_jobs'), receipts: receiptsTable(prefix), deadKeys: table(prefix, 'queue_dead_keys'), dedup: table(prefix, 'queue_dedup'), queues: table(prefix, 'queues'), cursors: table(prefix, 'queue_cursors'), keys: table(prefix, 'queue_keys'), rateSlots: table(prefix, 'queue_rate_slots'), sleepers: table(prefix, 'queue_sleepers'), enqueueCall: table(prefix, 'enqueue_job'), enqueueManyCall: table(prefix, 'enqueue_jobs'), ringCall: table(prefix, 'ring_sleepers'), claimCall: table(prefix, 'claim_jobs'), enqueueRingCall: table(prefix, 'enqueue_job_and_ring'), enqueueManyRingCall: table(prefix, 'enqueue_jobs_and_ring'), enqueueHandCall: table(prefix, 'enqueue_job_and_hand') };
+  return { jobs: table(prefix, 'queue_jobs'), receipts: receiptsTable(prefix), deadKeys: table(prefix, 'queue_dead_keys'), dedup: table(prefix, 'queue_dedup'), queues: table(prefix, 'queues'), cursors: table(prefix, 'queue_cursors'), keys: table(prefix, 'queue_keys'), keyed: table(prefix, 'queue_keyed'), rateSlots: table(prefix, 'queue_rate_slots'), sleepers: table(prefix, 'queue_sleepers'), enqueueCall: table(prefix, 'enqueue_job'), enqueueManyCall: table(prefix, 'enqueue_jobs'), ringCall: table(prefix, 'ring_sleepers'), claimCall: table(prefix, 'claim_jobs'), enqueueRingCall: table(prefix, 'enqueue_job_and_ring'), enqueueManyRingCall: table(prefix, 'enqueue_jobs_and_ring'), enqueueHandCall: table(prefix, 'enqueue_job_and_hand') };
 }
 
 /**

@@ -19,6 +19,7 @@ import {
 import { ENQUEUE_RING_CALL_MIGRATION } from '../queue/enqueue-ring-call.js';
 import { DOORBELL_HAND_MIGRATION, HAND_CALL_MIGRATION } from '../queue/hand-call.js';
 import { DEDUP_TABLE_MIGRATION } from '../queue/dedup.js';
+import { KEYED_TABLE_MIGRATION } from '../queue/key-slots.js';
 import type { Migration } from './migration.js';
 import { table, TABLE_OPTIONS } from './tables.js';
 
@@ -47,7 +48,8 @@ export function migrationsTableSql(prefix: string): string {
  * registrations' token and lease, 24 the procedures that ring and hand a new job to a sleeper, 25 the fleet's read place of each queue, 26 the claim procedure that
  * reads from and keeps it, 27 dedup keys in their own table instead of a unique index of the jobs table, 28 the claim procedure
  * whose gate is one server's statement, 29 the claim procedure that reads its leased jobs back through a join, 30 the batch
- * enqueue procedure that counts consecutive ids instead of reading them back).
+ * enqueue procedure that counts consecutive ids instead of reading them back, 31 the jobs of concurrency keys in their own table instead of
+ * an index of the jobs table).
  */
 export const MIGRATIONS: readonly Migration[] = [
   DONES_MIGRATION, LOOP_MIGRATION, QUEUE_MIGRATION, RESOURCES_MIGRATION, RECEIPTS_MIGRATION, DEAD_KEYS_MIGRATION, TOKEN_COLUMN_MIGRATION, QUEUES_MIGRATION,
@@ -55,7 +57,7 @@ export const MIGRATIONS: readonly Migration[] = [
   QUEUE_HEAD_MIGRATION, DOORBELL_RINGS_MIGRATION, ENQUEUE_CALL_MIGRATION, RING_CALL_MIGRATION, ENQUEUE_MANY_CALL_MIGRATION,
   CLAIM_CALL_MIGRATION, ENQUEUE_RING_CALL_MIGRATION, CLAIM_CALL_FEW_MIGRATION, DOORBELL_HAND_MIGRATION, HAND_CALL_MIGRATION,
   QUEUE_CURSORS_MIGRATION, CLAIM_CALL_FLEET_MIGRATION, DEDUP_TABLE_MIGRATION, CLAIM_CALL_GATE_MIGRATION, CLAIM_CALL_READ_BACK_MIGRATION,
-  ENQUEUE_MANY_CALL_CONSECUTIVE_MIGRATION,
+  ENQUEUE_MANY_CALL_CONSECUTIVE_MIGRATION, KEYED_TABLE_MIGRATION,
 ].sort((a, b) => a.version - b.version);
 
 /** The newest schema version this build knows. */

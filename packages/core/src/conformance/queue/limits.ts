@@ -111,19 +111,21 @@ export function queueLimits<Tx>(ctx: () => SuiteContext<Tx>): void {
       (await session.probe.query<{ k: string }>(`SELECT conc_key AS k FROM \`${prefix}queue_keys\` WHERE queue = ? ORDER BY conc_key`, [name])).map((r) => r.k);
     await q.setConcurrencyLimit(2, { key: 'C' });
     await q.enqueueMany(['A', 'B', 'C', 'D'].map((k) => ({ payload: `${k}1`, concurrencyKey: k })));
-    await q.enqueue('D2', { concurrencyKey: 'D', delay: 3600 }); // a delayed job of D: D keeps its row
+    await q.enqueueMany([{ payload: 'E1', concurrencyKey: 'E' }, { payload: 'E2', concurrencyKey: 'E' }]);
+    await q.enqueue('D2', { concurrencyKey: 'D', delay: 3600 }); // a delayed job of D holds no slot and waits for none
     const jobs = await q.claim({ limit: 10, lease: 60 });
-    expect(byPayload(jobs)).toEqual(['A1', 'B1', 'C1', 'D1']);
-    expect(await keyRows()).toEqual(['A', 'B', 'C', 'D']);
-    await q.complete(jobs.filter((j) => j.payload !== 'B1'));
-    expect(await q.purgeKeys()).toBe(1); // A: no job, no limit of its own. B runs, C has its limit, D a delayed job
-    expect(await keyRows()).toEqual(['B', 'C', 'D']);
+    expect(byPayload(jobs)).toEqual(['A1', 'B1', 'C1', 'D1', 'E1']); // E2 blocked
+    expect(await keyRows()).toEqual(['A', 'B', 'C', 'D', 'E']);
+    await q.complete(jobs.filter((j) => j.payload !== 'B1' && j.payload !== 'E1'));
+    await q.fail(jobs.find((j) => j.payload === 'E1')!, new Error('again'), { retryIn: 3600 }); // E1 retries later, E2 admitted
+    expect(await q.purgeKeys()).toBe(2); // A and D: no job holds or waits for a slot, no limit of their own. B runs, C has its limit, E2 is ready
+    expect(await keyRows()).toEqual(['B', 'C', 'E']);
     expect(await q.purgeKeys()).toBe(0);
     expect(await q.getConcurrencyLimit({ key: 'C' })).toBe(2);
     // A used again: its row comes back and the default limit (1) holds.
     await q.enqueueMany([{ payload: 'A2', concurrencyKey: 'A' }, { payload: 'A3', concurrencyKey: 'A' }]);
-    expect(byPayload(await q.claim({ limit: 10, lease: 60 }))).toEqual(['A2']);
-    expect(await keyRows()).toEqual(['A', 'B', 'C', 'D']);
+    expect(byPayload(await q.claim({ limit: 10, lease: 60 }))).toEqual(['A2', 'E2']);
+    expect(await keyRows()).toEqual(['A', 'B', 'C', 'E']);
     const c = await q.enqueueMany([{ payload: 'C2', concurrencyKey: 'C' }, { payload: 'C3', concurrencyKey: 'C' }, { payload: 'C4', concurrencyKey: 'C' }]);
     expect(byPayload(await q.claim({ limit: 10, lease: 60 }))).toEqual(['C2', 'C3']); // C's own limit, 2
     expect(c).toHaveLength(3);
