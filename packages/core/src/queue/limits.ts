@@ -8,7 +8,7 @@ import type { Executor } from '../engine/executor.js';
 import { PHASE, queueTables, updateById, type QueueTables } from './tables.js';
 import type { JobRef } from './types.js';
 import { announce } from './ring.js';
-import { heldCounts, MAX_CONCURRENCY_KEY_CHARS, recordSlots, waitingHeads, type IdsByKey } from './key-slots.js';
+import { heldCounts, MAX_CONCURRENCY_KEY_CHARS, recordSlots, waitingHeads, type IdsByKey, type SlotChanges } from './key-slots.js';
 
 export { MAX_CONCURRENCY_KEY_CHARS };
 /** The highest concurrency limit of a key. */
@@ -115,16 +115,18 @@ export async function lockKeys(conn: SqlConnection, t: QueueTables, queue: strin
 }
 
 /** Each key's decision: its slots filled with its blocked and due jobs, first enqueued first; the due jobs left over block. */
-function decide(limits: Limits, rooms: ReadonlyMap<string, number>, blocked: IdsByKey, due: IdsByKey): { ready: Map<string, number[]>; block: Map<string, number[]> } {
-  const ready = new Map<string, number[]>();
-  const block = new Map<string, number[]>();
+function decide(limits: Limits, rooms: ReadonlyMap<string, number>, blocked: IdsByKey, due: IdsByKey): Omit<SlotChanges, 'left'> {
+  const hold = new Map<string, number[]>();
+  const wait = new Map<string, number[]>();
+  const unblocked = new Map<string, number[]>();
   for (const k of limits.keys()) {
     const waiting = due.get(k) ?? [];
     const pool = [...(blocked.get(k) ?? []), ...waiting].sort((a, b) => a - b).slice(0, rooms.get(k));
-    ready.set(k, pool);
-    block.set(k, waiting.filter((id) => !pool.includes(id)));
+    hold.set(k, pool);
+    wait.set(k, waiting.filter((id) => !pool.includes(id)));
+    unblocked.set(k, (blocked.get(k) ?? []).filter((id) => pool.includes(id)));
   }
-  return { ready, block };
+  return { hold, wait, unblocked };
 }
 
 /**
@@ -137,11 +139,11 @@ function decide(limits: Limits, rooms: ReadonlyMap<string, number>, blocked: Ids
 export async function admit(conn: SqlConnection, t: QueueTables, queue: string, limits: Limits, due: IdsByKey, share: boolean): Promise<number> {
   const keys = [...limits.keys()];
   if (keys.length === 0) return 0;
-  const held = await heldCounts(conn, t, queue, keys, share);
-  const rooms = new Map(keys.map((k) => [k, Math.max(0, limits.get(k)! - (held.get(k) ?? 0))]));
-  const { ready, block } = decide(limits, rooms, await waitingHeads(conn, t, queue, rooms, share), due);
-  const readyIds = [...ready.values()].flat();
-  const blockIds = [...block.values()].flat();
+  const { counts, left } = await heldCounts(conn, t, queue, keys, share);
+  const rooms = new Map(keys.map((k) => [k, Math.max(0, limits.get(k)! - (counts.get(k) ?? 0))]));
+  const decided = decide(limits, rooms, await waitingHeads(conn, t, queue, rooms, share), due);
+  const readyIds = [...decided.hold.values()].flat();
+  const blockIds = [...decided.wait.values()].flat();
   if (readyIds.length > 0) {
     await conn.query(
       `${updateById(t.jobs)} SET \`due_at\` = \`run_at\`, \`ready_priority\` = \`priority\`, \`phase\` = ${PHASE.ready}
@@ -155,7 +157,7 @@ export async function admit(conn: SqlConnection, t: QueueTables, queue: string, 
       blockIds,
     );
   }
-  await recordSlots(conn, t, queue, ready, block);
+  await recordSlots(conn, t, queue, { ...decided, left });
   return readyIds.length;
 }
 

@@ -4,7 +4,7 @@ import type { SuiteContext } from '../session.js';
 import type { Job } from '../../queue/types.js';
 import type { QueueWorker } from '../../queue/worker-types.js';
 import { rejection } from '../expect.js';
-import { makeDue, probeKeyed, probeRunningByKey, probeTotal, until } from './probe.js';
+import { makeDue, probeKeyed, probeKeyedRows, probeRunningByKey, probeTotal, until } from './probe.js';
 
 const byPayload = (jobs: readonly Job<string>[]): string[] => jobs.map((j) => j.payload).sort();
 
@@ -242,7 +242,7 @@ export function queueLimits<Tx>(ctx: () => SuiteContext<Tx>): void {
     expect(await q.getConcurrencyLimit()).toBe(1);
   });
 
-  it('32 workers over 20 keys with a limit of 2 never run more than 2 jobs of a key at once, and run every job once', async () => {
+  it('32 workers over 20 keys with a limit of 2 never run more than 2 jobs of a key at once, run every job once and leave no key row of a job behind', async () => {
     const { session, prefix } = ctx();
     const name = freshName('q');
     const q = session.taskrow.queue<{ key: string; n: number }>(name);
@@ -283,5 +283,6 @@ export function queueLimits<Tx>(ctx: () => SuiteContext<Tx>): void {
     expect(mostInDatabase).toBe(2); // the limit was reached, so the samples could see a breach
     expect(samples).toBeGreaterThan(5);
     expect((await probeKeyed(session.probe, prefix, name)).length).toBe(0);
+    expect(await probeKeyedRows(session.probe, prefix, name)).toBe(0); // every admitted and blocked row went with its job
   });
 }

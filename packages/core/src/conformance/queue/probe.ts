@@ -160,6 +160,12 @@ export async function probeKeyed(probe: Probe, prefix: string, queue: string): P
   }));
 }
 
+/** The `<prefix>queue_keyed` rows of `queue` (jobs of concurrency keys that hold or wait for a slot, and rows not yet deleted after their job left). */
+export async function probeKeyedRows(probe: Probe, prefix: string, queue: string): Promise<number> {
+  const rows = await probe.query<{ n: unknown }>(`SELECT COUNT(*) AS n FROM \`${prefix}queue_keyed\` WHERE queue = ?`, [queue]);
+  return Number(rows[0]?.n ?? 0);
+}
+
 /** Running jobs (lease not expired) per concurrency key of `queue`, as the database holds them now. */
 export async function probeRunningByKey(probe: Probe, prefix: string, queue: string): Promise<Map<string, number>> {
   const rows = await probe.query<{ k: string | Buffer; n: unknown }>(
