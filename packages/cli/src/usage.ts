@@ -19,7 +19,7 @@ commands:
                                            a page of jobs: id, state, attempt/max, priority, group, due, payload
   queue show QUEUE ID                      one job, every field, its last error included
   queue stats QUEUE | queue retry-dead QUEUE [--limit N]
-  queue purge-keys QUEUE                   delete the rows of concurrency keys with no job and no limit of their own
+  queue purge-keys QUEUE                   delete the rows of concurrency keys no job holds or waits for, with no limit of their own
   queue pause QUEUE | queue resume QUEUE   stop / restart claims of the queue in every process
   schedule add NAME --queue Q (--cron EXPR [--tz TZ] | --every S) [JSON]   create or replace a recurring
                                            schedule; --missed skip|once|each:N and the enqueue flags above

@@ -78,7 +78,6 @@ export interface QueueJobsTable {
   progress: string | null;
   /** The concurrency key given at enqueue, or null. */
   conc_key: string | null;
-  /** `phase` for jobs with a concurrency key, null for the others (a virtual column). */
 }
 
 /** Queue: one row per concurrency key in use; `conc_key` '' holds the queue's default limit. */

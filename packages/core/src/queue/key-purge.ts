@@ -15,11 +15,11 @@ const KEY_PURGE_EVERY_MS = 60_000;
  * In one READ COMMITTED transaction, deletes the `<prefix>queue_keys` rows of `queue` among the
  * next `KEY_WINDOW` keys after `after` (in key order; the queue default's row, the empty key, is
  * never among them) whose key has no job holding or waiting for a slot (ready, running or
- * blocked, see `key-slots.ts`) and no limit of its own. Resolves to the number deleted and the key to go on after, undefined when the window reached the
- * last key. A key's row holds its limit override and is what admissions of the key lock; a row
- * without an override is made again by the next admission of its key, and the delete waits for
- * an admission that holds it, so a purge never changes a limit in force and never lets two
- * admissions of one key overlap.
+ * blocked, see `key-slots.ts`) and no limit of its own. Resolves to the number deleted and the
+ * key to go on after, undefined when the window reached the last key. A key's row holds its
+ * limit override and is what admissions of the key lock; a row without an override is made again
+ * by the next admission of its key, and the delete waits for an admission that holds it, so a
+ * purge never changes a limit in force and never lets two admissions of one key overlap.
  */
 async function purgeWindow(exec: Executor, t: QueueTables, queue: string, after: string): Promise<PurgeWindow<string>> {
   return exec.transaction(async (conn) => {
