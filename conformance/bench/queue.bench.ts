@@ -5,7 +5,7 @@ import type { Taskrow } from '@taskrow/core';
 import { targets, label } from '../src/targets.js';
 import { cleanUp, describeServer, median, report, shareOf, type BenchRow, type BenchServer } from './lib.js';
 import { BASELINE_DDL, baselineConnection, baselineConsumer, baselineProducer, fillBaseline, letters, type BaselineCounts } from './queue-baseline.js';
-import { bullmqDrain, bullmqMixed, DURABLE, startRedis } from './queue-bullmq.js';
+import { bullmqDrain, bullmqMixed, DURABLE, startRedis, type LocalRedis } from './queue-bullmq.js';
 import { floorDrain } from './queue-floor.js';
 import { digestsCollected, profileLines, profileRun } from './statement-profile.js';
 import { fillKept, fillQueue, serverDeadlocks, taskrowClaimLoop, taskrowDrain, taskrowProduce, underReadView } from './queue-taskrow.js';
@@ -14,8 +14,9 @@ import { fillKept, fillQueue, serverDeadlocks, taskrowClaimLoop, taskrowDrain, t
 // exact statements through bare mysql2; the drain scaling curve, also against the floor (the least
 // work the schema can do per job, see queue-floor.ts), with claim and ack latency; claim cost with
 // kept finished jobs; BullMQ on a local Redis draining the same jobs with the same consumer
-// counts and concurrency, and in the same produce + drain scenario; the producers alone, which
-// bound the produce + drain figure.
+// counts and concurrency, and in the same produce + drain scenario, each of its runs taken in turn
+// with taskrow's (so a machine whose speed drifts during the hour weighs on both alike); the
+// producers alone, which bound the produce + drain figure.
 // Scale: TASKROW_BENCH_QUEUE_JOBS (default 100,000), TASKROW_BENCH_RUNS (default 3),
 // TASKROW_BENCH_CONSUMERS (default "1,4,10,32"), TASKROW_BENCH_MAX_SECONDS (cap of one run,
 // default 30: a slower run reports its rate over the jobs it did), TASKROW_BENCH_KEPT (default
@@ -40,8 +41,6 @@ const payload = (): { d: string; e: string } => ({ d: letters(), e: letters() })
 const PRODUCE = { producers: PRODUCERS, perCommit: 10, payload };
 
 const fmt = (n: number): string => n.toLocaleString('en-US');
-/** BullMQ's figures do not depend on the database server: measured once, for the first server. */
-let bullmq: BullmqRates | undefined;
 
 /** One timed drain: jobs done over seconds; `capped` when the run hit the time cap first. */
 interface Rate {
@@ -62,6 +61,8 @@ for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) 
       const tr: Taskrow = await taskrow(pool, { prefix });
       await tr.migrate();
       const notes: string[] = [];
+      const redis = BULLMQ ? await startRedis() : undefined;
+      const bull = { drains: new Map<number, number>(), mixed: [] as number[] };
       try {
         // 1. Drain a full queue: the scaling curve.
         const curve: BenchRow[] = [];
@@ -74,6 +75,7 @@ for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) 
           const f: Rate[] = [];
           const claimMs: number[] = [];
           const ackMs: number[] = [];
+          const bullSeconds: number[] = [];
           for (let run = 0; run < RUNS; run++) {
             await pool.query(`DROP TABLE IF EXISTS ${base}`);
             await pool.query(BASELINE_DDL(base));
@@ -88,7 +90,9 @@ for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) 
             ackMs.push(...r.ackMs);
             await fillQueue(tr.queue(`floor${c}r${run}`), JOBS, payload);
             f.push(await floorDrain(target.url, prefix, `floor${c}r${run}`, c, CAP));
+            if (redis) bullSeconds.push(await bullmqDrain(redis.port, JOBS, c, BATCH, payload));
           }
+          if (redis) bull.drains.set(c, JOBS / median(bullSeconds));
           curve.push({ scenario: `drain ${fmt(JOBS)} queued jobs, ${c} consumer(s)`, taskrow: rateOf(t), baseline: rateOf(b), unit: 'ops/s' });
           floorRows.push({ scenario: `drain ${fmt(JOBS)} queued jobs, ${c} consumer(s)`, taskrow: rateOf(t), baseline: rateOf(f), unit: 'ops/s' });
           drains.set(c, rateOf(t));
@@ -116,6 +120,7 @@ for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) 
           deadlocks.taskrowServer += (await serverDeadlocks(pool)) - d1;
           deadlocks.taskrowErrors += mt.errors.length;
           mixT.push(mt);
+          if (redis) bull.mixed.push(JOBS / (await bullmqMixed(redis.port, JOBS, { workers: MIXED_CONSUMERS, concurrency: BATCH, producers: PRODUCERS, perCall: 10 }, payload)));
           // The producers alone: what the produce + drain figure is bounded by.
           await pool.query(`DROP TABLE IF EXISTS ${base}`);
           await pool.query(BASELINE_DDL(base));
@@ -191,20 +196,19 @@ for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) 
           `inserting the ${fmt(KEPT)} kept rows took ${fillSeconds.toFixed(0)} s (untimed)`,
         ]);
 
-        // 5. BullMQ on a local Redis: the same jobs, consumer counts and concurrency, and the produce + drain scenario.
-        if (BULLMQ) {
-          bullmq ??= await runBullmq();
-          if (bullmq.mixed > 0) {
-            report(`Queue vs BullMQ (${label(target)}): "baseline" = BullMQ`, server, [
-              ...CONSUMERS.map((c) => ({ scenario: `drain ${fmt(JOBS)} queued jobs, ${c} consumer(s) x concurrency ${BATCH}`, taskrow: drains.get(c)!, baseline: bullmq!.drains.get(c)!, unit: 'ops/s' as const })),
-              { scenario: mixed, taskrow: rateOf(mixT), baseline: bullmq.mixed, unit: 'ops/s' },
-            ], [bullmq.note]);
-          } else process.stdout.write(`${bullmq.note}\n`);
-        }
+        // 5. BullMQ on a local Redis: the same jobs, consumer counts and concurrency, and the
+        // produce + drain scenario, measured in turns with taskrow's runs above.
+        if (redis) {
+          report(`Queue vs BullMQ (${label(target)}): "baseline" = BullMQ`, server, [
+            ...CONSUMERS.map((c) => ({ scenario: `drain ${fmt(JOBS)} queued jobs, ${c} consumer(s) x concurrency ${BATCH}`, taskrow: drains.get(c)!, baseline: bull.drains.get(c)!, unit: 'ops/s' as const })),
+            { scenario: mixed, taskrow: rateOf(mixT), baseline: median(bull.mixed), unit: 'ops/s' },
+          ], [bullmqNote(redis)]);
+        } else if (BULLMQ) process.stdout.write('BullMQ skipped: no redis-server (Debian: apt-get install -y redis-server)\n');
 
         // 6. With TASKROW_BENCH_PROFILE=1: one drain and one produce + drain run broken down by statement.
         if (PROFILE) await profileRuns(pool, target.url, prefix, tr, server);
       } finally {
+        await redis?.stop();
         await cleanUp(pool, prefix);
         await pool.end();
       }
@@ -279,34 +283,9 @@ async function baselineMixed(url: string, t: string, total: number): Promise<Rat
   return { rate: counts.done / seconds, capped: counts.done < total, ...counts };
 }
 
-/** BullMQ's drain rate per consumer count and its produce + drain rate (0 when it could not run). */
-interface BullmqRates {
-  readonly drains: ReadonlyMap<number, number>;
-  readonly mixed: number;
-  readonly note: string;
-}
-
-async function runBullmq(): Promise<BullmqRates> {
-  const redis = await startRedis();
-  if (!redis) return { drains: new Map(), mixed: 0, note: 'BullMQ skipped: no redis-server (Debian: apt-get install -y redis-server)' };
-  try {
-    const drains = new Map<number, number>();
-    for (const c of CONSUMERS) {
-      const times: number[] = [];
-      for (let run = 0; run < RUNS; run++) times.push(await bullmqDrain(redis.port, JOBS, c, BATCH, payload));
-      drains.set(c, JOBS / median(times));
-    }
-    const mixed: number[] = [];
-    const shape = { workers: MIXED_CONSUMERS, concurrency: BATCH, producers: PRODUCERS, perCall: 10 };
-    for (let run = 0; run < RUNS; run++) mixed.push(await bullmqMixed(redis.port, JOBS, shape, payload));
-    return {
-      drains,
-      mixed: JOBS / median(mixed),
-      note: `BullMQ 5.81.5 on redis-server ${redis.version} (${DURABLE ? 'appendonly, appendfsync everysec' : 'no persistence'}, loopback), Workers x concurrency ${BATCH}, removeOnComplete; produce + drain: ${PRODUCERS} Queues addBulk 10 jobs per call; medians of ${RUNS} runs`,
-    };
-  } finally {
-    await redis.stop();
-  }
+/** How BullMQ ran beside taskrow. */
+function bullmqNote(redis: LocalRedis): string {
+  return `BullMQ 5.81.5 on redis-server ${redis.version} (${DURABLE ? 'appendonly, appendfsync everysec' : 'no persistence'}, loopback), Workers x concurrency ${BATCH}, removeOnComplete; produce + drain: ${PRODUCERS} Queues addBulk 10 jobs per call; each run right after taskrow's run of the same scenario; medians of ${RUNS} runs`;
 }
 
 /** The `q` quantile of `xs` in ms, one decimal ('-' when empty). */
