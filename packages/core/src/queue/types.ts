@@ -258,10 +258,10 @@ export interface Queue<Payload = unknown> {
    * one row per key ever used). A purged key's row is made again when the key is next used (a
    * delayed or retrying job of it coming due, a new job), with the queue's default limit as
    * before. MUST NOT change a limit in force nor let two admissions of one key overlap (it waits
-   * for an admission that holds a key's row). Also deletes the queue's dedup key rows whose job no longer holds
-   * them (`<prefix>queue_dedup`: the job finished or died; the next enqueue of the key would take
-   * the row over). Workers run it about once a minute per process. Resolves to the number of
-   * rows deleted.
+   * for an admission that holds a key's row). Also deletes the queue's dedup key rows whose job
+   * no longer holds them (`<prefix>queue_dedup`: the job finished or died; the next enqueue of
+   * the key would take the row over). Workers run it about once a minute per process. Resolves
+   * to the number of rows deleted.
    */
   purgeKeys(): Promise<number>;
   /**
