@@ -40,7 +40,8 @@ export const DEDUP_TABLE_MIGRATION: Migration = {
        AND NOT EXISTS (SELECT 1 FROM information_schema.statistics WHERE table_schema = DATABASE() AND table_name = '${prefix}queue_jobs' AND index_name = 'dedup')`,
 };
 
-const hex = (b: Buffer | Uint8Array): string => Buffer.from(b).toString('hex');
+/** A dedup key's index form as a map key: its bytes in hex. */
+export const keyHex = (b: Buffer | Uint8Array): string => Buffer.from(b).toString('hex');
 
 /**
  * The live jobs of `queue` holding these keys (index forms): hex -> id. A plain read: what was
@@ -56,7 +57,7 @@ export async function liveHolders(conn: SqlConnection, t: QueueTables, queue: st
      WHERE d.\`queue\` = ? AND d.\`dedup_k\` IN (${placeholderList(keys.length)})`,
     [queue, ...keys],
   );
-  for (const r of rows) found.set(hex(r.dedup_k), toNumber(r.id));
+  for (const r of rows) found.set(keyHex(r.dedup_k), toNumber(r.id));
   return found;
 }
 
@@ -88,7 +89,7 @@ export async function takeKeys(conn: SqlConnection, t: QueueTables, queue: strin
     sorted.flatMap((w) => [queue, w.key, w.id]),
   );
   if (affectedRows === sorted.length) {
-    for (const w of sorted) holders.set(hex(w.key), w.id);
+    for (const w of sorted) holders.set(keyHex(w.key), w.id);
     return holders;
   }
   const { rows } = await conn.query<{ dedup_k: Buffer; id: unknown; held: Buffer | null }>(
@@ -96,14 +97,14 @@ export async function takeKeys(conn: SqlConnection, t: QueueTables, queue: strin
      WHERE d.\`queue\` = ? AND d.\`dedup_k\` IN (${placeholderList(sorted.length)}) LOCK IN SHARE MODE`,
     [queue, ...sorted.map((w) => w.key)],
   );
-  const want = new Map(sorted.map((w) => [hex(w.key), w]));
+  const want = new Map(sorted.map((w) => [keyHex(w.key), w]));
   const stale: KeyWant[] = [];
   for (const r of rows) {
-    const k = hex(r.dedup_k);
+    const k = keyHex(r.dedup_k);
     const w = want.get(k);
     if (!w) continue;
     const id = toNumber(r.id);
-    if (id === w.id || (r.held !== null && hex(r.held) === k)) holders.set(k, id);
+    if (id === w.id || (r.held !== null && keyHex(r.held) === k)) holders.set(k, id);
     else stale.push(w);
   }
   if (stale.length > 0) {
@@ -111,7 +112,7 @@ export async function takeKeys(conn: SqlConnection, t: QueueTables, queue: strin
       `UPDATE ${t.dedup} SET \`id\` = CASE \`dedup_k\`${' WHEN ? THEN ?'.repeat(stale.length)} END WHERE \`queue\` = ? AND \`dedup_k\` IN (${placeholderList(stale.length)})`,
       [...stale.flatMap((w) => [w.key, w.id]), queue, ...stale.map((w) => w.key)],
     );
-    for (const w of stale) holders.set(hex(w.key), w.id);
+    for (const w of stale) holders.set(keyHex(w.key), w.id);
   }
   return holders;
 }
@@ -156,8 +157,8 @@ async function purgeWindow(exec: Executor, t: QueueTables, queue: string, after:
       `SELECT \`id\`, \`dedup_k\` FROM ${t.jobs} FORCE INDEX (PRIMARY) WHERE \`id\` IN (${placeholderList(ids.length)}) AND \`queue\` = ? AND \`dedup_k\` IS NOT NULL LOCK IN SHARE MODE`,
       [...ids, queue],
     );
-    const holds = new Set(jobs.map((j) => `${toNumber(j.id)}:${hex(j.dedup_k!)}`));
-    const stale = locked.filter((r) => !holds.has(`${toNumber(r.id)}:${hex(r.dedup_k)}`)).map((r) => Buffer.from(r.dedup_k));
+    const holds = new Set(jobs.map((j) => `${toNumber(j.id)}:${keyHex(j.dedup_k!)}`));
+    const stale = locked.filter((r) => !holds.has(`${toNumber(r.id)}:${keyHex(r.dedup_k)}`)).map((r) => Buffer.from(r.dedup_k));
     const deleted = stale.length === 0 ? 0 : (await conn.query(
       `DELETE FROM ${t.dedup} WHERE \`queue\` = ? AND \`dedup_k\` IN (${placeholderList(stale.length)})`,
       [queue, ...stale],

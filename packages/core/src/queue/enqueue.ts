@@ -10,7 +10,7 @@ import { batchCallable, enqueueManyByCall } from './enqueue-many-call.js';
 import type { RingInCall } from './enqueue-ring.js';
 import { decodeEnqueued, encodeEnqueued } from './enqueued-text.js';
 import { jobRow, startState, type JobRow, type QueueSettings } from './options.js';
-import { liveHolders, takeKeys } from './dedup.js';
+import { keyHex, liveHolders, takeKeys } from './dedup.js';
 import { deleteById, type QueueTables } from './tables.js';
 import type { Enqueued, EnqueueItem } from './types.js';
 
@@ -43,8 +43,6 @@ export function jobRows(items: unknown, settings: QueueSettings): JobRow[] {
   }
   return rows;
 }
-
-const hex = (b: Buffer | null): string | null => (b ? b.toString('hex') : null);
 
 /**
  * Inserts validated rows: every row or none. Rows with a dedup key whose live job exists are not
@@ -187,12 +185,12 @@ async function newIds(conn: SqlConnection, t: QueueTables, queue: string, insert
  */
 async function insertChunk(conn: SqlConnection, t: QueueTables, queue: string, part: readonly JobRow[], returning: boolean): Promise<Enqueued[]> {
   const keyed = part.filter((r) => r.dedup);
-  const holders = await liveHolders(conn, t, queue, [...new Map(keyed.map((r) => [hex(r.dedup), r.dedup!])).values()]);
+  const holders = await liveHolders(conn, t, queue, [...new Map(keyed.map((r) => [keyHex(r.dedup!), r.dedup!])).values()]);
   // Which rows to insert: unkeyed ones, and the first of each key that has no live job.
   const firstOfKey = new Set<string>();
   const insert = part.filter((r) => {
-    const k = hex(r.dedup);
-    if (k === null) return true;
+    if (r.dedup === null) return true;
+    const k = keyHex(r.dedup);
     if (holders.has(k) || firstOfKey.has(k)) return false;
     firstOfKey.add(k);
     return true;
@@ -200,12 +198,12 @@ async function insertChunk(conn: SqlConnection, t: QueueTables, queue: string, p
   const inserted = insert.length > 0 ? await insertRows(conn, t, queue, insert, returning) : new Map<JobRow, number>();
   const wants = insert.filter((r) => r.dedup).map((r) => ({ key: r.dedup!, id: inserted.get(r)! }));
   for (const [k, id] of await takeKeys(conn, t, queue, wants)) holders.set(k, id);
-  const lost = wants.filter((w) => holders.get(hex(w.key)!) !== w.id).map((w) => w.id);
+  const lost = wants.filter((w) => holders.get(keyHex(w.key)) !== w.id).map((w) => w.id);
   if (lost.length > 0) await conn.query(`${deleteById(t.jobs)} WHERE \`id\` IN (${placeholderList(lost.length)})`, lost);
   return part.map((r) => {
     const own = inserted.get(r);
     if (own !== undefined && !lost.includes(own)) return { id: own, deduplicated: false };
-    const id = holders.get(hex(r.dedup)!);
+    const id = r.dedup === null ? undefined : holders.get(keyHex(r.dedup));
     if (id === undefined) throw new TaskrowError('DATABASE_ERROR', `enqueue could not find the live job of a dedup key (queue ${JSON.stringify(queue)})`);
     return { id, deduplicated: true };
   });
