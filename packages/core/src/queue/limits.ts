@@ -23,8 +23,8 @@ export const QUEUE_DEFAULT_ROW = '';
  * in `conc_key`; `key_phase` repeats its phase for keyed jobs only (null for the others, so the
  * `keyed` index is never rewritten when an unkeyed job changes phase). The index served the two
  * reads an admission makes: the ready and running jobs of a key (counted) and its blocked jobs
- * in enqueue order. Schema version 31 drops the index and `key_phase` and keeps both in
- * `<prefix>queue_keyed` instead (see `key-slots.ts`). One `<prefix>queue_keys` row per key in use
+ * in enqueue order. Schema version 31 drops the index and `key_phase`; both reads go
+ * through `<prefix>queue_keyed` instead (see `key-slots.ts`). One `<prefix>queue_keys` row per key in use
  * holds its limit override and is locked (and written) by whoever admits jobs of the key.
  */
 export const LIMITS_MIGRATION: Migration = {
