@@ -14,6 +14,9 @@ const CLIENTS = Number(process.env['TASKROW_BENCH_CLIENTS'] ?? 200);
 const SHARED = Number(process.env['TASKROW_BENCH_SHARED_KEYS'] ?? 100_000);
 const BATCH = 2000;
 
+const lockWaits = (w: { waits: number; ms: number }): string =>
+  `${Math.round(w.waits / RUNS).toLocaleString('en-US')} waits, ${(w.ms / RUNS / 1000).toFixed(1)} s`;
+
 const keyOf = (i: number): string => `job-${String(i).padStart(8, '0')}/chunk.out`;
 
 /** The baseline schema: what a careful hand-written marker table looks like (dones' own, fixed). */
@@ -50,6 +53,23 @@ async function baselinePending(conn: mysql.Pool, t: string, ns: string, keys: re
     for (const k of part) if (!done.has(k)) pending += 1;
   }
   return pending;
+}
+
+/** The server's row lock waits so far and their total time in ms (`Innodb_row_lock_waits` / `_time`, both engines). */
+async function rowLockWaits(pool: mysql.Pool): Promise<{ waits: number; ms: number }> {
+  const [rows] = await pool.query<mysql.RowDataPacket[]>(`SHOW GLOBAL STATUS WHERE Variable_name IN ('Innodb_row_lock_waits', 'Innodb_row_lock_time')`);
+  const of = (name: string): number => Number(rows.find((r) => r['Variable_name'] === name)?.['Value'] ?? NaN);
+  return { waits: of('Innodb_row_lock_waits'), ms: of('Innodb_row_lock_time') };
+}
+
+/** Runs `fn` and adds the row lock waits it caused to `sum`; resolves to its time in seconds. */
+async function timeWaits(pool: mysql.Pool, sum: { waits: number; ms: number }, fn: () => Promise<unknown>): Promise<number> {
+  const before = await rowLockWaits(pool);
+  const seconds = await time(fn);
+  const after = await rowLockWaits(pool);
+  sum.waits += after.waits - before.waits;
+  sum.ms += after.ms - before.ms;
+  return seconds;
 }
 
 async function time(fn: () => Promise<unknown>): Promise<number> {
@@ -104,9 +124,11 @@ for (const target of targets()) {
         const trs = await Promise.all(conns.map((c) => taskrow(c, { prefix })));
         const conT: number[] = [];
         const conB: number[] = [];
+        const waitsT = { waits: 0, ms: 0 };
+        const waitsB = { waits: 0, ms: 0 };
         for (let run = 0; run < RUNS; run++) {
-          conB.push(await time(() => inParallel(CLIENTS, CLIENTS, (c) => baselineMarkRetrying(conns[c]!, base, `c${run}`, batches[c]!))));
-          conT.push(await time(() => inParallel(CLIENTS, CLIENTS, async (c) => void (await trs[c]!.dones(`c${run}`).mark(batches[c]!)))));
+          conB.push(await timeWaits(pool, waitsB, () => inParallel(CLIENTS, CLIENTS, (c) => baselineMarkRetrying(conns[c]!, base, `c${run}`, batches[c]!))));
+          conT.push(await timeWaits(pool, waitsT, () => inParallel(CLIENTS, CLIENTS, async (c) => void (await trs[c]!.dones(`c${run}`).mark(batches[c]!)))));
         }
         await Promise.all(conns.map((c) => c.end()));
         const marks = CLIENTS * per;
@@ -121,6 +143,7 @@ for (const target of targets()) {
         report(`Dones vs bare mysql2 (${label(target)})`, server, rows, [
           `medians of ${RUNS} runs; baseline: PRIMARY KEY (ns, k VARBINARY) with INSERT IGNORE / SELECT ... IN batches of ${BATCH} on a pool of 8; pending baseline runs its lookups one at a time, taskrow keeps 3 in flight`,
           `the concurrent baseline retries deadlocks (errno 1213) itself, as any caller must`,
+          `${CLIENTS} connections, row lock waits a run (Innodb_row_lock_waits, total wait of all waiters): taskrow ${lockWaits(waitsT)}, baseline ${lockWaits(waitsB)}`,
           `background purge of the cleared ${KEYS} keys took ${purge.toFixed(1)} s (not blocking other namespaces)`,
         ]);
       } finally {

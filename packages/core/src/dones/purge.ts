@@ -1,10 +1,19 @@
 import type { Executor } from '../engine/executor.js';
 import type { DonesTables } from './tables.js';
-import { placeholderList } from '../chunk.js';
+import { chunks, statementBytes } from '../chunk.js';
+import { binaryList } from '../sql.js';
 import { toNumber } from '../validate.js';
 
-/** Rows deleted per purge transaction: short transactions, record locks only. */
+/** Rows read per purge step. */
 const PURGE_ROWS = 5000;
+/**
+ * Keys per purge DELETE: short transactions, record locks only. MySQL plans an `IN (...)` of
+ * 3,000 or more keys of this primary key (up to 3,010 bytes each) without a range once the plan
+ * would pass `range_optimizer_max_mem_size` (8 MiB by default): the DELETE then scans the table.
+ */
+const DELETE_ROWS = 1000;
+/** Bytes a key adds to a DELETE's `IN (...)`: its hex literal and a separator. */
+const listedBytes = (k: Buffer): number => k.length * 2 + 5;
 
 /** Work started in the background and awaited by `taskrow.close()`. */
 export interface BackgroundWork {
@@ -39,18 +48,24 @@ export function backgroundWork(): BackgroundWork {
 /**
  * Deletes the rows of one retired generation in short transactions of point deletes by primary
  * key (no range locks, so writers of other namespaces never wait), then forgets the generation.
+ * Each read starts after the last key of the one before: InnoDB keeps deleted rows in the index
+ * until its purge thread removes them, and a read from the generation's start would walk every one
+ * of them again (quadratic in the generation's size when the server's purge lags). A row a
+ * straggling mark adds behind that position is deleted by the mark itself (see `markChecked`).
  * Resumable: safe to run twice or after a crash. Resolves to the number of rows deleted.
  */
 export async function purgeGeneration(exec: Executor, t: DonesTables, gen: number): Promise<number> {
   let deleted = 0;
-  for (;;) {
-    const { rows } = await exec.query<{ k: Buffer }>(`SELECT \`k\` FROM ${t.dones} WHERE \`gen\` = ? LIMIT ${PURGE_ROWS}`, [gen]);
+  for (let after: Buffer | undefined; ; ) {
+    const { rows } = await exec.query<{ k: Buffer }>(
+      `SELECT \`k\` FROM ${t.dones} WHERE \`gen\` = ?${after ? ' AND `k` > ?' : ''} ORDER BY \`k\` LIMIT ${PURGE_ROWS}`,
+      after ? [gen, after] : [gen],
+    );
     if (rows.length === 0) break;
-    const res = await exec.query(`DELETE FROM ${t.dones} WHERE \`gen\` = ? AND \`k\` IN (${placeholderList(rows.length)})`, [
-      gen,
-      ...rows.map((r) => r.k),
-    ]);
-    deleted += res.affectedRows;
+    for (const part of chunks(rows.map((r) => r.k), { maxRows: DELETE_ROWS, maxBytes: statementBytes(exec.dialect.maxAllowedPacket) }, listedBytes)) {
+      deleted += (await exec.query(`DELETE FROM ${t.dones} WHERE \`gen\` = ? AND \`k\` IN (${binaryList(part)})`, [gen])).affectedRows;
+    }
+    after = rows[rows.length - 1]!.k;
   }
   await exec.query(`DELETE FROM ${t.gen} WHERE \`gen\` = ? AND \`retired_at\` IS NOT NULL`, [gen]);
   return deleted;

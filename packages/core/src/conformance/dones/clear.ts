@@ -11,6 +11,18 @@ async function rowsOfName(ctx: SuiteContext<unknown>, ns: string): Promise<numbe
   return Number(rows[0]?.n);
 }
 
+/** The generation namespace `ns` writes to now. */
+async function genOf(ctx: SuiteContext<unknown>, ns: string): Promise<number> {
+  const rows = await ctx.session.probe.query<{ gen: unknown }>(`SELECT \`gen\` FROM \`${ctx.prefix}dones_ns\` WHERE \`name\` = ?`, [ns]);
+  return Number(rows[0]?.gen);
+}
+
+/** Rows of generation `gen` still in the table, whether or not the generation is still known. */
+async function rowsOfGen(ctx: SuiteContext<unknown>, gen: number): Promise<number> {
+  const rows = await ctx.session.probe.query<{ n: unknown }>(`SELECT COUNT(*) AS n FROM \`${ctx.prefix}dones\` WHERE \`gen\` = ?`, [gen]);
+  return Number(rows[0]?.n);
+}
+
 /** clear(): instant namespace reset, purge of old rows, other namespaces untouched. */
 export function donesClear<Tx>(ctx: () => SuiteContext<Tx>): void {
   it('empties the namespace at once and purges the old rows', async () => {
@@ -19,11 +31,14 @@ export function donesClear<Tx>(ctx: () => SuiteContext<Tx>): void {
     const d = c.session.taskrow.dones(ns);
     await d.mark(Array.from({ length: 12_000 }, (_, i) => `k${i}`));
     await c.session.taskrow.dones(other).mark(['k1', 'k2']);
+    const old = await genOf(c as SuiteContext<unknown>, ns);
+    expect(await rowsOfGen(c as SuiteContext<unknown>, old)).toBe(12_000);
     await d.clear({ purge: 'wait' });
     expect(await d.count()).toBe(0);
     expect(await d.isDone('k1')).toBe(false);
     expect(await probeCount(c.session.probe, c.prefix, ns)).toBe(0);
     expect(await rowsOfName(c as SuiteContext<unknown>, ns)).toBe(0);
+    expect(await rowsOfGen(c as SuiteContext<unknown>, old)).toBe(0); // every batch of the purge, not only the first
     expect(await probeKeys(c.session.probe, c.prefix, other)).toEqual(['k1', 'k2']);
     expect(await d.mark(['k1'])).toBe(1);
     expect(await probeKeys(c.session.probe, c.prefix, ns)).toEqual(['k1']);
@@ -34,11 +49,13 @@ export function donesClear<Tx>(ctx: () => SuiteContext<Tx>): void {
     const ns = freshName('ns');
     const d = c.session.taskrow.dones(ns);
     await d.mark(['a', 'b', 'c']);
+    const old = await genOf(c as SuiteContext<unknown>, ns);
     await d.clear({ purge: 'none' });
     expect(await d.areDone(['a', 'b', 'c'])).toEqual([]);
     expect(await rowsOfName(c as SuiteContext<unknown>, ns)).toBe(3);
     expect(await c.session.taskrow.purgeCleared()).toBeGreaterThanOrEqual(3);
     expect(await rowsOfName(c as SuiteContext<unknown>, ns)).toBe(0);
+    expect(await rowsOfGen(c as SuiteContext<unknown>, old)).toBe(0);
   });
 
   it('purges in the background and close() waits for it', async () => {
@@ -47,10 +64,12 @@ export function donesClear<Tx>(ctx: () => SuiteContext<Tx>): void {
     const ns = freshName('ns');
     const d = extra.taskrow.dones(ns);
     await d.mark(Array.from({ length: 6000 }, (_, i) => `b${i}`));
+    const old = await genOf(c as SuiteContext<unknown>, ns);
     await d.clear();
     expect(await d.count()).toBe(0);
     await extra.taskrow.close();
     expect(await rowsOfName(c as SuiteContext<unknown>, ns)).toBe(0);
+    expect(await rowsOfGen(c as SuiteContext<unknown>, old)).toBe(0);
   });
 
   it('does not make writers in other namespaces wait while a clear is uncommitted', async () => {
