@@ -3,7 +3,7 @@ import type { Executor } from '../engine/executor.js';
 import { invalid, TaskrowError } from '../errors.js';
 import { encodeKey, encodeKeys, INDEX_KEY_BYTES, VERBATIM_KEY_BYTES, type EncodedKey } from '../keys.js';
 import { validateName } from '../names.js';
-import { binaryList, binaryLiteral, epochMicros } from '../sql.js';
+import { binaryList, binaryListedBytes, binaryLiteral, epochMicros } from '../sql.js';
 import type { SqlConnection } from '../port.js';
 import type { DonesTables } from './tables.js';
 import { intArg, optionsOf, show, toNumber } from '../validate.js';
@@ -21,7 +21,7 @@ const EPOCH_MICROS = epochMicros('`marked_at`');
 
 const byIndex = (a: EncodedKey, b: EncodedKey): number => Buffer.compare(a.k, b.k);
 /** Bytes a key's index form adds to an `IN (...)` list: its hex literal and a separator. */
-const listedBytes = (k: EncodedKey): number => k.k.length * 2 + 5;
+const listedBytes = (k: EncodedKey): number => binaryListedBytes(k.k);
 /** `listedBytes` of the longest index form: the room a lookup keeps for one more key. */
 const MAX_LISTED_BYTES = INDEX_KEY_BYTES * 2 + 5;
 /** Bytes a key adds to a mark's VALUES: both hex literals and the row around them. */

@@ -1,7 +1,7 @@
 import type { Executor } from '../engine/executor.js';
 import type { DonesTables } from './tables.js';
 import { chunks, statementBytes } from '../chunk.js';
-import { binaryList } from '../sql.js';
+import { binaryList, binaryListedBytes } from '../sql.js';
 import { toNumber } from '../validate.js';
 
 /** Rows read per purge step. */
@@ -12,8 +12,6 @@ const PURGE_ROWS = 5000;
  * would pass `range_optimizer_max_mem_size` (8 MiB by default): the DELETE then scans the table.
  */
 const DELETE_ROWS = 1000;
-/** Bytes a key adds to a DELETE's `IN (...)`: its hex literal and a separator. */
-const listedBytes = (k: Buffer): number => k.length * 2 + 5;
 
 /** Work started in the background and awaited by `taskrow.close()`. */
 export interface BackgroundWork {
@@ -62,7 +60,7 @@ export async function purgeGeneration(exec: Executor, t: DonesTables, gen: numbe
       after ? [gen, after] : [gen],
     );
     if (rows.length === 0) break;
-    for (const part of chunks(rows.map((r) => r.k), { maxRows: DELETE_ROWS, maxBytes: statementBytes(exec.dialect.maxAllowedPacket) }, listedBytes)) {
+    for (const part of chunks(rows.map((r) => r.k), { maxRows: DELETE_ROWS, maxBytes: statementBytes(exec.dialect.maxAllowedPacket) }, binaryListedBytes)) {
       deleted += (await exec.query(`DELETE FROM ${t.dones} WHERE \`gen\` = ? AND \`k\` IN (${binaryList(part)})`, [gen])).affectedRows;
     }
     after = rows[rows.length - 1]!.k;
