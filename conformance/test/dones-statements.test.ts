@@ -1,15 +1,16 @@
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTaskrow } from '@taskrow/core';
-import { dropPrefix } from '@taskrow/core/conformance';
+import { dropPrefix, runningStatement } from '@taskrow/core/conformance';
 import { mysql2Client, type Mysql2Connection } from '@taskrow/mysql2';
 import { counting } from '../src/counting.js';
 import { mysql2Probe } from '../src/harnesses/mysql2.js';
 import { label, targets } from '../src/targets.js';
 
 // What a Dones mark costs in statements (Dones against bare SQL: issue "Performance"): a mark is
-// one autocommit INSERT and one read confirming the generation it went to; a handle reads the
-// namespace once, and the first mark of a new namespace creates it on the way.
+// one autocommit INSERT ... SELECT that reads the namespace's generation with a share lock; a
+// taskrow reads whether a namespace exists once (creating it when it does not) before its first
+// mark there.
 for (const target of targets()) {
   describe(`${label(target)} · dones statements`, () => {
     const prefix = `ds${Date.now() % 1_000_000}_`;
@@ -27,22 +28,74 @@ for (const target of targets()) {
       await pool.end();
     });
 
-    it('the first mark of a new namespace sends 5 statements (read it, make a generation, create it, INSERT, confirm); a new handle of it 3; its next mark 2', async () => {
+    it('the first mark of a new namespace sends 4 statements (read it, make a generation, create it, the INSERT); every later mark of that taskrow 1, from a new handle too; another taskrow\'s first mark 2', async () => {
       const { client, statements, matching } = counting(mysql2Client(pool));
       const tr = await createTaskrow<Mysql2Connection>({ client, joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } });
+      const other = await createTaskrow<Mysql2Connection>({ client, joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } });
       const ns = `n${Date.now()}`;
       const sent = async (mark: () => Promise<unknown>): Promise<number> => {
         const before = statements();
         await mark();
         return statements() - before;
       };
-      expect(await sent(() => tr.dones(ns).mark(['a', 'b']))).toBe(5);
+      expect(await sent(() => tr.dones(ns).mark(['a', 'b']))).toBe(4);
       const second = tr.dones(ns);
-      expect(await sent(() => second.mark(['c']))).toBe(3);
-      expect(await sent(() => second.mark(['d', 'e']))).toBe(2);
-      expect(matching(/^INSERT IGNORE INTO `[^`]+dones`/)).toBe(3);
+      expect(await sent(() => second.mark(['c']))).toBe(1);
+      expect(await sent(() => second.mark(['d']))).toBe(1);
+      expect(await sent(() => other.dones(ns).mark(['e']))).toBe(2);
+      expect(await sent(() => other.dones(ns).mark(['e', 'f']))).toBe(1);
+      expect(matching(/^INSERT IGNORE INTO `[^`]+dones`/)).toBe(5);
       const marked = await probe.query<{ n: unknown }>(`SELECT COUNT(*) AS n FROM \`${prefix}dones\` d JOIN \`${prefix}dones_ns\` s ON s.gen = d.gen WHERE s.name = ?`, [ns]);
-      expect(Number(marked[0]!.n)).toBe(5);
+      expect(Number(marked[0]!.n)).toBe(6);
+    });
+
+    it('a mark whose namespace row is gone (deleted by hand after the taskrow saw it) makes the row again and marks into it', async () => {
+      const { client, statements } = counting(mysql2Client(pool));
+      const tr = await createTaskrow<Mysql2Connection>({ client, joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } });
+      const ns = `g${Date.now()}`;
+      expect(await tr.dones(ns).mark(['a'])).toBe(1);
+      await probe.query(`DELETE FROM \`${prefix}dones_ns\` WHERE \`name\` = ?`, [ns]);
+      const before = statements();
+      expect(await tr.dones(ns).mark(['a', 'b'])).toBe(2); // a new generation: 'a' is not done there
+      expect(statements() - before).toBe(4); // the INSERT finding no row, a generation, the row, the INSERT again
+      expect(await tr.dones(ns).areDone(['a', 'b', 'c'])).toEqual(['a', 'b']);
+    });
+
+    it('at READ COMMITTED too, a mark waits for an uncommitted clear() of its namespace and writes to the new generation', async () => {
+      // A plain read of the namespace's generation inside the INSERT ... SELECT would be a consistent
+      // read at READ COMMITTED (no lock), and the mark would land in the generation being retired.
+      const rc = mysql.createPool({ uri: target.url, connectionLimit: 2 });
+      rc.on('connection', (conn) => void conn.query('SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED'));
+      const clearing = await mysql.createConnection(target.url);
+      try {
+        const tr = await createTaskrow<Mysql2Connection>({ client: mysql2Client(rc), joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } });
+        const [iso] = await rc.query<mysql.RowDataPacket[]>("SHOW SESSION VARIABLES WHERE Variable_name IN ('transaction_isolation', 'tx_isolation')");
+        expect(iso.map((r) => r['Value'])).toContain('READ-COMMITTED');
+        const ns = `rc${Date.now()}`;
+        const d = tr.dones(ns);
+        expect(await d.mark(['old'])).toBe(1);
+        await clearing.query('BEGIN');
+        await tr.in(clearing).dones(ns).clear({ purge: 'none' });
+        let settled = false;
+        const marked = d.mark(['new-1', 'new-2']);
+        marked.then(() => (settled = true), () => (settled = true));
+        const waiting = async (): Promise<boolean> => settled || (await runningStatement(probe, target.engine, `INSERT IGNORE INTO \`${prefix}dones\``)) > 0;
+        for (const end = Date.now() + 10_000; !(await waiting()); await new Promise((r) => setTimeout(r, 25))) {
+          if (Date.now() > end) throw new Error('timed out waiting for the mark to run');
+        }
+        const settledWhileHeld = settled;
+        await clearing.query('COMMIT');
+        expect(settledWhileHeld).toBe(false);
+        expect(await marked).toBe(2);
+        const rows = await probe.query<{ k: Buffer; current: unknown }>(
+          `SELECT d.k, d.gen = s.gen AS current FROM \`${prefix}dones\` d JOIN \`${prefix}dones_gen\` g ON g.gen = d.gen JOIN \`${prefix}dones_ns\` s ON s.name = g.ns WHERE g.ns = ? ORDER BY d.k`,
+          [ns],
+        );
+        expect(rows.map((r) => [r.k.toString(), Number(r.current)])).toEqual([['new-1', 1], ['new-2', 1], ['old', 0]]);
+      } finally {
+        await clearing.end();
+        await rc.end();
+      }
     });
 
     it('a mark of 1,000 keys, an areDone over them and an unmark carry the keys in their text, not as 1,000 bound values, and the keys stay exact', async () => {

@@ -4,8 +4,10 @@ import { toNumber } from './validate.js';
 
 /**
  * What the engine reads about the connected server, resolved once at connect time. Read-only.
- * Connecting MUST fail for servers without `SELECT ... FOR UPDATE SKIP LOCKED` (MySQL 8.0.1+,
- * MariaDB 10.6+), so every feature taskrow uses is present once a dialect exists.
+ * Connecting MUST fail for servers older than MySQL 8.0.19 or MariaDB 10.6, so every feature
+ * taskrow uses is present once a dialect exists: `SELECT ... FOR UPDATE SKIP LOCKED` (MySQL
+ * 8.0.1, MariaDB 10.6), `JSON_TABLE` (MySQL 8.0.4) and table value constructors (`VALUES ROW(...)`,
+ * MySQL 8.0.19; MariaDB's `VALUES (...)`, 10.3).
  */
 export interface Dialect {
   readonly engine: 'mysql' | 'mariadb';
@@ -89,8 +91,9 @@ export function isTiDB(versionString: string, versionComment = ''): boolean {
 
 /**
  * Builds the dialect from a `SELECT VERSION()` string (and `@@version_comment`, when known). MUST
- * reject servers without SKIP LOCKED, naming the version, and MUST reject TiDB, which accepts the
- * clause without honouring it: refusing at connect is better than a silently wrong queue.
+ * reject servers older than MySQL 8.0.19 or MariaDB 10.6 (see `Dialect`), naming the version and
+ * the oldest one accepted, and MUST reject TiDB, which accepts SKIP LOCKED without honouring it:
+ * refusing at connect is better than a silently wrong queue.
  */
 export function dialectFromVersion(versionString: string, maxAllowedPacket: number, versionComment = '', multiWriter = false, snapshotCheckedLocks = false): Dialect {
   if (isTiDB(versionString, versionComment)) {
@@ -103,12 +106,11 @@ export function dialectFromVersion(versionString: string, maxAllowedPacket: numb
   if (!m?.[1]) throw new UnsupportedServerError(`cannot read the server version from ${JSON.stringify(versionString)}`);
   const version = m[1];
   const engine = /mariadb/i.test(versionString) ? 'mariadb' : 'mysql';
-  const skipLocked = engine === 'mysql' ? atLeast(version, 8, 0, 1) : atLeast(version, 10, 6);
-  if (!skipLocked) {
-    const need = engine === 'mysql' ? 'MySQL 8.0.1' : 'MariaDB 10.6';
-    throw new UnsupportedServerError(
-      `${engine === 'mysql' ? 'MySQL' : 'MariaDB'} ${versionString} has no SELECT ... FOR UPDATE SKIP LOCKED; taskrow needs ${need} or newer`,
-    );
+  const supported = engine === 'mysql' ? atLeast(version, 8, 0, 19) : atLeast(version, 10, 6);
+  if (!supported) {
+    const need = engine === 'mysql' ? 'MySQL 8.0.19' : 'MariaDB 10.6';
+    const lacks = engine === 'mysql' && atLeast(version, 8, 0, 1) ? 'table value constructors (VALUES ROW(...))' : 'SELECT ... FOR UPDATE SKIP LOCKED';
+    throw new UnsupportedServerError(`${engine === 'mysql' ? 'MySQL' : 'MariaDB'} ${versionString} has no ${lacks}; taskrow needs ${need} or newer`);
   }
   return Object.freeze({
     engine,
@@ -132,6 +134,15 @@ export function dialectFromVersion(versionString: string, maxAllowedPacket: numb
  */
 export function lockingWithPlainReads(dialect: Pick<Dialect, 'snapshotCheckedLocks'>, select: string): string {
   return dialect.snapshotCheckedLocks ? `SET STATEMENT innodb_snapshot_isolation = OFF FOR ${select}` : select;
+}
+
+/**
+ * `rows` (each a parenthesised, comma-separated list of expressions) as a table value constructor,
+ * the form a `WITH name (columns) AS (...)` takes: MySQL's `VALUES ROW(...), ROW(...)`, MariaDB's
+ * `VALUES (...), (...)`. MUST be given at least one row.
+ */
+export function valuesTable(dialect: Pick<Dialect, 'engine'>, rows: readonly string[]): string {
+  return `VALUES ${dialect.engine === 'mysql' ? `ROW${rows.join(', ROW')}` : rows.join(', ')}`;
 }
 
 /** Errors of a statement stopped by its time limit (`boundedSelect`): MySQL's 3024, MariaDB's 1969. */

@@ -22,5 +22,7 @@ export const binaryLiteral = (bytes: Buffer): string => `X'${bytes.toString('hex
 
 /** `values` as a comma-separated list of hex literals (see `binaryLiteral`). */
 export const binaryList = (values: readonly Buffer[]): string => values.map(binaryLiteral).join(', ');
-/** Bytes one value adds to a `binaryList`: its hex literal and a separator. */
-export const binaryListedBytes = (bytes: Buffer): number => bytes.length * 2 + 5;
+/** Bytes a value of `length` bytes adds to a `binaryList`: its hex literal and a separator. */
+export const binaryListedLength = (length: number): number => length * 2 + 5;
+/** Bytes one value adds to a `binaryList` (see `binaryListedLength`). */
+export const binaryListedBytes = (bytes: Buffer): number => binaryListedLength(bytes.length);

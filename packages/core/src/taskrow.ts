@@ -148,12 +148,13 @@ function build<Tx>(setup: TaskrowSetup<Tx>, client: SqlClient, base: Executor, p
   const { dialect } = exec;
   const dt = donesTables(prefix);
   const background = backgroundWork();
+  const knownNamespaces = new Set<string>();
   return {
     dialect,
     prefix,
     migrate: () => migrate(exec, prefix),
     schemaSql: () => schemaSql(prefix),
-    dones: (namespace) => createDones(exec, dt, namespace, background),
+    dones: (namespace) => createDones(exec, dt, namespace, background, knownNamespaces),
     resources: (options) => createResources(exec, resourcesTables(prefix), options),
     loop: <T extends LoopIdType>(name: string, options?: LoopOptions<T>) => openLoop(exec, prefix, name, options) as unknown as Loop<LoopIdOf<T>>,
     createLoop: async <T extends LoopIdType>(name: string, options?: CreateLoopOptions<T>) =>

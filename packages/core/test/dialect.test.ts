@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { boundedSelect, dialectFromVersion, isTiDB, lockingWithPlainReads } from '../src/dialect.js';
+import { boundedSelect, dialectFromVersion, isTiDB, lockingWithPlainReads, valuesTable } from '../src/dialect.js';
 import { TaskrowError } from '../src/errors.js';
 
 describe('dialect', () => {
@@ -15,18 +15,25 @@ describe('dialect', () => {
     expect([dialectFromVersion('9.7.4', 1, '', true).lockingReadsAlone, dialectFromVersion('10.11.19-MariaDB', 1, '', true).lockingReadsAlone, ma.lockingReadsAlone]).toEqual([true, false, false]);
   });
 
+  it('writes a table value constructor in each engine\'s form', () => {
+    expect(valuesTable({ engine: 'mysql' }, ['(1, X\'61\')', '(2, NULL)'])).toBe("VALUES ROW(1, X'61'), ROW(2, NULL)");
+    expect(valuesTable({ engine: 'mariadb' }, ['(1, X\'61\')', '(2, NULL)'])).toBe("VALUES (1, X'61'), (2, NULL)");
+    expect(valuesTable({ engine: 'mysql' }, ['(3)'])).toBe('VALUES ROW(3)');
+  });
+
   it('sends a locking read with plain reads in it with snapshot isolation off for that statement where the server has it', () => {
     const select = 'SELECT 1 FROM t WHERE NOT EXISTS (SELECT 1 FROM u) FOR UPDATE SKIP LOCKED';
     expect(lockingWithPlainReads({ snapshotCheckedLocks: true }, select)).toBe(`SET STATEMENT innodb_snapshot_isolation = OFF FOR ${select}`);
     expect(lockingWithPlainReads({ snapshotCheckedLocks: false }, select)).toBe(select);
   });
 
-  it('fails loudly on servers without SKIP LOCKED, naming the version and what is needed', () => {
-    for (const [v, need] of [
-      ['5.7.44-log', 'MySQL 8.0.1'],
-      ['8.0.0-dmr', 'MySQL 8.0.1'],
-      ['10.5.23-MariaDB', 'MariaDB 10.6'],
-      ['5.5.5-10.4.32-MariaDB', 'MariaDB 10.6'],
+  it('fails loudly on servers older than MySQL 8.0.19 or MariaDB 10.6, naming the version, what it lacks and what is needed', () => {
+    for (const [v, lacks, need] of [
+      ['5.7.44-log', 'SKIP LOCKED', 'MySQL 8.0.19'],
+      ['8.0.0-dmr', 'SKIP LOCKED', 'MySQL 8.0.19'],
+      ['8.0.18', 'VALUES ROW', 'MySQL 8.0.19'],
+      ['10.5.23-MariaDB', 'SKIP LOCKED', 'MariaDB 10.6'],
+      ['5.5.5-10.4.32-MariaDB', 'SKIP LOCKED', 'MariaDB 10.6'],
     ] as const) {
       let err: unknown;
       try {
@@ -37,9 +44,10 @@ describe('dialect', () => {
       expect(err, v).toBeInstanceOf(TaskrowError);
       expect((err as TaskrowError).code).toBe('UNSUPPORTED_SERVER');
       expect((err as TaskrowError).message).toContain(v);
+      expect((err as TaskrowError).message).toContain(lacks);
       expect((err as TaskrowError).message).toContain(need);
     }
-    expect(dialectFromVersion('8.0.1', 1 << 24).engine).toBe('mysql');
+    expect(dialectFromVersion('8.0.19', 1 << 24).engine).toBe('mysql');
     expect(dialectFromVersion('10.6.0-MariaDB', 1 << 24).engine).toBe('mariadb');
     expect(dialectFromVersion('5.5.5-11.8.6-MariaDB', 1 << 24).version).toBe('11.8.6');
   });

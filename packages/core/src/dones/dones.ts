@@ -3,7 +3,8 @@ import type { Executor } from '../engine/executor.js';
 import { invalid, TaskrowError } from '../errors.js';
 import { encodeKey, encodeKeys, INDEX_KEY_BYTES, VERBATIM_KEY_BYTES, type EncodedKey } from '../keys.js';
 import { validateName } from '../names.js';
-import { binaryList, binaryListedBytes, binaryLiteral, epochMicros } from '../sql.js';
+import { valuesTable } from '../dialect.js';
+import { binaryList, binaryListedBytes, binaryListedLength, binaryLiteral, epochMicros } from '../sql.js';
 import type { SqlConnection } from '../port.js';
 import type { DonesTables } from './tables.js';
 import { intArg, optionsOf, show, toNumber } from '../validate.js';
@@ -13,8 +14,6 @@ import type { DonePage, Dones, PurgeMode } from './types.js';
 /** Rows per INSERT / DELETE and digests per lookup. Far under 65,535 placeholders. */
 const WRITE_ROWS = 2000;
 const READ_ROWS = 2000;
-/** Rounds of one mark chunk that met a moved generation before it gives up (see `markChecked`). */
-const MARK_ROUNDS = 5;
 /** Lookups of a `pending()` stream in flight at once (a pool runs them in parallel). */
 const PENDING_IN_FLIGHT = 3;
 const EPOCH_MICROS = epochMicros('`marked_at`');
@@ -23,8 +22,8 @@ const byIndex = (a: EncodedKey, b: EncodedKey): number => Buffer.compare(a.k, b.
 /** Bytes a key's index form adds to an `IN (...)` list: its hex literal and a separator. */
 const listedBytes = (k: EncodedKey): number => binaryListedBytes(k.k);
 /** `listedBytes` of the longest index form: the room a lookup keeps for one more key. */
-const MAX_LISTED_BYTES = INDEX_KEY_BYTES * 2 + 5;
-/** Bytes a key adds to a mark's VALUES: both hex literals and the row around them. */
+const MAX_LISTED_BYTES = binaryListedLength(INDEX_KEY_BYTES);
+/** Bytes a key adds to a mark's table value constructor: both hex literals and the row around them. */
 const rowBytes = (k: EncodedKey): number => k.k.length * 2 + (k.long ? k.bytes.length * 2 : 0) + 40;
 
 /** Sorts `keys` in index order, in place; keys given in that order already (the usual case) are only checked. */
@@ -38,13 +37,11 @@ function inIndexOrder(keys: EncodedKey[]): void {
 }
 
 /**
- * The VALUES of a mark's INSERT, all in the text: the generation as a number (an integer the
- * server gave), each key's index form as a hex literal, and a long key's full bytes beside it.
+ * The rows of a mark's table value constructor, all in the text: each key's index form as a hex
+ * literal, and a long key's full bytes beside it.
  */
-function markRows(gen: number, keys: readonly EncodedKey[]): string {
-  if (!Number.isSafeInteger(gen)) throw new TaskrowError('DATABASE_ERROR', `a Dones generation must be an integer, got ${String(gen)}`);
-  return keys.map((k) => `(${gen}, ${binaryLiteral(k.k)}, ${k.long ? binaryLiteral(k.bytes) : 'NULL'}, UTC_TIMESTAMP(6))`).join(', ');
-}
+const markRows = (keys: readonly EncodedKey[]): string[] => keys.map((k) => `(${binaryLiteral(k.k)}, ${k.long ? binaryLiteral(k.bytes) : 'NULL'})`);
+
 /**
  * A Set member for a key, cheap to compute on both sides: a verbatim index form decodes to the
  * key itself (keys are well-formed Unicode); a long key's form is tagged so the two never meet.
@@ -53,16 +50,24 @@ const LONG_TAG = '\u0000long:';
 const tagOfRow = (k: Buffer): string => (k.length > VERBATIM_KEY_BYTES ? LONG_TAG + k.toString('latin1') : k.toString('utf8'));
 const tagOf = (k: EncodedKey): string => (k.long ? LONG_TAG + k.k.toString('latin1') : k.key);
 
+/**
+ * Names of the namespaces whose row the handles of one taskrow (one `tr`, or one `tr.in(tx)`) have
+ * seen or made: their marks go straight to the INSERT. Rows are never deleted; one made in a
+ * transaction that rolled back is made again when a mark finds it missing.
+ */
+export type KnownNamespaces = Set<string>;
+/** Names a `KnownNamespaces` holds before it starts over. */
+const KNOWN_NAMESPACES = 10_000;
+
 /** Creates the Dones of one namespace. */
-export function createDones(exec: Executor, t: DonesTables, namespace: unknown, background: BackgroundWork): Dones {
+export function createDones(exec: Executor, t: DonesTables, namespace: unknown, background: BackgroundWork, known: KnownNamespaces): Dones {
   const ns = validateName('namespace', namespace);
   const bytes = statementBytes(exec.dialect.maxAllowedPacket);
   const currentGen = `(SELECT \`gen\` FROM ${t.ns} WHERE \`name\` = ?)`;
 
   /**
    * The namespace's generation, share-locked for this transaction so clear() cannot move it until
-   * the write commits. The row always exists when this runs for a write (see ensureNamespace), so
-   * the lock is a record lock, never a gap lock that concurrent creators would deadlock on.
+   * the write commits; undefined when the row is missing (nothing to unmark then).
    */
   async function lockGeneration(conn: SqlConnection): Promise<number | undefined> {
     const found = await conn.query<{ gen: unknown }>(`SELECT \`gen\` FROM ${t.ns} WHERE \`name\` = ? LOCK IN SHARE MODE`, [ns]);
@@ -70,93 +75,66 @@ export function createDones(exec: Executor, t: DonesTables, namespace: unknown, 
   }
 
   /**
-   * Creates the namespace row if it is missing, with autocommit statements and no locking read:
-   * a thousand first writers race here without deadlocking. A loser's unused generation is
-   * retired for the purge.
+   * Creates the namespace row with statements that take no locking read (autocommit ones, or the
+   * application's transaction's when joined), so a thousand first writers race here without
+   * deadlocking: a new generation, then the row naming it unless another
+   * creator's row is there first. IGNORE skips only the duplicate name (both values are the
+   * server's or validated); a loser waits only for a shared lock on the winner's row, so losers do
+   * not queue behind each other, and retires its unused generation for the purge.
    */
-  let exists = false;
-  /** The generation the last checked mark confirmed: where the next one writes first. */
-  let seenGen: number | undefined;
+  async function createNamespace(): Promise<void> {
+    const gen = (await exec.query(`INSERT INTO ${t.gen} (\`ns\`) VALUES (?)`, [ns])).insertId;
+    const made = await exec.query(`INSERT IGNORE INTO ${t.ns} (\`name\`, \`gen\`, \`created_at\`) VALUES (?, ?, UTC_TIMESTAMP(6))`, [ns, gen]);
+    if (made.affectedRows !== 1) await exec.query(`UPDATE ${t.gen} SET \`retired_at\` = UTC_TIMESTAMP(6) WHERE \`gen\` = ?`, [gen]);
+  }
+
+  /**
+   * Makes sure the namespace row exists before a mark's locking read looks for it, unless a handle
+   * of this taskrow saw it already: a plain read, and the row created when it is missing. A locking
+   * read of a missing row takes a gap lock; a creator's insert of the row waits for every such
+   * lock, and new ones keep being granted while marks arrive (gap locks never wait), so the row
+   * took up to 0.7 s to appear under 200 first marks arriving over 200 ms, and most of them created
+   * it too (measured 2026-11-30, 8 to 39 creators against 3 to 5 with this read). Inside the
+   * application's transaction such a gap lock would last until it ends, where two transactions
+   * creating namespaces deadlock on each other's.
+   */
   async function ensureNamespace(): Promise<void> {
-    if (exists) return;
-    const have = await committedGeneration();
-    if (have !== undefined) seenGen ??= have; // a first checked mark writes there (and checks it after)
-    else {
-      const gen = (await exec.query(`INSERT INTO ${t.gen} (\`ns\`) VALUES (?)`, [ns])).insertId;
-      // IGNORE skips only the duplicate name (both values are the server's or validated). A loser
-      // waits only for a shared lock on the winner's row, so losers do not queue behind each other.
-      const made = await exec.query(`INSERT IGNORE INTO ${t.ns} (\`name\`, \`gen\`, \`created_at\`) VALUES (?, ?, UTC_TIMESTAMP(6))`, [ns, gen]);
-      // A loser reads the row as committed now: another creator's generation, or a later clear()'s.
-      const now = made.affectedRows === 1 ? gen : await committedGeneration();
-      if (now !== gen) await exec.query(`UPDATE ${t.gen} SET \`retired_at\` = UTC_TIMESTAMP(6) WHERE \`gen\` = ?`, [gen]);
-      if (now !== undefined) seenGen ??= now; // where the first checked mark writes (and checks it after)
-    }
-    exists = true;
-  }
-
-  /** The namespace's generation as last committed (a plain read), or undefined when the row is missing. */
-  async function committedGeneration(): Promise<number | undefined> {
-    const found = await exec.query<{ gen: unknown }>(`SELECT \`gen\` FROM ${t.ns} WHERE \`name\` = ?`, [ns]);
-    return found.rows[0] ? toNumber(found.rows[0].gen) : undefined;
-  }
-
-  /** The INSERT of a mark of `part` into generation `gen`, through `conn` or autocommit; resolves to the keys added. */
-  async function insertMarks(via: Pick<SqlConnection, 'query'>, gen: number, part: readonly EncodedKey[]): Promise<number> {
-    // IGNORE skips only duplicates here: every value was validated (key bytes within the
-    // columns), so nothing can be truncated or coerced.
-    return (await via.query(`INSERT IGNORE INTO ${t.dones} (\`gen\`, \`k\`, \`k_long\`, \`marked_at\`) VALUES ${markRows(gen, part)}`)).affectedRows;
+    if (known.has(ns)) return;
+    const found = await exec.query(`SELECT 1 FROM ${t.ns} WHERE \`name\` = ?`, [ns]);
+    if (found.rows.length === 0) await createNamespace();
+    if (known.size >= KNOWN_NAMESPACES) known.clear();
+    known.add(ns);
   }
 
   /**
-   * Marks `part` in one transaction that share-locks the namespace row first, so a concurrent
-   * clear() waits for it (inside the application's transaction, where a later read could not see
-   * a clear commit).
+   * Marks `part` with one statement: it reads the namespace's generation with a share lock (a
+   * locking read: the latest committed row, at any isolation level) and inserts every key into it,
+   * so a clear() waits for the statement's transaction to commit, or the statement waits for the
+   * clear and writes to the new generation; no mark lands in a retired generation. IGNORE skips
+   * only duplicates (every value was validated: key bytes within the columns). Its insert id is the
+   * generation written to (`LAST_INSERT_ID(expr)` in an INSERT ... SELECT), 0 when the namespace row
+   * is missing and nothing was written. Resolves to the keys added, or undefined for a missing row.
    */
-  async function markLocked(part: readonly EncodedKey[]): Promise<number> {
-    const write = (): Promise<number | undefined> =>
-      exec.transaction(async (conn) => {
-        const gen = await lockGeneration(conn);
-        return gen === undefined ? undefined : insertMarks(conn, gen, part);
-      });
-    let n = await write();
-    if (n === undefined) {
-      // The namespace row was rolled back (it was created inside a transaction that aborted).
-      exists = false;
-      await ensureNamespace();
-      n = await write();
-    }
-    if (n === undefined) throw new TaskrowError('DATABASE_ERROR', `namespace ${JSON.stringify(ns)} could not be created`);
-    return n;
+  async function insertMarks(part: readonly EncodedKey[]): Promise<number | undefined> {
+    const res = await exec.query(
+      `INSERT IGNORE INTO ${t.dones} (\`gen\`, \`k\`, \`k_long\`, \`marked_at\`)
+       WITH \`v\` (\`k\`, \`k_long\`) AS (${valuesTable(exec.dialect, markRows(part))})
+       SELECT LAST_INSERT_ID(n.\`gen\`), v.\`k\`, v.\`k_long\`, UTC_TIMESTAMP(6) FROM ${t.ns} n JOIN \`v\` WHERE n.\`name\` = ? LOCK IN SHARE MODE`,
+      [ns],
+    );
+    return res.insertId === 0 ? undefined : res.affectedRows;
   }
 
-  /**
-   * Marks `part` with one autocommit INSERT into the generation seen last, then reads the
-   * generation again. Generations only move forward, to numbers never used before, so one read
-   * unchanged after the INSERT was current while the INSERT ran: the marks are in place, and no
-   * lock was held beyond the INSERT itself. When a clear() moved it meanwhile (or the namespace
-   * row was rolled back), the INSERT may have gone to a retired generation: those rows are
-   * deleted (the purge of that generation may be over) and the INSERT repeated into the current
-   * one. MUST NOT return before a read of the generation confirmed the one written to.
-   */
-  async function markChecked(part: readonly EncodedKey[]): Promise<number> {
-    let gen = seenGen ?? (await committedGeneration());
-    for (let round = 0; round < MARK_ROUNDS; round++) {
-      if (gen === undefined) {
-        exists = false;
-        await ensureNamespace();
-        gen = await committedGeneration();
-        if (gen === undefined) break;
-      }
-      const added = await insertMarks(exec, gen, part);
-      const now = await committedGeneration();
-      if (now === gen) {
-        seenGen = gen;
-        return added;
-      }
-      await exec.query(`DELETE FROM ${t.dones} WHERE \`gen\` = ? AND \`k\` IN (${binaryList(part.map((k) => k.k))})`, [gen]);
-      gen = now;
+  /** Marks `part`, creating the namespace when its row is missing (never made, or made in a transaction that rolled back). */
+  async function markPart(part: readonly EncodedKey[]): Promise<number> {
+    await ensureNamespace();
+    let added = await insertMarks(part);
+    if (added === undefined) {
+      await createNamespace();
+      added = await insertMarks(part);
     }
-    throw new TaskrowError('DATABASE_ERROR', `namespace ${JSON.stringify(ns)} moved to a new generation ${MARK_ROUNDS} times during one mark (clear() in a loop?), or could not be created`);
+    if (added === undefined) throw new TaskrowError('DATABASE_ERROR', `namespace ${JSON.stringify(ns)} could not be created`);
+    return added;
   }
 
   /** Index forms among `keys` that are done (as `tag`s), with one query. */
@@ -185,8 +163,7 @@ export function createDones(exec: Executor, t: DonesTables, namespace: unknown, 
       let added = 0;
       for (const part of chunks(list, { maxRows: WRITE_ROWS, maxBytes: bytes }, rowBytes)) {
         inIndexOrder(part); // one lock order for every writer: overlapping batches wait, not deadlock
-        await ensureNamespace();
-        added += exec.client.joined ? await markLocked(part) : await markChecked(part);
+        added += await markPart(part);
       }
       return added;
     },

@@ -24,7 +24,9 @@ export interface Dones {
   /**
    * Marks keys done. Idempotent. Resolves to the number of keys that were not done before.
    * Batches are split under the server's packet and placeholder limits; each part commits on its
-   * own, so a failed call is safe to repeat.
+   * own, so a failed call is safe to repeat. Each part is one statement that share-locks the
+   * namespace's row: a `clear()` racing it MUST NOT strand the part in the retired generation (the
+   * clear waits for it, or it waits for the clear and lands in the new generation).
    */
   mark(keys: string | Iterable<string>): Promise<number>;
   /** Unmarks keys. Idempotent. Resolves to the number of keys that were done. */

@@ -1,5 +1,6 @@
 import { expect, it } from 'vitest';
 import { freshName, type Probe } from '../harness.js';
+import { runningStatement, until } from '../queue/probe.js';
 import { lockingSession, type SuiteContext } from '../session.js';
 import { probeCount, probeKeys } from './probe.js';
 
@@ -89,6 +90,33 @@ export function donesClear<Tx>(ctx: () => SuiteContext<Tx>): void {
     expect(await probeCount(c.session.probe, c.prefix, other)).toBe(41);
     expect(await probeCount(c.session.probe, c.prefix, big)).toBe(20_000); // rolled back
   });
+  it('a mark of a namespace waits for an uncommitted clear() of it, then writes to the new generation', async () => {
+    const c = ctx();
+    const session = await lockingSession(c, 'a mark of a namespace waits for an uncommitted clear() of it');
+    try {
+      const ns = freshName('ns');
+      const d = session.taskrow.dones(ns);
+      expect(await d.mark(['old'])).toBe(1);
+      const old = await genOf(c as SuiteContext<unknown>, ns);
+      let marked: Promise<number> | undefined;
+      let settled = false;
+      const settledWhileHeld = await session.withDriverTransaction('commit', async (tx) => {
+        await session.taskrow.in(tx).dones(ns).clear({ purge: 'none' });
+        marked = d.mark(['new-1', 'new-2']);
+        marked.then(() => (settled = true), () => (settled = true));
+        const running = async (): Promise<boolean> => (await runningStatement(session.probe, c.target.engine, `INSERT IGNORE INTO \`${c.prefix}dones\``)) > 0;
+        await until('the mark to wait for the clear', async () => settled || (await running()));
+        return settled;
+      });
+      expect(settledWhileHeld).toBe(false);
+      expect(await marked).toBe(2);
+      expect(await probeKeys(session.probe, c.prefix, ns)).toEqual(['new-1', 'new-2']);
+      expect(await rowsOfGen(c as SuiteContext<unknown>, old)).toBe(1); // only the key marked before the clear
+    } finally {
+      if (session !== c.session) await session.taskrow.close();
+    }
+  });
+
   it('a handle that marked before another client cleared the namespace writes its next marks to the new generation, none left in the old', async () => {
     const c = ctx();
     const name = 'a handle that marked before another client cleared the namespace writes its next marks to the new generation';
