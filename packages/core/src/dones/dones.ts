@@ -77,10 +77,10 @@ export function createDones(exec: Executor, t: DonesTables, namespace: unknown, 
   /**
    * Creates the namespace row with statements that take no locking read (autocommit ones, or the
    * application's transaction's when joined), so a thousand first writers race here without
-   * deadlocking: a new generation, then the row naming it unless another
-   * creator's row is there first. IGNORE skips only the duplicate name (both values are the
-   * server's or validated); a loser waits only for a shared lock on the winner's row, so losers do
-   * not queue behind each other, and retires its unused generation for the purge.
+   * deadlocking: a new generation, then the row naming it unless another creator's row is there
+   * first. IGNORE skips only the duplicate name (both values are the server's or validated); a
+   * loser waits only for a shared lock on the winner's row, so losers do not queue behind each
+   * other, and retires its unused generation for the purge.
    */
   async function createNamespace(): Promise<void> {
     const gen = (await exec.query(`INSERT INTO ${t.gen} (\`ns\`) VALUES (?)`, [ns])).insertId;
