@@ -512,6 +512,22 @@ for (const target of targets()) {
       expect(locked.map((r) => Number(r.id))).toEqual([...ids].map(Number).sort((a, b) => a - b));
     });
 
+    it('a Dones namespace whose row INSERT lost its reply keeps the generation it made: nothing retired, its marks survive the purge', async () => {
+      const ns = `dn${Date.now()}`;
+      const lostBefore = client.lost;
+      client.lose(1, 'after', (sql) => sql[0]!.startsWith(`INSERT IGNORE INTO \`${prefix}dones_ns\``));
+      expect(await tr.dones(ns).mark(['a', 'b'])).toBe(2);
+      expect(client.lost - lostBefore).toBe(1);
+      client.lose(0);
+      const gens = await rows<{ gen: unknown; current: unknown; retired: unknown }>(
+        `SELECT g.gen, g.gen = n.gen AS current, g.retired_at IS NOT NULL AS retired FROM \`${prefix}dones_gen\` g JOIN \`${prefix}dones_ns\` n ON n.name = g.ns WHERE g.ns = ?`,
+        [ns],
+      );
+      expect(gens.map((g) => [Number(g.current), Number(g.retired)])).toEqual([[1, 0]]);
+      await tr.purgeCleared();
+      expect(await tr.dones(ns).areDone(['a', 'b'])).toEqual(['a', 'b']);
+    });
+
     it('a Resources acquire whose reply was lost holds its own locks', async () => {
       const res = tr.resources({ releaseOnExit: false });
       const key = `out.${Date.now()}`;

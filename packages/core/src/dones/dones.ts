@@ -80,12 +80,16 @@ export function createDones(exec: Executor, t: DonesTables, namespace: unknown, 
    * deadlocking: a new generation, then the row naming it unless another creator's row is there
    * first. IGNORE skips only the duplicate name (both values are the server's or validated); a
    * loser waits only for a shared lock on the winner's row, so losers do not queue behind each
-   * other, and retires its unused generation for the purge.
+   * other, and retires its unused generation for the purge. A loser reads the row first: an
+   * INSERT retried after its reply was lost meets its own committed row as a duplicate, and MUST
+   * NOT retire the generation that row names.
    */
   async function createNamespace(): Promise<void> {
     const gen = (await exec.query(`INSERT INTO ${t.gen} (\`ns\`) VALUES (?)`, [ns])).insertId;
     const made = await exec.query(`INSERT IGNORE INTO ${t.ns} (\`name\`, \`gen\`, \`created_at\`) VALUES (?, ?, UTC_TIMESTAMP(6))`, [ns, gen]);
-    if (made.affectedRows !== 1) await exec.query(`UPDATE ${t.gen} SET \`retired_at\` = UTC_TIMESTAMP(6) WHERE \`gen\` = ?`, [gen]);
+    if (made.affectedRows === 1) return;
+    const found = await exec.query<{ gen: unknown }>(`SELECT \`gen\` FROM ${t.ns} WHERE \`name\` = ?`, [ns]);
+    if (!found.rows[0] || toNumber(found.rows[0].gen) !== gen) await exec.query(`UPDATE ${t.gen} SET \`retired_at\` = UTC_TIMESTAMP(6) WHERE \`gen\` = ?`, [gen]);
   }
 
   /**
