@@ -1,5 +1,17 @@
+import { cpus, release } from 'node:os';
 import mysql from 'mysql2/promise';
 import type { ServerTarget } from '@taskrow/servers';
+
+/**
+ * The machine a figure was measured on: CPU model, core count, kernel and Node.js. Ratios against
+ * a peer move with the processor (BullMQ on Redis gained more than taskrow did from one 2-core
+ * machine to a faster one), so every report names it.
+ */
+export function machineLine(): string {
+  const list = cpus();
+  const model = list[0]?.model.trim() || 'unknown CPU';
+  return `${model}, ${list.length} cores, Linux ${release()}, Node.js ${process.version}`;
+}
 
 /** Engine, version and the durability settings a figure was measured with. */
 export interface BenchServer {
@@ -76,6 +88,7 @@ export function report(title: string, server: BenchServer, rows: readonly BenchR
     `\n## ${title}`,
     `server: ${server.label}`,
     `settings: ${server.durability}`,
+    `machine: ${machineLine()}`,
     '| scenario | taskrow | baseline | ratio |',
     '| --- | --- | --- | --- |',
     ...rows.map((r) => `| ${r.scenario} | ${fmt(r.taskrow, r.unit)} | ${fmt(r.baseline, r.unit)} | ${ratio(r).toFixed(2)}x |`),

@@ -5,7 +5,7 @@ import mysql from 'mysql2/promise';
 import { describe, it } from 'vitest';
 import { taskrow } from '@taskrow/mysql2';
 import { label, targets } from '../src/targets.js';
-import { describeServer } from './lib.js';
+import { describeServer, machineLine } from './lib.js';
 import { startRedis } from './queue-bullmq.js';
 
 // Pickup latency: enqueue to handler start, jobs arriving at RATE per second into an idle queue,
@@ -100,7 +100,7 @@ for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) 
             await b.close();
           }
         } else lines.push('BullMQ: redis-server not installed, not run');
-        process.stdout.write(`\n## Pickup latency (${JOBS} jobs at ${RATE}/s into an idle queue)\nserver: ${server.label}\nsettings: ${server.durability}\n${lines.map((l) => `- ${l}`).join('\n')}\n`);
+        process.stdout.write(`\n## Pickup latency (${JOBS} jobs at ${RATE}/s into an idle queue)\nserver: ${server.label}\nsettings: ${server.durability}\nmachine: ${machineLine()}\n${lines.map((l) => `- ${l}`).join('\n')}\n`);
       } finally {
         await redis?.stop();
         const [tables] = await pool.query<mysql.RowDataPacket[]>('SELECT table_name AS t FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE ?', [`${prefix}%`]);
