@@ -398,6 +398,8 @@ for (const target of targets()) {
 
     /** A claim's CALL (schema version 20). */
     const claimCall: Match = (sql) => sql.length === 1 && sql[0]!.startsWith(`CALL \`${prefix}claim_jobs\``);
+    /** A worker's completion and claim in one CALL (schema version 32). */
+    const carryingCall: Match = (sql) => sql.length === 1 && sql[0]!.startsWith(`CALL \`${prefix}complete_claim_jobs\``);
 
     it('a claim is one statement (its CALL), no transaction; a claim of one group is a transaction', async () => {
       const q = tr.queue(`o${Date.now()}`);
@@ -446,7 +448,7 @@ for (const target of targets()) {
       await worker.stop();
       expect(worker.counts.completed).toBe(300);
       const units = client.units.slice(from);
-      const calls = units.filter(claimCall).length;
+      const calls = units.filter((u) => claimCall(u) || carryingCall(u)).length;
       const together = units.filter((u) => u.some((x) => x.includes('DELETE')) && u.some((x) => x.includes('SKIP LOCKED'))).length;
       expect(calls).toBeGreaterThanOrEqual(10);
       expect(together).toBeGreaterThan(0);
@@ -482,23 +484,39 @@ for (const target of targets()) {
       ]);
     });
 
+    /**
+     * A worker drains `jobs` jobs of a new queue while the replies of the first three statements
+     * (or transactions) that `match` are lost `when`; every job MUST run once, by the ledger kept
+     * here, none left behind. Resolves to the lost statements.
+     */
+    const drainLosing = async (name: string, jobs: number, when: 'after' | 'before', match: Match): Promise<string[][]> => {
+      const q = tr.queue(`${name}${when}${Date.now()}`);
+      const ids = new Set((await q.enqueueMany(Array.from({ length: jobs }, (_, i) => ({ payload: i })))).map((e) => e.id));
+      const ran: number[] = []; // the ledger, outside the database
+      const lostBefore = client.lostStatements.length;
+      client.lose(3, when, match);
+      const worker = q.work((job) => void ran.push(job.id), { concurrency: 10, batchSize: 10, lease: 60, pollInterval: 0.05 });
+      const deadline = Date.now() + 10_000;
+      while (worker.counts.completed < ids.size && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      await worker.stop();
+      expect([...ran].sort((a, b) => a - b)).toEqual([...ids].sort((a, b) => a - b));
+      expect(worker.counts).toEqual({ completed: ids.size, failed: 0, lost: 0 });
+      expect(await jobsOf(q.name)).toEqual([]);
+      return client.lostStatements.slice(lostBefore);
+    };
+
     it('a worker whose complete-and-claim replies were lost runs every job once and leaves none leased to nobody', async () => {
       for (const when of ['after', 'before'] as const) {
-        const q = tr.queue(`w${when}${Date.now()}`);
-        const ids = new Set((await q.enqueueMany(Array.from({ length: 40 }, (_, i) => ({ payload: i })))).map((e) => e.id));
-        const ran: number[] = []; // the ledger, outside the database
-        const lostBefore = client.lostStatements.length;
-        // The completions of batches (each followed by a claim's CALL), and the claims' CALLs.
-        client.lose(3, when, (tx) => claimCall(tx) || tx.some((sql) => sql.includes('DELETE')));
-        const worker = q.work((job) => void ran.push(job.id), { concurrency: 10, batchSize: 10, lease: 60, pollInterval: 0.05 });
-        const deadline = Date.now() + 10_000;
-        while (worker.counts.completed < ids.size && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-        await worker.stop();
-        const lost = client.lostStatements.slice(lostBefore);
-        expect([...ran].sort((a, b) => a - b)).toEqual([...ids].sort((a, b) => a - b));
-        expect(worker.counts).toEqual({ completed: ids.size, failed: 0, lost: 0 });
-        expect(await jobsOf(q.name)).toEqual([]);
+        // The completions of batches (each followed by a claim's CALL, or carried by it), and the claims' CALLs.
+        const lost = await drainLosing('w', 40, when, (tx) => claimCall(tx) || carryingCall(tx) || tx.some((sql) => sql.includes('DELETE')));
         expect(lost).toHaveLength(3);
+      }
+    });
+
+    it('a worker whose completions carried by the claim\'s CALL lost their replies, after commit and before the server, runs every job once and leaves none leased to nobody', async () => {
+      for (const when of ['after', 'before'] as const) {
+        const lost = await drainLosing('carried', 100, when, carryingCall);
+        expect(lost.map(carryingCall)).toEqual([true, true, true]);
       }
     });
 

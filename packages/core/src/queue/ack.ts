@@ -20,6 +20,11 @@ export function isSettled(ref: JobRef): boolean {
   return settled.has(ref);
 }
 
+/** Marks `refs` acked: a job object acked once cannot be acked again (see `isSettled`). */
+export function markSettled(refs: readonly JobRef[]): void {
+  for (const r of refs) settled.add(r);
+}
+
 /** A job row still held by the caller's lease, locked for this transaction. */
 export interface HeldRow {
   readonly ref: JobRef;

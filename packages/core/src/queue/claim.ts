@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { placeholderList } from '../chunk.js';
 import type { Executor } from '../engine/executor.js';
-import type { SqlClient, SqlConnection } from '../port.js';
+import type { SqlClient, SqlConnection, SqlValue } from '../port.js';
 import { toNumber } from '../validate.js';
 import { decodePayload } from './payload.js';
 import { CURSOR_MS, type ClaimCursor, type Position } from './cursor.js';
@@ -12,7 +12,7 @@ import { leaseConfirmed, leaseLeft } from './local-lease.js';
 import { takeSlots, useSlots } from './rate.js';
 import { promoteDue, PROMOTE_AT_LEAST } from './promote.js';
 import { perQueue } from './registry.js';
-import { claimByCall } from './claim-call.js';
+import { claimByCall, claimByProcedure } from './claim-call.js';
 import { mayCall } from './procedures.js';
 import { TaskrowError } from '../errors.js';
 import type { Job, JobRef } from './types.js';
@@ -94,7 +94,16 @@ export function claimCallable(exec: Executor, t: QueueTables, args: ClaimArgs, s
 }
 
 /** A claim's CALL whose reply was lost: it may have committed. */
-const LOST = Symbol('lost');
+export const LOST = Symbol('lost');
+
+/** A CALL that carried a completion (see `complete-claim-call.ts`): the procedure and the completion's arguments before the claim's. */
+export interface Carried {
+  readonly procedure: string;
+  readonly leading: readonly SqlValue[];
+}
+
+/** A carried completion's outcome when the CALL claimed nothing itself: `unheld` rolled it back, `committed` means the claim is left to the caller. */
+export type CarriedOutcome = 'unheld' | 'committed';
 
 /** The rows one run of a claim found: `fresh` when this run took them, not an earlier lost run. */
 export interface ClaimRows {
@@ -134,22 +143,41 @@ export class ClaimCall<P> {
    * make ready first; a deadlock or lock wait met, after which the call left nothing behind).
    */
   async byCall(exec: Executor): Promise<ClaimRows | typeof LOST | undefined> {
+    const got = await this.sendCall(exec, undefined);
+    return got === 'committed' || got === 'unheld' ? undefined : got;
+  }
+
+  /**
+   * `byCall` through a procedure that first completes a batch (`carried`), with its outcomes: the
+   * rows it leased (the completion committed before the claim began), `LOST` when its outcome is
+   * unknown (a lost reply, or a deadlock or lock wait inside it: the completion and the claim may
+   * each have committed or not), `unheld` (a job of the completion was not held: the completion
+   * rolled back, nothing claimed), `committed` (the completion committed; the claim is the
+   * caller's), or undefined having run nothing (the procedure cannot be called).
+   */
+  byCarryingCall(exec: Executor, carried: Carried): Promise<ClaimRows | typeof LOST | CarriedOutcome | undefined> {
+    return this.sendCall(exec, carried);
+  }
+
+  private async sendCall(exec: Executor, carried: Carried | undefined): Promise<ClaimRows | typeof LOST | CarriedOutcome | undefined> {
     const { args, state } = this;
     if (!claimCallable(exec, this.t, args, state)) return undefined;
     const ticket = state.cursor.start(undefined);
     const head = state.cursor.head();
     args.reading?.();
     const call = { limit: args.limit, leaseMicros: args.leaseMicros, token: this.token, from: ticket.from, stale: performance.now() - state.lastPromote >= PROMOTE_EVERY_MS };
-    const got = await claimByCall(exec, this.t, this.queue, call).catch((err: unknown) => {
+    const sent = carried === undefined ? claimByCall(exec, this.t, this.queue, call) : claimByProcedure(exec, this.t, carried.procedure, carried.leading, this.queue, call);
+    const got = await sent.catch((err: unknown) => {
       if (err instanceof TaskrowError && err.code === 'CONNECTION_LOST') return LOST;
-      if (err instanceof TaskrowError && err.code === 'RETRIES_EXHAUSTED') return undefined;
+      if (err instanceof TaskrowError && err.code === 'RETRIES_EXHAUSTED') return carried === undefined ? undefined : LOST;
       throw err;
     });
     if (got === undefined || got === LOST) return got;
+    if (got.state === 'unheld') return 'unheld';
     if (got.state === 'paused') return { rows: [], fresh: true };
     if (got.state !== 'claimed') {
       state.rated = got.state === 'rated';
-      return undefined;
+      return 'committed';
     }
     state.cursor.readEnd(undefined, got.head ? head : ticket, got.rows.length, got.last, args.limit);
     return { rows: got.rows, fresh: true };

@@ -91,6 +91,20 @@ export async function completeThen<T>(c: AckContext, refs: readonly JobRef[], re
 }
 
 /**
+ * Completes `refs` (plain deletes: no finished jobs kept, no results, no concurrency keys) after a
+ * run that may have applied it, whose outcome is unknown (a lost reply): each job is proven
+ * through the checking path, as a `complete()` retried after a lost connection is. Rejects with
+ * `LeaseLostError` naming the jobs neither held nor completed by that run.
+ */
+export async function completeUnproven(c: AckContext, refs: readonly JobRef[]): Promise<void> {
+  const check = { action: 'complete', once: true, after: [-1, PHASE.done], recover: true };
+  await ackHeld(c.exec, c.t, c.queue, refs, check, async (conn, held) => {
+    const f = fence(c.queue, held.map((h) => h.ref));
+    expectAll('complete', (await conn.query(`${deleteById(c.t.jobs)} WHERE ${f.sql}`, f.params)).affectedRows, held);
+  });
+}
+
+/**
  * Schedules a retry with backoff (or after `retryIn` seconds), or makes the job dead on its last
  * attempt, or at once with `'never'`; see `Queue.fail`.
  */
