@@ -86,18 +86,10 @@ export async function completeAndClaimByCall<P>(c: AckContext, refs: readonly Jo
   const done = JSON.stringify(sorted.map((r) => [r.id, r.token]));
   const got = await call.byCarryingCall(c.exec, { procedure: c.t.completeClaimCall, leading: [done, sorted.length] });
   if (got === undefined || got === 'unheld') return { completed: false };
-  if (got === 'committed') {
-    markSettled(refs);
-    return { completed: true, rows: undefined };
-  }
-  if (got !== LOST) {
-    markSettled(refs);
-    return { completed: true, rows: got };
-  }
-  const before = await c.exec.attempts(() => async (conn) => call.lostBefore(conn), { isolation: 'READ COMMITTED' });
-  if (before !== undefined) {
-    markSettled(refs);
-    return { completed: true, rows: before };
+  const rows = got === 'committed' ? undefined : got !== LOST ? got : await c.exec.attempts(() => async (conn) => call.lostBefore(conn), { isolation: 'READ COMMITTED' });
+  if (got !== LOST || rows !== undefined) {
+    markSettled(refs); // the completion committed: before the claim's run, or with the lost run whose jobs were found
+    return { completed: true, rows };
   }
   await completeUnproven(c, refs);
   return { completed: true, rows: undefined };

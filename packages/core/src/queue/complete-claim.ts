@@ -36,7 +36,8 @@ export async function completeAndClaim<P>(
 ): Promise<CompletedAndClaimed<P>> {
   const claim = (): Promise<Job<P>[]> => claimJobs<P>(c.exec, c.t, c.queue, args, state, progress);
   if (refs.length === 0) return { jobs: await claim(), lost: undefined };
-  if (args.limit > 0 && claimCallable(c.exec, c.t, args, state) && !aloneOn(c.exec, c.t, c.queue) && carriable(c, refs, results)) {
+  const byCall = args.limit > 0 && claimCallable(c.exec, c.t, args, state) && !aloneOn(c.exec, c.t, c.queue);
+  if (byCall && carriable(c, refs, results)) {
     // The completion rides in the claim's CALL (see `complete-claim-call.ts`): one statement a batch.
     const call = new ClaimCall<P>(c.t, c.queue, args, state, false, progress);
     const carried = await completeAndClaimByCall(c, refs, call, args, state).catch((err: unknown) => {
@@ -46,7 +47,7 @@ export async function completeAndClaim<P>(
     if (carried instanceof LeaseLostError) return { jobs: await claim(), lost: carried };
     if (carried.completed) return { jobs: carried.rows ? call.jobs(carried.rows) : await claim(), lost: undefined };
   }
-  if (args.limit > 0 && claimCallable(c.exec, c.t, args, state) && !aloneOn(c.exec, c.t, c.queue)) {
+  if (byCall) {
     // The claim is one CALL of its own (see `claim-call.ts`): fewer round trips than sharing the completion's transaction.
     const lost = await completeJobs(c, refs, results).then(
       () => undefined,
