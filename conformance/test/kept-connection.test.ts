@@ -147,7 +147,9 @@ for (const target of targets()) {
         let w: QueueWorker<number> | undefined;
         try {
           await p.tr.migrate();
-          const q = p.tr.queue<number>(`few${Date.now()}`);
+          // Finished jobs kept: the completions are transactions (a plain one rides in the claim's
+          // CALL, a statement lent a connection of its own).
+          const q = p.tr.queue<number>(`few${Date.now()}`, { keepFinishedFor: 60 });
           await q.enqueueMany(Array.from({ length: 300 }, (_, i) => ({ payload: i })));
           const before = p.acquires();
           w = q.work(async () => undefined, { concurrency: 1, batchSize: 1, pollInterval: 0.05 });
@@ -170,7 +172,7 @@ for (const target of targets()) {
         let w: QueueWorker<number> | undefined;
         try {
           await p.tr.migrate();
-          const q = p.tr.queue<number>(run);
+          const q = p.tr.queue<number>(run, { keepFinishedFor: 60 }); // completions as transactions, as above
           await q.enqueueMany(Array.from({ length: 20 }, (_, i) => ({ payload: i })));
           w = q.work(async () => undefined, { concurrency: 1, batchSize: 1, pollInterval: 0.05 });
           await until(() => w!.counts.completed === 20, 20_000, '20 completions');

@@ -15,8 +15,10 @@ export interface CompletedAndClaimed<P> {
  * Completes `refs` (as `completeJobs`, with `results` by job id) and claims up to `args.limit`
  * jobs (as `claimJobs`). Where the claim is a CALL and the completion a plain delete (no finished
  * jobs kept, no results, no concurrency keys), both go in one statement, `complete_claim_jobs`
- * (see `complete-claim-call.ts`); a job no longer held sends them their own ways, as below.
- * Otherwise in one transaction when every job was still held: the fenced write, the
+ * (see `complete-claim-call.ts`), whether other processes claim the queue or not; a job no longer
+ * held sends them their own ways, as below. Any other completion goes apart from a claim by CALL
+ * while other processes claim the queue (not `aloneOn`): fewer round trips than one transaction.
+ * Otherwise both go in one transaction when every job was still held: the fenced write, the
  * claim's locking read and lease, one COMMIT (six statements where the two apart take eight). When
  * a job was not held, the whole transaction rolls back and both go their own way: the completion
  * through the checking path (held jobs completed, the others named in `lost`), then a claim of its
@@ -36,8 +38,8 @@ export async function completeAndClaim<P>(
 ): Promise<CompletedAndClaimed<P>> {
   const claim = (): Promise<Job<P>[]> => claimJobs<P>(c.exec, c.t, c.queue, args, state, progress);
   if (refs.length === 0) return { jobs: await claim(), lost: undefined };
-  const byCall = args.limit > 0 && claimCallable(c.exec, c.t, args, state) && !aloneOn(c.exec, c.t, c.queue);
-  if (byCall && carriable(c, refs, results)) {
+  const callable = args.limit > 0 && claimCallable(c.exec, c.t, args, state);
+  if (callable && carriable(c, refs, results)) {
     // The completion rides in the claim's CALL (see `complete-claim-call.ts`): one statement a batch.
     const call = new ClaimCall<P>(c.t, c.queue, args, state, false, progress);
     const carried = await completeAndClaimByCall(c, refs, call, args, state).catch((err: unknown) => {
@@ -47,7 +49,7 @@ export async function completeAndClaim<P>(
     if (carried instanceof LeaseLostError) return { jobs: await claim(), lost: carried };
     if (carried.completed) return { jobs: carried.rows ? call.jobs(carried.rows) : await claim(), lost: undefined };
   }
-  if (byCall) {
+  if (callable && !aloneOn(c.exec, c.t, c.queue)) {
     // The claim is one CALL of its own (see `claim-call.ts`): fewer round trips than sharing the completion's transaction.
     const lost = await completeJobs(c, refs, results).then(
       () => undefined,
