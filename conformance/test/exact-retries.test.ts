@@ -498,16 +498,16 @@ for (const target of targets()) {
     });
 
     /**
-     * A worker drains `jobs` jobs of a new queue while the replies of the first three statements
+     * A worker drains `jobs` jobs of a new queue while the replies of the first `count` statements
      * (or transactions) that `match` are lost `when`; every job MUST run once, by the ledger kept
-     * here, none left behind. Resolves to the lost statements.
+     * here, none left behind, none counted lost. Resolves to the lost statements.
      */
-    const drainLosing = async (name: string, jobs: number, when: 'after' | 'before', match: Match): Promise<string[][]> => {
+    const drainLosing = async (name: string, jobs: number, when: 'after' | 'before', match: Match, count = 3): Promise<string[][]> => {
       const q = tr.queue(`${name}${when}${Date.now()}`);
       const ids = new Set((await q.enqueueMany(Array.from({ length: jobs }, (_, i) => ({ payload: i })))).map((e) => e.id));
       const ran: number[] = []; // the ledger, outside the database
       const lostBefore = client.lostStatements.length;
-      client.lose(3, when, match);
+      client.lose(count, when, match);
       const worker = q.work((job) => void ran.push(job.id), { concurrency: 10, batchSize: 10, lease: 60, pollInterval: 0.05 });
       const deadline = Date.now() + 10_000;
       while (worker.counts.completed < ids.size && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
@@ -531,6 +531,12 @@ for (const target of targets()) {
         const lost = await drainLosing('carried', 100, when, carryingCall);
         expect(lost.map(carryingCall)).toEqual([true, true, true]);
       }
+    });
+
+    it('a worker whose last batch\'s carried completion committed, its claim finding nothing, and whose reply was lost counts the batch completed, not lost', async () => {
+      // One batch: its completion's CALL claims nothing, so no leased job proves the lost run committed.
+      const lost = await drainLosing('carriedLast', 10, 'after', carryingCall, 1);
+      expect(lost.map(carryingCall)).toEqual([true]);
     });
 
     it('a Loop get whose reply was lost returns the ids that run locked, and locks no others', async () => {

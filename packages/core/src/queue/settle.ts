@@ -21,11 +21,20 @@ export interface AckContext {
   readonly settings: QueueSettings;
 }
 
+/** Frees concurrency keys' slots in an ack's transaction, and rings idle workers once it committed (see `slotFreer`). */
+interface SlotFreer {
+  free(conn: SqlConnection, keys: readonly string[]): Promise<void>;
+  ring(): void;
+}
+
+/** A completion's write of `jobs` in the ack's transaction; resolves to the rows matched (see `completionWrite`). */
+type CompletionWrite = (conn: SqlConnection, jobs: readonly JobRef[]) => Promise<number>;
+
 /**
  * Frees the slots of `keys` in the ack's transaction (see `freeSlots`) and, once an ack that
  * admitted blocked jobs committed, rings idle workers of the queue (`ring`, see `announce`).
  */
-function slotFreer(c: AckContext): { free: (conn: SqlConnection, keys: readonly string[]) => Promise<void>; ring: () => void } {
+function slotFreer(c: AckContext): SlotFreer {
   let admitted = 0; // of the last run: a rolled-back run is followed by another that sets it again
   return {
     free: async (conn, keys) => void (admitted = await freeSlots(conn, c.t, c.queue, keys, c.exec.client.joined)),
@@ -54,15 +63,12 @@ export async function completeJobs(c: AckContext, refs: readonly JobRef[], resul
 }
 
 /**
- * Completes `refs` as `completeJobs` does and, when every job was still held, runs `tail` in the
- * same transaction (see `FastTail`): resolves to the tail's value, or to undefined when the tail did
- * not run because a job was not held or a lost run could not be proven (the completion then went
- * the checking way: the held jobs are completed and a `LeaseLostError` names the others). The tail
- * MUST NOT count on running: its caller does its work on its own when it did not.
+ * The write of a completion of `jobs` in the ack's transaction: deleted, or kept as done (dedup key
+ * freed, with its result from `results` by job id); when every job matched, their concurrency
+ * keys' slots are freed with it (`slots`). Resolves to the rows matched.
  */
-export async function completeThen<T>(c: AckContext, refs: readonly JobRef[], results: ReadonlyMap<number, string> | undefined, tail?: FastTail<T>): Promise<T | undefined> {
-  const slots = slotFreer(c);
-  const write = async (conn: SqlConnection, jobs: readonly JobRef[]): Promise<number> => {
+function completionWrite(c: AckContext, results: ReadonlyMap<number, string> | undefined, slots: SlotFreer): CompletionWrite {
+  return async (conn, jobs) => {
     const keys = await keysOf(conn, c.t, jobs);
     const f = fence(c.queue, jobs);
     const r = resultSet(jobs, results);
@@ -76,32 +82,50 @@ export async function completeThen<T>(c: AckContext, refs: readonly JobRef[], re
     if (res.affectedRows === jobs.length) await slots.free(conn, keys);
     return res.affectedRows;
   };
+}
+
+/**
+ * The checking path of a completion: each job of `refs` read under lock and completed with
+ * `write` when still held; with `recover`, a job a lost run may have completed (deleted, or kept
+ * as done and perhaps purged since) counts as applied. Rejects with `LeaseLostError` naming the
+ * others.
+ */
+async function completeChecked(c: AckContext, refs: readonly JobRef[], recover: boolean, write: CompletionWrite): Promise<void> {
+  const check = { action: 'complete', once: true, after: [-1, PHASE.done], recover };
+  await ackHeld(c.exec, c.t, c.queue, refs, check, async (conn, held) => {
+    expectAll('complete', await write(conn, held.map((h) => h.ref)), held);
+  });
+}
+
+/**
+ * Completes `refs` as `completeJobs` does and, when every job was still held, runs `tail` in the
+ * same transaction (see `FastTail`): resolves to the tail's value, or to undefined when the tail did
+ * not run because a job was not held or a lost run could not be proven (the completion then went
+ * the checking way: the held jobs are completed and a `LeaseLostError` names the others). The tail
+ * MUST NOT count on running: its caller does its work on its own when it did not.
+ */
+export async function completeThen<T>(c: AckContext, refs: readonly JobRef[], results: ReadonlyMap<number, string> | undefined, tail?: FastTail<T>): Promise<T | undefined> {
+  const slots = slotFreer(c);
+  const write = completionWrite(c, results, slots);
   const fast = await ackFast(c.exec, refs, true, write, tail);
   if (fast.next === 'applied') {
     slots.ring();
     return fast.value;
   }
-  // A lost run leaves a completed job deleted, or kept as done (and perhaps purged since).
-  const check = { action: 'complete', once: true, after: [-1, PHASE.done], recover: fast.next === 'recover' };
-  await ackHeld(c.exec, c.t, c.queue, refs, check, async (conn, held) => {
-    expectAll('complete', await write(conn, held.map((h) => h.ref)), held);
-  });
+  await completeChecked(c, refs, fast.next === 'recover', write);
   slots.ring();
   return undefined;
 }
 
 /**
- * Completes `refs` (plain deletes: no finished jobs kept, no results, no concurrency keys) after a
- * run that may have applied it, whose outcome is unknown (a lost reply): each job is proven
- * through the checking path, as a `complete()` retried after a lost connection is. Rejects with
- * `LeaseLostError` naming the jobs neither held nor completed by that run.
+ * Completes `refs` after a run that may have completed them, whose outcome is unknown (a lost
+ * reply): each job is proven through the checking path, as a `complete()` retried after a lost
+ * connection is. Rejects with `LeaseLostError` naming the jobs neither held nor completed by that run.
  */
 export async function completeUnproven(c: AckContext, refs: readonly JobRef[]): Promise<void> {
-  const check = { action: 'complete', once: true, after: [-1, PHASE.done], recover: true };
-  await ackHeld(c.exec, c.t, c.queue, refs, check, async (conn, held) => {
-    const f = fence(c.queue, held.map((h) => h.ref));
-    expectAll('complete', (await conn.query(`${deleteById(c.t.jobs)} WHERE ${f.sql}`, f.params)).affectedRows, held);
-  });
+  const slots = slotFreer(c);
+  await completeChecked(c, refs, true, completionWrite(c, undefined, slots));
+  slots.ring();
 }
 
 /**
