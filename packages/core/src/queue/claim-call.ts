@@ -371,7 +371,8 @@ const seenOf = (exec: Executor, t: QueueTables, queue: string): LockSeen => perQ
 /**
  * Whether this process counts itself alone on `queue`: its last `ALONE_AFTER` claim CALLs each
  * found the claim lock free, within the last `ALONE_MS` (then its claims, found short of
- * contention, may share a transaction with a completion again: see `complete-claim.ts`).
+ * contention, may share a transaction with a completion that does not ride in the claim's CALL:
+ * see `complete-claim.ts`).
  */
 export function aloneOn(exec: Executor, t: QueueTables, queue: string): boolean {
   return performance.now() < seenOf(exec, t, queue).aloneUntil;
