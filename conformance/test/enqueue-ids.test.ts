@@ -55,6 +55,35 @@ for (const target of targets()) {
       });
     }
 
+    for (const keys of [true, false]) it(`a batch of 40 (one INSERT in the client's transaction) ${keys ? 'with' : 'without'} dedup keys stores each item's own options in its row`, async () => {
+      const tr = await taskrow(plain, { prefix });
+      const q = tr.queue(`o.${Date.now()}:x-${keys}`);
+      const items = Array.from({ length: 40 }, (_, i) => ({
+        payload: { i },
+        ...(i % 4 === 1 ? { priority: -7 - i, group: `g.${i}:a-b` } : {}),
+        ...(i % 4 === 2 ? { delay: 3600, maxAttempts: 3, priority: 9 } : {}),
+        ...(i % 4 === 3 ? { concurrencyKey: `k'${i}"\\`, ...(keys ? { dedupKey: `d${i}` } : {}) } : {}),
+      }));
+      const out = await q.enqueueMany(items);
+      const [rows] = await plain.query<mysql.RowDataPacket[]>(
+        'SELECT id, queue, grp, phase, priority, ready_priority, max_attempts, dedup_k IS NOT NULL AS keyed, conc_key, TIMESTAMPDIFF(SECOND, UTC_TIMESTAMP(6), due_at) AS ahead, payload FROM ?? WHERE queue = ?',
+        [`${prefix}queue_jobs`, q.name],
+      );
+      const byId = new Map(rows.map((r) => [Number(r['id']), r]));
+      expect(out.map((e) => JSON.parse(String(byId.get(e.id)?.['payload'])))).toEqual(items.map((it) => it.payload));
+      for (const [i, e] of out.entries()) {
+        const r = byId.get(e.id)!;
+        const kind = i % 4;
+        expect([r['queue'], r['grp'], Number(r['priority']), Number(r['max_attempts']), Number(r['keyed']), r['conc_key']]).toEqual([
+          q.name, kind === 1 ? `g.${i}:a-b` : '', kind === 1 ? -7 - i : kind === 2 ? 9 : 0, kind === 2 ? 3 : 5, kind === 3 && keys ? 1 : 0, kind === 3 ? `k'${i}"\\` : null,
+        ]);
+        // Ready (phase 0) with its priority in line; delayed (1) an hour ahead, or waiting for its key's slot, with no priority in line.
+        expect([Number(r['phase']), Number(r['ready_priority'])]).toEqual(kind >= 2 ? [1, 0] : [0, kind === 1 ? -7 - i : 0]);
+        if (kind === 2) expect(Number(r['ahead'])).toBeGreaterThan(3500);
+        else expect(Number(r['ahead'])).toBeLessThanOrEqual(0);
+      }
+    });
+
     it('the server hands out ids in the mode these cases cover: MariaDB one statement\'s consecutive, MySQL interleaved', async () => {
       const [[row]] = await plain.query<mysql.RowDataPacket[]>('SELECT @@innodb_autoinc_lock_mode AS m');
       expect(Number(row!['m'])).toBe(target.engine === 'mariadb' ? 1 : 2);

@@ -5,11 +5,13 @@ import { invalid, TaskrowError } from '../errors.js';
 import type { SqlConnection, SqlResult, SqlValue } from '../port.js';
 import { purgeReceiptsNow, readReceipt, receiptToken, writeReceipt, writeReceiptIf } from '../receipts/receipts.js';
 import { show, toNumber } from '../validate.js';
+import { NAME_PATTERN } from '../names.js';
+import { binaryLiteral } from '../sql.js';
 import { callable, enqueueByCall } from './enqueue-call.js';
 import { batchCallable, enqueueManyByCall } from './enqueue-many-call.js';
 import type { RingInCall } from './enqueue-ring.js';
 import { decodeEnqueued, encodeEnqueued } from './enqueued-text.js';
-import { jobRow, startState, type JobRow, type QueueSettings } from './options.js';
+import { jobRow, plainJobRow, startState, type JobRow, type QueueSettings } from './options.js';
 import { keyHex, liveHolders, takeKeys } from './dedup.js';
 import { deleteById, type QueueTables } from './tables.js';
 import type { Enqueued, EnqueueItem } from './types.js';
@@ -20,10 +22,35 @@ const INSERT_ROWS = 1000;
 export const MAX_ENQUEUE_BATCH = 100_000;
 
 const COLUMNS = '`queue`, `grp`, `phase`, `priority`, `ready_priority`, `due_at`, `run_at`, `max_attempts`, `token`, `dedup_k`, `payload`, `conc_key`, `created_at`';
-/** A row with a time of its own (`runAt` or a delay); `run_at` repeats the `due_at` set earlier in the same row. */
-const ROW_AT = "(?, ?, ?, ?, ?, DATE_ADD(COALESCE(CAST(? AS DATETIME(6)), UTC_TIMESTAMP(6)), INTERVAL ? MICROSECOND), `due_at`, ?, ?, ?, ?, ?, UTC_TIMESTAMP(6))";
-/** A row due now: no expression to evaluate per row (the statement's time is one value for all its rows). */
-const ROW_NOW = '(?, ?, ?, ?, ?, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6), ?, ?, ?, ?, ?, UTC_TIMESTAMP(6))';
+/**
+ * One row's VALUES: the names and integers as literals (validated: names match `NAME_PATTERN`,
+ * which has no quote or backslash, and numbers are safe integers) and the dedup key as a hex
+ * literal, placeholders only for the payload, the concurrency key and a time of its own, so a
+ * batch of 1,000 rows is not 12,000 values for the client to escape. A row with a time of its own (`runAt` or a delay)
+ * computes `due_at` and `run_at` repeats it; a row due now takes the statement's one time.
+ */
+function rowValues(queue: string, r: JobRow, mark: number, params: SqlValue[]): string {
+  const [phase, priority, readyPriority] = startState(r);
+  const at = r.runAt !== null || r.delayMicros !== 0;
+  if (at) params.push(r.runAt);
+  params.push(r.payload);
+  if (r.concKey !== null) params.push(r.concKey);
+  const due = at ? `DATE_ADD(COALESCE(CAST(? AS DATETIME(6)), UTC_TIMESTAMP(6)), INTERVAL ${int(r.delayMicros)} MICROSECOND), \`due_at\`` : 'UTC_TIMESTAMP(6), UTC_TIMESTAMP(6)';
+  const dedup = r.dedup === null ? 'NULL' : binaryLiteral(r.dedup);
+  return `(${nameLiteral(queue)}, ${nameLiteral(r.group)}, ${int(phase)}, ${int(priority)}, ${int(readyPriority)}, ${due}, ${int(r.maxAttempts)}, ${int(mark)}, ${dedup}, ?, ${r.concKey === null ? 'NULL' : '?'}, UTC_TIMESTAMP(6))`;
+}
+
+/** A safe integer as SQL text; anything else is a bug upstream of the INSERT, refused. */
+function int(n: number): string {
+  if (!Number.isSafeInteger(n)) throw invalid(`an enqueue's row carries ${show(n)} where an integer belongs`);
+  return String(n);
+}
+
+/** A validated name (queue, group; `NAME_PATTERN`, or '' for no group) as a quoted SQL literal; anything else is refused. */
+function nameLiteral(name: string): string {
+  if (name !== '' && !NAME_PATTERN.test(name)) throw invalid(`an enqueue's row carries the name ${show(name)} outside the name rule (${NAME_PATTERN.source})`);
+  return `'${name}'`;
+}
 
 /** Validates a batch whole, before any SQL. */
 export function jobRows(items: unknown, settings: QueueSettings): JobRow[] {
@@ -37,11 +64,21 @@ export function jobRows(items: unknown, settings: QueueSettings): JobRow[] {
   let i = 0;
   for (const item of items as Iterable<EnqueueItem<unknown>>) {
     if (item === null || typeof item !== 'object' || !('payload' in item)) throw invalid(`jobs[${i}] must be an object with a payload, got ${show(item)}`);
-    const { payload, ...options } = item;
-    rows.push(jobRow(payload, options, settings, `enqueueMany() jobs[${i}]`));
+    rows.push(itemRow(item, settings, `enqueueMany() jobs[${i}]`));
     if (++i > MAX_ENQUEUE_BATCH) throw invalid(`enqueueMany() takes at most ${MAX_ENQUEUE_BATCH} jobs per call, got more than that from an iterable`);
   }
   return rows;
+}
+
+/** One `enqueueMany()` item's row: a bare `{ payload }` (no other own key) skips the options' checks. */
+function itemRow(item: EnqueueItem<unknown>, settings: QueueSettings, what: string): JobRow {
+  for (const k in item) {
+    if (k !== 'payload' || !Object.hasOwn(item, k)) {
+      const { payload, ...options } = item;
+      return jobRow(payload, options, settings, what);
+    }
+  }
+  return plainJobRow(item.payload, settings, what);
 }
 
 /**
@@ -80,7 +117,7 @@ export async function insertJobs(exec: Executor, t: QueueTables, queue: string, 
   };
   if (exec.client.joined) return exec.transaction(insertAll);
   const token = receiptToken();
-  const consecutive = !keyed && !returning && parts.length === 1 && rows.length > 1 && !exec.dialect.multiWriter && !idsApart.has(exec.dialect);
+  const consecutive = !keyed && parts.length === 1 && rows.length > 1 && !exec.dialect.multiWriter && !idsApart.has(exec.dialect);
   // READ COMMITTED where the transaction reads: the taking of dedup keys (see above), and the
   // consecutive-ids check, which is then a consistent read that locks nothing (at REPEATABLE READ
   // its range would take shared next-key locks up to the index's end and stall every other
@@ -144,14 +181,7 @@ async function insertStatement(conn: SqlConnection, t: QueueTables, queue: strin
   // rows are read back by it (auto-increment ids of one statement need not be consecutive).
   const mark = randomInt(1, 2 ** 47);
   const params: SqlValue[] = [];
-  const values = insert.map((r) => {
-    // A time of its own: a run time or a delay (a schedule's ready job carries its tick as run time).
-    const at = r.runAt !== null || r.delayMicros !== 0;
-    params.push(queue, r.group, ...startState(r));
-    if (at) params.push(r.runAt, r.delayMicros);
-    params.push(r.maxAttempts, mark, r.dedup, r.payload, r.concKey);
-    return at ? ROW_AT : ROW_NOW;
-  });
+  const values = insert.map((r) => rowValues(queue, r, mark, params));
   const res = await conn.query<{ id: unknown }>(
     `INSERT INTO ${t.jobs} (${COLUMNS}) VALUES ${values.join(', ')}` + (withIds ? ' RETURNING `id`' : ''),
     params,

@@ -3,7 +3,7 @@ import { encodeKey } from '../keys.js';
 import { validateName } from '../names.js';
 import { intArg, optionsOf, secondsArg, show } from '../validate.js';
 import { concurrencyKeyArg } from './limits.js';
-import { encodePayload } from './payload.js';
+import { encodePayloadSized } from './payload.js';
 import type { ClaimOptions, EnqueueOptions, QueueOptions } from './types.js';
 import { PHASE } from './tables.js';
 
@@ -90,11 +90,11 @@ export const ENQUEUE_OPTIONS = ['runAt', 'delay', 'priority', 'maxAttempts', 'de
 export function jobRow(payload: unknown, options: EnqueueOptions | undefined, settings: QueueSettings, what: string): JobRow {
   const o = optionsOf(what, options, ENQUEUE_OPTIONS) as EnqueueOptions;
   if (o.runAt !== undefined && o.delay !== undefined) throw invalid(`${what}: give runAt or delay, not both`);
-  const text = encodePayload(payload, `${what} payload`);
+  const { text, bytes } = encodePayloadSized(payload, `${what} payload`);
   const delay = o.delay === undefined ? 0 : secondsArg(`${what} delay`, o.delay, 0, MAX_DELAY_SECONDS);
   return {
     payload: text,
-    payloadBytes: Buffer.byteLength(text, 'utf8'),
+    payloadBytes: bytes,
     group: o.group === undefined || o.group === null ? '' : validateName('group', o.group),
     priority: intArg(`${what} priority`, o.priority ?? 0, -32768, 32767),
     maxAttempts: intArg(`${what} maxAttempts`, o.maxAttempts ?? settings.maxAttempts, 1, MAX_ATTEMPTS),
@@ -104,6 +104,15 @@ export function jobRow(payload: unknown, options: EnqueueOptions | undefined, se
     dedup: o.dedupKey === undefined ? null : encodeKey(o.dedupKey, `${what} dedupKey`).k,
     concKey: o.concurrencyKey === undefined ? null : concurrencyKeyArg(`${what} concurrencyKey`, o.concurrencyKey),
   };
+}
+
+/**
+ * `jobRow` of a job given no options (the queue's defaults), without the options' checks, for
+ * batches of bare payloads. MUST throw before any SQL on a payload `jobRow` refuses.
+ */
+export function plainJobRow(payload: unknown, settings: QueueSettings, what: string): JobRow {
+  const { text, bytes } = encodePayloadSized(payload, `${what} payload`);
+  return { payload: text, payloadBytes: bytes, group: '', priority: 0, maxAttempts: settings.maxAttempts, runAt: null, delayMicros: 0, delayed: false, dedup: null, concKey: null };
 }
 
 /** Validated claim options. */

@@ -88,6 +88,7 @@ const settled = (v: unknown): boolean => typeof v === 'string' || typeof v === '
  * nesting deeper than `MAX_PAYLOAD_DEPTH`. The error names the path and the value.
  */
 function check(root: unknown, what: string): void {
+  if (flat(root)) return;
   const stack: Frame[] = [{ value: root, key: '', index: false, parent: undefined, depth: 0 }];
   const ancestors = new Set<object>();
   while (stack.length > 0) {
@@ -115,6 +116,23 @@ function check(root: unknown, what: string): void {
   }
 }
 
+/**
+ * Whether `value` is settled, or a plain object (prototype `Object.prototype` or none) without a
+ * `toJSON` whose own values are all settled or undefined: the most common payload, which
+ * JSON.stringify writes as it is, so `check` has nothing more to look at.
+ */
+function flat(value: unknown): boolean {
+  if (settled(value)) return true;
+  if (typeof value !== 'object' || Array.isArray(value)) return false;
+  const proto: unknown = Object.getPrototypeOf(value);
+  if ((proto !== Object.prototype && proto !== null) || typeof (value as { toJSON?: unknown }).toJSON === 'function') return false;
+  for (const k in value) {
+    const v: unknown = (value as Record<string, unknown>)[k];
+    if (v !== undefined && !settled(v)) return false;
+  }
+  return true;
+}
+
 /** Pushes the children of `value` (held by `f`) that need a look: strings, booleans, null and finite numbers do not. */
 function pushChildren(stack: Frame[], value: object, f: Frame, what: string): void {
   const depth = f.depth + 1;
@@ -138,6 +156,11 @@ function pushChildren(stack: Frame[], value: object, f: Frame, what: string): vo
  * round-trip (see `check`) or whose JSON is over `MAX_PAYLOAD_BYTES`, naming the problem.
  */
 export function encodePayload(value: unknown, what = 'payload'): string {
+  return encodePayloadSized(value, what).text;
+}
+
+/** `encodePayload`, with the text's length in UTF-8 bytes (measured once, for the limit). */
+export function encodePayloadSized(value: unknown, what = 'payload'): { text: string; bytes: number } {
   if (value === undefined) throw invalid(`${what} is undefined; pass null or a JSON value`);
   check(value, what);
   let text: string | undefined;
@@ -149,7 +172,7 @@ export function encodePayload(value: unknown, what = 'payload'): string {
   if (text === undefined) throw invalid(`${what} is not JSON-serialisable`);
   const bytes = Buffer.byteLength(text, 'utf8');
   if (bytes > MAX_PAYLOAD_BYTES) throw invalid(`${what} is ${bytes} bytes as JSON; the limit is ${MAX_PAYLOAD_BYTES} bytes`);
-  return text;
+  return { text, bytes };
 }
 
 /** Parses a stored payload. */
