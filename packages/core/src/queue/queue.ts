@@ -10,6 +10,7 @@ import { purgeDeadJobs, purgeFinished, retryDeadJobs } from './dead.js';
 import { insertJobs, jobRows } from './enqueue.js';
 import { callable } from './enqueue-call.js';
 import { batchCallable } from './enqueue-many-call.js';
+import { coalescedEnqueue, coalescible } from './enqueue-coalesce.js';
 import { producerOf } from './producer.js';
 import { purgeIdleKeys, purgeIdleKeysNow } from './key-purge.js';
 import { purgeStaleKeys, purgeStaleKeysNow } from './dedup.js';
@@ -71,7 +72,9 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
   const self: Queue<P> = {
     name: queue,
     async enqueue(payload, opts) {
-      const [one] = await enqueueRows([jobRow(payload, opts, settings, 'enqueue()')]);
+      const row = jobRow(payload, opts, settings, 'enqueue()');
+      if (coalescible(exec, t, row)) return coalescedEnqueue(exec, t, queue, enqueueRows, row);
+      const [one] = await enqueueRows([row]);
       return one!;
     },
     enqueueMany: async (items) => enqueueRows(jobRows(items, settings)),

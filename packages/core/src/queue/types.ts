@@ -186,7 +186,13 @@ export interface JobPage<Payload = unknown> {
  */
 export interface Queue<Payload = unknown> {
   readonly name: string;
-  /** Enqueues one job (see `enqueueMany`). */
+  /**
+   * Enqueues one job (see `enqueueMany`); resolves after its commit. Outside an application
+   * transaction, jobs without a dedup key that the process enqueues to the queue while one such
+   * enqueue is in flight leave together, in the order asked, as one batch statement when it returns
+   * (up to 32 jobs); a lone one leaves alone. A batch the server refuses is sent again job by job,
+   * so each caller sees its own job's outcome.
+   */
   enqueue(payload: Payload, options?: EnqueueOptions): Promise<Enqueued>;
   /**
    * Enqueues a batch in one transaction: all jobs or none. Resolves to one entry per item, in
