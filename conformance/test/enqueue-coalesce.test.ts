@@ -17,13 +17,18 @@ for (const target of targets()) {
     let pool: mysql.Pool;
     /** The statements sent through the counted client, in order. */
     const sent: string[] = [];
+    let loseNextBatch = false;
     let counted: Awaited<ReturnType<typeof createTaskrow<Mysql2Connection>>>;
 
     beforeAll(async () => {
       pool = mysql.createPool({ uri: target.url, connectionLimit: 8 });
       await (await taskrow(pool, { prefix })).migrate();
       // Every statement sent, through the pool or through the application's transaction, is noted.
-      const note = <C extends SqlConnection>(conn: C): C => ({ ...conn, query: (sql: string, params?: readonly SqlValue[], options?: QueryOptions) => (sent.push(sql), (conn as unknown as SqlClient).query(sql, params, options)) }) as C;
+      // With `loseNextBatch`, the next batch CALL fails as a lost connection before it reaches the server.
+      const lose = (sql: string): boolean => loseNextBatch && /^CALL `?[a-z0-9_]+enqueue_jobs/.test(sql) && !(loseNextBatch = false);
+      const lost = (): Promise<never> => Promise.reject(Object.assign(new Error('Connection lost: the test dropped it'), { code: 'PROTOCOL_CONNECTION_LOST', fatal: true }));
+      const note = <C extends SqlConnection>(conn: C): C =>
+        ({ ...conn, query: (sql: string, params?: readonly SqlValue[], options?: QueryOptions) => (sent.push(sql), lose(sql) ? lost() : (conn as unknown as SqlClient).query(sql, params, options)) }) as C;
       const noting = <C extends SqlClient>(inner: C): C => ({
         ...note(inner),
         transaction: (fn, options) => inner.transaction((conn) => fn(note(conn)), options),
@@ -94,6 +99,24 @@ for (const target of targets()) {
         expect(ids.map((id) => JSON.parse(String(stored.get(id)?.['payload'])))).toEqual([0, 1, 2, 3, 4, 5, 7, 8, 9].map((i) => ({ i })));
         expect(stored.size).toBe(9);
       } finally {
+        await pool.query(`DROP TRIGGER IF EXISTS \`${prefix}poison\``);
+      }
+    });
+
+    it('a batch refused on its retry after a lost connection is not sent again job by job: every caller sees the error, as its outcome is unknown', async () => {
+      await pool.query(`CREATE TRIGGER \`${prefix}poison\` BEFORE INSERT ON \`${jobs}\` FOR EACH ROW IF CAST(NEW.payload AS CHAR) LIKE '%poison%' THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'poisoned job'; END IF`);
+      try {
+        const q = counted.queue(`l${Date.now()}`);
+        const from = sent.length;
+        loseNextBatch = true;
+        const settled = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => q.enqueue(i === 6 ? { i, poison: true } : { i })));
+        // The lost CALL, then its retry, refused: no job is sent alone.
+        expect(calls(from)).toEqual(['batch', 'batch']);
+        expect(settled.map((s) => s.status)).toEqual(Array.from({ length: 10 }, () => 'rejected'));
+        expect(settled.map((s) => (s.status === 'rejected' ? (s.reason as TaskrowError).code : s.status))).toEqual(Array.from({ length: 10 }, () => 'DATABASE_ERROR'));
+        expect((await rowsOf(q.name)).size).toBe(0);
+      } finally {
+        loseNextBatch = false;
         await pool.query(`DROP TRIGGER IF EXISTS \`${prefix}poison\``);
       }
     });

@@ -112,6 +112,23 @@ export function classify(info: DriverErrorInfo): ErrorClass {
   return 'other';
 }
 
+/** The errors `withRetry` ended work with after an earlier run of that work was lost (see `mayHaveCommitted`). */
+const endedAfterLost = new WeakSet<TaskrowError>();
+
+function markAfterLost(err: TaskrowError): TaskrowError {
+  endedAfterLost.add(err);
+  return err;
+}
+
+/**
+ * Whether `err` ended work (retried by `withRetry`) one of whose earlier runs lost its connection:
+ * that run may have committed, so the work's outcome is unknown whatever the last run's error says
+ * (a server error on the retry does not prove that nothing of the work was written).
+ */
+export function mayHaveCommitted(err: unknown): boolean {
+  return err instanceof TaskrowError && endedAfterLost.has(err);
+}
+
 /** Wraps a driver error into a `TaskrowError` with the right code; `TaskrowError`s pass through. */
 export function toTaskrowError(err: unknown, client: SqlClient, attempts = 1): TaskrowError {
   if (err instanceof TaskrowError) return err;
@@ -162,12 +179,13 @@ export async function withRetry<T>(client: SqlClient, retry: RetryOptions, op: (
     try {
       return await op({ number: attempt, afterLost });
     } catch (err) {
-      if (err instanceof TaskrowError || err instanceof RollBack) throw err;
+      if (err instanceof RollBack) throw err;
+      if (err instanceof TaskrowError) throw afterLost ? markAfterLost(err) : err;
       const kind = classifyError(client, err);
       const certification = kind === 'retryable' && (multiWriter || isCertificationFailure(client.describeError(err), err));
       const budget = certification ? retry.attempts * CERTIFICATION_ATTEMPTS_FACTOR : retry.attempts;
       const again = !client.joined && (kind === 'retryable' || kind === 'lost') && attempt < budget;
-      if (!again) throw toTaskrowError(err, client, attempt);
+      if (!again) throw afterLost ? markAfterLost(toTaskrowError(err, client, attempt)) : toTaskrowError(err, client, attempt);
       afterLost ||= kind === 'lost';
       await sleep(Math.random() * Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** (attempt - 1)));
     }

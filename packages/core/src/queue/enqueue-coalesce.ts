@@ -1,5 +1,6 @@
 import type { Executor } from '../engine/executor.js';
 import { TaskrowError } from '../errors.js';
+import { mayHaveCommitted } from '../retry.js';
 import { callable } from './enqueue-call.js';
 import { MAX_CALL_BATCH, MAX_CALL_BATCH_BYTES } from './enqueue-many-call.js';
 import type { JobRow } from './options.js';
@@ -85,11 +86,11 @@ class Gathering {
 /**
  * Whether a batch's failure is the server refusing its statement (an error number from the server:
  * the procedure rolled its transaction back, nothing of the batch committed), rather than a
- * failure whose outcome is unknown (a connection lost past its retries, a timeout) or a reply that
- * could not be read.
+ * failure whose outcome is unknown (a connection lost past its retries, a timeout, a refusal of
+ * the retry after a run whose reply was lost: `mayHaveCommitted`) or a reply that could not be read.
  */
 function refusedWhole(err: unknown): boolean {
-  return err instanceof TaskrowError && err.code === 'DATABASE_ERROR' && err.errno !== undefined;
+  return err instanceof TaskrowError && err.code === 'DATABASE_ERROR' && err.errno !== undefined && !mayHaveCommitted(err);
 }
 
 const gatherings = new WeakMap<Executor, Map<string, Gathering>>();
@@ -113,8 +114,9 @@ export function coalescible(exec: Executor, t: QueueTables, row: JobRow): boolea
  * commit that holds it; MUST NOT resolve before it, MUST NOT insert a job twice. When the server
  * refuses a batch (an error number from it: nothing of the batch committed), each of its jobs is
  * sent again alone, so each caller sees its own job's outcome and one job's refusal is not the
- * others'; when the outcome is unknown (a connection lost past its retries, a timeout), every
- * caller of the batch sees that error, as each would have alone.
+ * others'; when the outcome is unknown (a connection lost past its retries, a timeout, the retry
+ * after a lost reply refused: `mayHaveCommitted`), every caller of the batch sees that error, as
+ * each would have alone.
  */
 export function coalescedEnqueue(exec: Executor, t: QueueTables, queue: string, send: SendRows, row: JobRow): Promise<Enqueued> {
   let byQueue = gatherings.get(exec);
