@@ -479,11 +479,52 @@ for (const target of targets()) {
       expect(running.map((r) => [Number(r.id), Number(r.attempt)])).toEqual(jobs.map((j) => [j.id, 1]).sort((a, b) => a[0]! - b[0]!));
     });
 
+    /** A completion's CALL (schema version 33). */
+    const completeCall: Match = (sql) => sql.length === 1 && sql[0]!.startsWith(`CALL \`${prefix}complete_jobs\``);
+
+    it('a complete() of jobs still held is one statement (its CALL), no transaction', async () => {
+      const q = tr.queue(`k${Date.now()}`);
+      await q.enqueueMany(Array.from({ length: 4 }, (_, i) => ({ payload: i })));
+      const jobs = await q.claim({ limit: 4, lease: 60 });
+      const from = client.units.length;
+      await q.complete(jobs);
+      expect(client.units.slice(from)).toEqual([[expect.stringMatching(new RegExp(`^CALL \`${prefix}complete_jobs\`\\(`))]]);
+      expect(await jobsOf(q.name)).toEqual([]);
+    });
+
+    it('a complete() whose CALL lost its reply, after its commit or before it reached the server, resolves with every job deleted', async () => {
+      for (const when of ['after', 'before'] as const) {
+        const q = tr.queue(`x${when}${Date.now()}`);
+        await q.enqueueMany(Array.from({ length: 4 }, (_, i) => ({ payload: i })));
+        const jobs = await q.claim({ limit: 4, lease: 60 });
+        const lostBefore = client.lostStatements.length;
+        client.lose(1, when, completeCall);
+        await q.complete(jobs);
+        expect(client.lostStatements.slice(lostBefore).map(completeCall)).toEqual([true]);
+        expect(await jobsOf(q.name)).toEqual([]);
+      }
+    });
+
+    it('a complete() of a batch with a job no longer held deletes nothing by its CALL, then completes the held jobs and names the other', async () => {
+      const q = tr.queue(`u${Date.now()}`);
+      await q.enqueueMany(Array.from({ length: 3 }, (_, i) => ({ payload: i })));
+      const jobs = await q.claim({ limit: 3, lease: 60 });
+      const taken = jobs[1]!;
+      // Another claim holds that job now: its token moved on.
+      await probe.query(`UPDATE \`${prefix}queue_jobs\` SET token = token + 1 WHERE id = ?`, [taken.id]);
+      const from = client.units.length;
+      const err = (await q.complete(jobs).catch((e: unknown) => e)) as { code?: string; lost?: number[]; applied?: number[] };
+      expect([err.code, err.lost, [...(err.applied ?? [])].sort((a, b) => a - b)]).toEqual(['LEASE_LOST', [taken.id], [jobs[0]!.id, jobs[2]!.id].sort((a, b) => a - b)]);
+      const units = client.units.slice(from);
+      expect(units.map(completeCall)).toEqual([true, false]);
+      expect((await jobsOf(q.name)).map((r) => [r.id, r.phase, r.attempt, r.token].map(Number))).toEqual([[taken.id, 2, 1, taken.token + 1]]);
+    });
+
     it('complete, fail and release whose reply was lost report what was applied, not LEASE_LOST', async () => {
       const q = tr.queue(`a${Date.now()}`);
       await q.enqueueMany(Array.from({ length: 6 }, (_, i) => ({ payload: i })));
       const jobs = await q.claim({ limit: 6, lease: 60 });
-      client.lose(1);
+      client.lose(1, 'after', completeCall);
       await q.complete(jobs.slice(0, 3));
       client.lose(1);
       expect((await q.fail(jobs[3]!, new Error('boom'))).state).toBe('delayed');

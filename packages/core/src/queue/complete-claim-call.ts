@@ -4,7 +4,8 @@ import { UNHELD_STATE } from './claim-call.js';
 import { markSettled } from './ack.js';
 import { mayCall } from './procedures.js';
 import { completeUnproven, type AckContext } from './settle.js';
-import { PHASE, queueTables, type QueueTables } from './tables.js';
+import { deleteDone } from './complete-call.js';
+import { queueTables, type QueueTables } from './tables.js';
 import type { JobRef } from './types.js';
 
 /**
@@ -14,8 +15,7 @@ import type { JobRef } from './types.js';
  * under those tokens; when that matched fewer than `n` rows it rolls the deletion back and answers
  * one row of state 5 (`UNHELD_STATE`) without claiming. Otherwise it commits and calls the claim
  * procedure, whose answer is its own. Any error rolls back what is uncommitted before it reaches
- * the client. The jobs are joined by primary key (`FORCE INDEX`: MariaDB otherwise planned a scan
- * of the table for the join).
+ * the client (the DELETE: see `deleteDone`).
  */
 const completeClaimProcedure = (t: QueueTables): string => `CREATE PROCEDURE IF NOT EXISTS ${t.completeClaimCall}(
   IN p_done JSON, IN p_n INT UNSIGNED,
@@ -27,11 +27,7 @@ BEGIN
     ROLLBACK;
     RESIGNAL;
   END;
-  SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-  START TRANSACTION;
-  DELETE j FROM JSON_TABLE(p_done, '$[*]' COLUMNS (\`i\` BIGINT UNSIGNED PATH '$[0]', \`k\` BIGINT UNSIGNED PATH '$[1]')) AS d
-    STRAIGHT_JOIN ${t.jobs} AS j FORCE INDEX (PRIMARY) ON j.\`id\` = d.\`i\`
-    WHERE j.\`token\` = d.\`k\` AND j.\`queue\` = p_queue AND j.\`phase\` = ${PHASE.running};
+  ${deleteDone(t)}
   IF ROW_COUNT() <> p_n THEN
     ROLLBACK;
     SELECT ${UNHELD_STATE} AS \`state\`, 0 AS \`head\`, 0 AS \`due\`, NULL AS \`last\`, 2 AS \`locked\`, NULL AS \`id\`;
@@ -51,21 +47,6 @@ export const COMPLETE_CLAIM_CALL_MIGRATION: Migration = {
   optional: true,
   statements: (prefix) => [completeClaimProcedure(queueTables(prefix))],
 };
-
-/**
- * Whether a completion of `refs` may ride in the claim's CALL: a plain delete, nothing else to
- * write (no finished jobs kept, no results, no job that may hold a concurrency key's slot), through
- * a client that may call the procedure.
- */
-export function carriable(c: AckContext, refs: readonly JobRef[], results: ReadonlyMap<number, string> | undefined): boolean {
-  return (
-    refs.length > 0 &&
-    c.settings.keepFinishedFor === 0 &&
-    (results === undefined || results.size === 0) &&
-    refs.every((r) => (r as { concurrencyKey?: unknown }).concurrencyKey === null) &&
-    mayCall(c.exec, c.t.completeClaimCall)
-  );
-}
 
 /** What `completeAndClaimByCall` did: the claimed rows, or that the claim is the caller's; `unheld` when the completion did not apply. */
 export type CarriedClaim = { readonly completed: true; readonly rows: ClaimRows | undefined } | { readonly completed: false };

@@ -2,7 +2,8 @@ import { ClaimCall, claimCallable, claimJobs, takeHeadTurn, type ClaimArgs, type
 import { LeaseLostError } from './errors.js';
 import { completeJobs, completeThen, type AckContext } from './settle.js';
 import { aloneOn } from './claim-call.js';
-import { carriable, completeAndClaimByCall } from './complete-claim-call.js';
+import { carriable } from './complete-call.js';
+import { completeAndClaimByCall } from './complete-claim-call.js';
 import type { Job, JobRef } from './types.js';
 
 /** What `completeAndClaim` did: the jobs it claimed, and the completion's `LeaseLostError` when some jobs were not held. */
@@ -39,7 +40,7 @@ export async function completeAndClaim<P>(
   const claim = (): Promise<Job<P>[]> => claimJobs<P>(c.exec, c.t, c.queue, args, state, progress);
   if (refs.length === 0) return { jobs: await claim(), lost: undefined };
   const callable = args.limit > 0 && claimCallable(c.exec, c.t, args, state);
-  if (callable && carriable(c, refs, results)) {
+  if (callable && carriable(c, refs, results, c.t.completeClaimCall)) {
     // The completion rides in the claim's CALL (see `complete-claim-call.ts`): one statement a batch.
     const call = new ClaimCall<P>(c.t, c.queue, args, state, false, progress);
     const carried = await completeAndClaimByCall(c, refs, call, args, state).catch((err: unknown) => {

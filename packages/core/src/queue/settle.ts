@@ -7,6 +7,7 @@ import { announce } from './ring.js';
 import { claimCursor } from './cursor.js';
 import { LeaseLostError } from './errors.js';
 import { leaseConfirmed } from './local-lease.js';
+import { completeByCall } from './complete-call.js';
 import { ackFast, ackHeld, expectAll, fence, type FastTail, type HeldRow } from './ack.js';
 import { backoffSeconds, errorText, toMicros, type QueueSettings } from './options.js';
 import { toNumber } from '../validate.js';
@@ -98,7 +99,8 @@ async function completeChecked(c: AckContext, refs: readonly JobRef[], recover: 
 }
 
 /**
- * Completes `refs` as `completeJobs` does and, when every job was still held, runs `tail` in the
+ * Completes `refs` as `completeJobs` does (without `tail`, a plain completion is one CALL where it
+ * may be: see `completeByCall`) and, when every job was still held, runs `tail` in the
  * same transaction (see `FastTail`): resolves to the tail's value, or to undefined when the tail did
  * not run because a job was not held or a lost run could not be proven (the completion then went
  * the checking way: the held jobs are completed and a `LeaseLostError` names the others). The tail
@@ -107,7 +109,7 @@ async function completeChecked(c: AckContext, refs: readonly JobRef[], recover: 
 export async function completeThen<T>(c: AckContext, refs: readonly JobRef[], results: ReadonlyMap<number, string> | undefined, tail?: FastTail<T>): Promise<T | undefined> {
   const slots = slotFreer(c);
   const write = completionWrite(c, results, slots);
-  const fast = await ackFast(c.exec, refs, true, write, tail);
+  const fast = (tail === undefined ? await completeByCall(c, refs, results) : undefined) ?? (await ackFast(c.exec, refs, true, write, tail));
   if (fast.next === 'applied') {
     slots.ring();
     return fast.value;

@@ -32,6 +32,8 @@ export interface QueueTables {
   readonly claimCall: string;
   /** The procedure that completes a worker's batch and claims the next in one statement (see `complete-claim-call.ts`). */
   readonly completeClaimCall: string;
+  /** The procedure that completes a batch in one statement (see `complete-call.ts`). */
+  readonly completeCall: string;
   /** The procedures that enqueue and then ring the queue's doorbell in one statement (see `enqueue-ring-call.ts`). */
   readonly enqueueRingCall: string;
   readonly enqueueManyRingCall: string;
@@ -40,7 +42,7 @@ export interface QueueTables {
 }
 
 export function queueTables(prefix: string): QueueTables {
-  return { jobs: table(prefix, 'queue_jobs'), receipts: receiptsTable(prefix), deadKeys: table(prefix, 'queue_dead_keys'), dedup: table(prefix, 'queue_dedup'), queues: table(prefix, 'queues'), cursors: table(prefix, 'queue_cursors'), keys: table(prefix, 'queue_keys'), keyed: table(prefix, 'queue_keyed'), rateSlots: table(prefix, 'queue_rate_slots'), sleepers: table(prefix, 'queue_sleepers'), enqueueCall: table(prefix, 'enqueue_job'), enqueueManyCall: table(prefix, 'enqueue_jobs'), ringCall: table(prefix, 'ring_sleepers'), claimCall: table(prefix, 'claim_jobs'), completeClaimCall: table(prefix, 'complete_claim_jobs'), enqueueRingCall: table(prefix, 'enqueue_job_and_ring'), enqueueManyRingCall: table(prefix, 'enqueue_jobs_and_ring'), enqueueHandCall: table(prefix, 'enqueue_job_and_hand') };
+  return { jobs: table(prefix, 'queue_jobs'), receipts: receiptsTable(prefix), deadKeys: table(prefix, 'queue_dead_keys'), dedup: table(prefix, 'queue_dedup'), queues: table(prefix, 'queues'), cursors: table(prefix, 'queue_cursors'), keys: table(prefix, 'queue_keys'), keyed: table(prefix, 'queue_keyed'), rateSlots: table(prefix, 'queue_rate_slots'), sleepers: table(prefix, 'queue_sleepers'), enqueueCall: table(prefix, 'enqueue_job'), enqueueManyCall: table(prefix, 'enqueue_jobs'), ringCall: table(prefix, 'ring_sleepers'), claimCall: table(prefix, 'claim_jobs'), completeClaimCall: table(prefix, 'complete_claim_jobs'), completeCall: table(prefix, 'complete_jobs'), enqueueRingCall: table(prefix, 'enqueue_job_and_ring'), enqueueManyRingCall: table(prefix, 'enqueue_jobs_and_ring'), enqueueHandCall: table(prefix, 'enqueue_job_and_hand') };
 }
 
 /**

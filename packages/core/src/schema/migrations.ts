@@ -21,6 +21,7 @@ import { DOORBELL_HAND_MIGRATION, HAND_CALL_MIGRATION } from '../queue/hand-call
 import { DEDUP_TABLE_MIGRATION } from '../queue/dedup.js';
 import { KEYED_TABLE_MIGRATION } from '../queue/key-slots.js';
 import { COMPLETE_CLAIM_CALL_MIGRATION } from '../queue/complete-claim-call.js';
+import { COMPLETE_CALL_MIGRATION } from '../queue/complete-call.js';
 import type { Migration } from './migration.js';
 import { table, TABLE_OPTIONS } from './tables.js';
 
@@ -50,7 +51,8 @@ export function migrationsTableSql(prefix: string): string {
  * reads from and keeps it, 27 dedup keys in their own table instead of a unique index of the jobs table, 28 the claim procedure
  * whose gate is one server's statement, 29 the claim procedure that reads its leased jobs back through a join, 30 the batch
  * enqueue procedure that counts consecutive ids instead of reading them back, 31 the jobs of concurrency keys in their own table instead of
- * an index of the jobs table, 32 the procedure that completes a worker's batch and claims the next in one statement).
+ * an index of the jobs table, 32 the procedure that completes a worker's batch and claims the next in one statement, 33 the procedure that
+ * completes a batch in one statement).
  */
 export const MIGRATIONS: readonly Migration[] = [
   DONES_MIGRATION, LOOP_MIGRATION, QUEUE_MIGRATION, RESOURCES_MIGRATION, RECEIPTS_MIGRATION, DEAD_KEYS_MIGRATION, TOKEN_COLUMN_MIGRATION, QUEUES_MIGRATION,
@@ -58,7 +60,7 @@ export const MIGRATIONS: readonly Migration[] = [
   QUEUE_HEAD_MIGRATION, DOORBELL_RINGS_MIGRATION, ENQUEUE_CALL_MIGRATION, RING_CALL_MIGRATION, ENQUEUE_MANY_CALL_MIGRATION,
   CLAIM_CALL_MIGRATION, ENQUEUE_RING_CALL_MIGRATION, CLAIM_CALL_FEW_MIGRATION, DOORBELL_HAND_MIGRATION, HAND_CALL_MIGRATION,
   QUEUE_CURSORS_MIGRATION, CLAIM_CALL_FLEET_MIGRATION, DEDUP_TABLE_MIGRATION, CLAIM_CALL_GATE_MIGRATION, CLAIM_CALL_READ_BACK_MIGRATION,
-  ENQUEUE_MANY_CALL_CONSECUTIVE_MIGRATION, KEYED_TABLE_MIGRATION, COMPLETE_CLAIM_CALL_MIGRATION,
+  ENQUEUE_MANY_CALL_CONSECUTIVE_MIGRATION, KEYED_TABLE_MIGRATION, COMPLETE_CLAIM_CALL_MIGRATION, COMPLETE_CALL_MIGRATION,
 ].sort((a, b) => a.version - b.version);
 
 /** The newest schema version this build knows. */
