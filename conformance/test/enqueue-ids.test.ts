@@ -40,18 +40,19 @@ for (const target of targets()) {
       ['ids one apart', () => plain],
       ['ids three apart (auto_increment_increment = 3)', () => stepped],
     ] as const) {
-      it(`with ${name}, each returned id is the row of its item, batch after batch`, async () => {
+      it(`with ${name}, each returned id is the row of its item, batch after batch (25 in a CALL, 40 in the client's transaction)`, async () => {
         const tr = await taskrow(pool(), { prefix });
         const q = tr.queue(`q${Date.now()}${name.length}`);
+        const sizes = [25, 40, 25, 40];
         const returned: number[] = [];
-        for (let batch = 0; batch < 3; batch++) {
-          const out = await q.enqueueMany(Array.from({ length: 25 }, (_, i) => ({ payload: { batch, i } })));
+        for (const [batch, size] of sizes.entries()) {
+          const out = await q.enqueueMany(Array.from({ length: size }, (_, i) => ({ payload: { batch, i } })));
           expect(out.every((e) => !e.deduplicated)).toBe(true);
           returned.push(...out.map((e) => e.id));
         }
         const stored = await payloadsById(q.name);
-        expect(stored.size).toBe(75);
-        expect(returned.map((id) => stored.get(id))).toEqual(Array.from({ length: 75 }, (_, k) => ({ batch: Math.floor(k / 25), i: k % 25 })));
+        expect(stored.size).toBe(130);
+        expect(returned.map((id) => stored.get(id))).toEqual(sizes.flatMap((size, batch) => Array.from({ length: size }, (_, i) => ({ batch, i }))));
       });
     }
 
@@ -84,6 +85,18 @@ for (const target of targets()) {
       }
     });
 
+    it('each row of a batch carries its own token, one more than the row before, in a CALL and in the client\'s transaction', async () => {
+      const tr = await taskrow(plain, { prefix });
+      const q = tr.queue(`t${Date.now()}`);
+      for (const size of [10, 40]) {
+        const out = await q.enqueueMany(Array.from({ length: size }, (_, i) => ({ payload: i })));
+        const [rows] = await plain.query<mysql.RowDataPacket[]>('SELECT id, token FROM ?? WHERE id IN (?)', [`${prefix}queue_jobs`, out.map((e) => e.id)]);
+        const token = new Map(rows.map((r) => [Number(r['id']), Number(r['token'])]));
+        const first = token.get(out[0]!.id)!;
+        expect(out.map((e) => token.get(e.id)! - first)).toEqual(Array.from({ length: size }, (_, i) => i));
+      }
+    });
+
     it('the server hands out ids in the mode these cases cover: MariaDB one statement\'s consecutive, MySQL interleaved', async () => {
       const [[row]] = await plain.query<mysql.RowDataPacket[]>('SELECT @@innodb_autoinc_lock_mode AS m');
       expect(Number(row!['m'])).toBe(target.engine === 'mariadb' ? 1 : 2);
@@ -94,21 +107,23 @@ for (const target of targets()) {
       ['ids three apart', () => stepped],
     ] as const) {
       it(`with ${name}, batches from four producers at once each get their own rows' ids`, async () => {
+        const size = (batch: number): number => (batch % 2 === 0 ? 10 : 40);
         const tr = await taskrow(pool(), { prefix });
         const q = tr.queue(`c${Date.now()}${name.length}`);
         const returned = await Promise.all(
           [0, 1, 2, 3].map(async (producer) => {
             const ids: number[] = [];
-            for (let batch = 0; batch < 15; batch++) {
-              ids.push(...(await q.enqueueMany(Array.from({ length: 10 }, (_, i) => ({ payload: { producer, batch, i } })))).map((e) => e.id));
+            // Batches of 10 (one CALL each) and of 40 (the client's transaction) in turns.
+            for (let batch = 0; batch < 16; batch++) {
+              ids.push(...(await q.enqueueMany(Array.from({ length: size(batch) }, (_, i) => ({ payload: { producer, batch, i } })))).map((e) => e.id));
             }
             return ids;
           }),
         );
         const stored = await payloadsById(q.name);
-        expect(stored.size).toBe(600);
+        expect(stored.size).toBe(4 * 8 * 50);
         for (const [producer, ids] of returned.entries()) {
-          expect(ids.map((id) => stored.get(id))).toEqual(Array.from({ length: 150 }, (_, k) => ({ producer, batch: Math.floor(k / 10), i: k % 10 })));
+          expect(ids.map((id) => stored.get(id))).toEqual(Array.from({ length: 16 }, (_, batch) => Array.from({ length: size(batch) }, (_, i) => ({ producer, batch, i }))).flat());
         }
       });
     }

@@ -39,7 +39,13 @@ export const ENQUEUE_MANY_CALL_MIGRATION: Migration = {
   version: 19,
   name: 'queue-enqueue-many-call',
   optional: true,
-  statements: (prefix) => [enqueueJobsProcedure('IF NOT EXISTS ', queueTables(prefix), false)],
+  statements: (prefix) => [enqueueJobsProcedure('IF NOT EXISTS ', queueTables(prefix), 19)],
+};
+
+/** `enqueue_jobs` dropped and created again as of `version` (a CALL between the two enqueues in the client's transaction). */
+const recreated = (prefix: string, version: 30 | 34): string[] => {
+  const t = queueTables(prefix);
+  return [`DROP PROCEDURE IF EXISTS ${t.enqueueManyCall}`, enqueueJobsProcedure('', t, version)];
 };
 
 /**
@@ -57,31 +63,57 @@ export const ENQUEUE_MANY_CALL_CONSECUTIVE_MIGRATION: Migration = {
   version: 30,
   name: 'queue-enqueue-many-call-consecutive',
   optional: true,
-  statements: (prefix) => {
-    const t = queueTables(prefix);
-    return [`DROP PROCEDURE IF EXISTS ${t.enqueueManyCall}`, enqueueJobsProcedure('', t, true)];
-  },
+  statements: (prefix) => recreated(prefix, 30),
 };
 
-/** The ids' read-back by the batch's mark from its first insert id (version 19; version 30 where the ids may not be consecutive). */
-const readBack = (t: QueueTables, indent: string): string => `${indent}SELECT GROUP_CONCAT(x.\`id\` ORDER BY x.\`id\` SEPARATOR ','), COUNT(*) = p_n INTO v_ids, v_seen
-${indent}  FROM (SELECT \`id\` FROM ${t.jobs} FORCE INDEX (PRIMARY) WHERE \`id\` >= v_first AND \`token\` = p_mark AND \`queue\` = p_queue ORDER BY \`id\` LIMIT p_n) AS x;`;
+/**
+ * Schema version 34: `enqueue_jobs` again (dropped and created; the same arguments and answer),
+ * whose rows carry the tokens mark, mark + 1, ... in batch order, so that where the ids are one
+ * statement's consecutive run, one read by primary key shows it in every lock mode: the row at the
+ * first insert id plus (n - 1) steps of `auto_increment_increment` is the batch's last row. The
+ * batch's ids grow in insert order from the first insert id, each a step apart or more, so n of
+ * them end there only when they are the run. Under `innodb_autoinc_lock_mode` 2 (MySQL's default)
+ * the ids of an `INSERT ... SELECT` that met no other insert are such a run too; version 30 read
+ * them back by the mark (0 or 1 still need no read: the statement holds the AUTO-INC lock). Where
+ * they are not a run, they are read back by the batch's tokens.
+ */
+export const ENQUEUE_MANY_CALL_ORDINAL_MIGRATION: Migration = {
+  version: 34,
+  name: 'queue-enqueue-many-call-ordinal',
+  optional: true,
+  statements: (prefix) => recreated(prefix, 34),
+};
 
-/** Version 30's ids: counted from the first insert id where one statement's are consecutive (see `ENQUEUE_MANY_CALL_CONSECUTIVE_MIGRATION`), else read back. */
-const consecutiveIds = (t: QueueTables): string => `  SELECT LAST_INSERT_ID(), ROW_COUNT(), @@auto_increment_increment INTO v_first, v_n, v_step;
-  IF v_n = p_n AND @@innodb_autoinc_lock_mode < 2 THEN
+/**
+ * The ids' read-back by the batch's mark from its first insert id (version 19; version 30 where the
+ * ids may not be consecutive), or, with `ordinal` (version 34), by the tokens of the batch's rows,
+ * the mark plus each row's place in the batch.
+ */
+const readBack = (t: QueueTables, indent: string, ordinal = false): string => `${indent}SELECT GROUP_CONCAT(x.\`id\` ORDER BY x.\`id\` SEPARATOR ','), COUNT(*) = p_n INTO v_ids, v_seen
+${indent}  FROM (SELECT \`id\` FROM ${t.jobs} FORCE INDEX (PRIMARY) WHERE \`id\` >= v_first AND \`token\` ${ordinal ? 'BETWEEN p_mark AND p_mark + p_n - 1' : '= p_mark'} AND \`queue\` = p_queue ORDER BY \`id\` LIMIT p_n) AS x;`;
+
+/**
+ * The ids counted from the first insert id where one statement's are consecutive, else read back:
+ * when the server's lock mode makes them so (version 30, see
+ * `ENQUEUE_MANY_CALL_CONSECUTIVE_MIGRATION`) or, from version 34 (`ordinal`), when the row at the
+ * last id of the range is the batch's last row, told by its token (see `ENQUEUE_MANY_CALL_ORDINAL_MIGRATION`).
+ */
+const consecutiveIds = (t: QueueTables, ordinal = false): string => `  SELECT LAST_INSERT_ID(), ROW_COUNT(), @@auto_increment_increment INTO v_first, v_n, v_step;
+  IF v_n = p_n AND (@@innodb_autoinc_lock_mode < 2${ordinal ? `
+      OR EXISTS (SELECT 1 FROM ${t.jobs} FORCE INDEX (PRIMARY) WHERE \`id\` = v_first + (p_n - 1) * v_step AND \`token\` = p_mark + p_n - 1 AND \`queue\` = p_queue)` : ''}) THEN
     SET v_ids = CAST(v_first AS CHAR), v_seen = 1;
     WHILE v_i < p_n DO
       SET v_ids = CONCAT(v_ids, ',', v_first + v_i * v_step), v_i = v_i + 1;
     END WHILE;
   ELSE
-${readBack(t, '    ')}
+${readBack(t, '    ', ordinal)}
   END IF;`;
 
-/** `CREATE PROCEDURE` of `enqueue_jobs` as of version 19, or of version 30 (`consecutive`). */
-function enqueueJobsProcedure(ifNotExists: string, t: QueueTables, consecutive: boolean): string {
+/** `CREATE PROCEDURE` of `enqueue_jobs` as of version 19, 30 or 34. */
+function enqueueJobsProcedure(ifNotExists: string, t: QueueTables, version: 19 | 30 | 34): string {
+  const consecutive = version >= 30;
   const declared = consecutive ? '\n  DECLARE v_n BIGINT;\n  DECLARE v_step BIGINT UNSIGNED;\n  DECLARE v_i INT UNSIGNED DEFAULT 1;' : '';
-  const ids = consecutive ? consecutiveIds(t) : `  SET v_first = LAST_INSERT_ID();\n${readBack(t, '  ')}`;
+  const ids = consecutive ? consecutiveIds(t, version >= 34) : `  SET v_first = LAST_INSERT_ID();\n${readBack(t, '  ')}`;
   return `CREATE PROCEDURE ${ifNotExists}${t.enqueueManyCall}(${inParams(ENQUEUE_JOBS_PARAMS)})
 MODIFIES SQL DATA SQL SECURITY INVOKER COMMENT 'taskrow: a batch of enqueues with its receipt, idempotent per receipt token'
 BEGIN
@@ -91,7 +123,7 @@ BEGIN
   DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
   START TRANSACTION;
   INSERT INTO ${t.jobs} (\`queue\`, \`grp\`, \`phase\`, \`priority\`, \`ready_priority\`, \`due_at\`, \`run_at\`, \`max_attempts\`, \`token\`, \`payload\`, \`conc_key\`, \`created_at\`)
-    SELECT p_queue, r.\`g\`, r.\`s\`, r.\`p\`, r.\`q\`, ${DUE}, ${DUE}, r.\`m\`, p_mark, r.\`d\`, r.\`k\`, UTC_TIMESTAMP(6)
+    SELECT p_queue, r.\`g\`, r.\`s\`, r.\`p\`, r.\`q\`, ${DUE}, ${DUE}, r.\`m\`, ${version >= 34 ? 'p_mark + r.`i` - 1' : 'p_mark'}, r.\`d\`, r.\`k\`, UTC_TIMESTAMP(6)
     FROM JSON_TABLE(p_rows, '$[*]' COLUMNS (
       \`i\` FOR ORDINALITY, \`g\` VARCHAR(64) PATH '$.g', \`s\` TINYINT UNSIGNED PATH '$.s', \`p\` SMALLINT PATH '$.p',
       \`q\` SMALLINT PATH '$.q', \`a\` VARCHAR(32) PATH '$.a', \`y\` BIGINT UNSIGNED PATH '$.y', \`m\` INT UNSIGNED PATH '$.m',

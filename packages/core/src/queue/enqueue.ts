@@ -144,21 +144,24 @@ const idsApart = new WeakSet<object>();
 /**
  * A batch without dedup keys in one statement on MySQL (one writer, no `RETURNING`): its ids are
  * taken as consecutive from the insert id, and the receipt confirms that in the same statement
- * (`writeReceiptIf`: written only when the rows carrying this INSERT's mark fill that range of
- * ids; a consistent read at READ COMMITTED, so nothing is locked). Four statements (BEGIN, INSERT,
- * receipt, COMMIT). When the ids were not consecutive (`auto_increment_increment` above 1, or ids
- * interleaved with another statement's), they are read back by the mark and the receipt written
- * plainly, and the server's later batches read their ids back from the start.
+ * (`writeReceiptIf`: written only when the row at the range's last id is this INSERT's last row,
+ * told by its token, the mark plus its place in the batch; a consistent read of one row by primary
+ * key at READ COMMITTED, so nothing is locked, where a read of the whole range took 0.85 ms of
+ * server time for 1,000 rows on MySQL 9.7). Four statements (BEGIN, INSERT, receipt, COMMIT).
+ * When the ids were not consecutive (`auto_increment_increment` above 1, or ids interleaved with
+ * another statement's), they are read back by their tokens and the receipt written plainly, and
+ * the server's later batches read their ids back from the start.
  */
 async function insertConsecutive(exec: Executor, conn: SqlConnection, t: QueueTables, queue: string, rows: readonly JobRow[], token: Buffer): Promise<Enqueued[]> {
-  const { res, mark } = await insertStatement(conn, t, queue, rows, false);
+  const { res, mark } = await insertStatement(conn, t, queue, rows, false, true);
   const taken = rows.map((_, i) => ({ id: res.insertId + i, deduplicated: false }));
-  // A range, not a list of ids: the server plans 1,000 listed ids as 1,000 ranges.
-  const mine = `FROM ${t.jobs} FORCE INDEX (PRIMARY) WHERE \`id\` BETWEEN ? AND ? AND \`token\` = ? AND \`queue\` = ?`;
-  const range = [res.insertId, res.insertId + rows.length - 1, mark, queue];
-  if (res.insertId > 0 && (await writeReceiptIf(conn, t.receipts, token, encodeEnqueued(taken), mine, range, rows.length))) return taken;
+  // Row k carries the token mark + k, and ids grow in VALUES order from the insert id: the last
+  // row found at the range's last id means the n rows fill the n ids of the range.
+  const mine = `FROM ${t.jobs} FORCE INDEX (PRIMARY) WHERE \`id\` = ? AND \`token\` = ? AND \`queue\` = ?`;
+  const last = [res.insertId + rows.length - 1, mark + rows.length - 1, queue];
+  if (res.insertId > 0 && (await writeReceiptIf(conn, t.receipts, token, encodeEnqueued(taken), mine, last, 1))) return taken;
   idsApart.add(exec.dialect);
-  const inserted = await newIds(conn, t, queue, rows, res, mark, false);
+  const inserted = await newIds(conn, t, queue, rows, res, mark, false, true);
   const out = rows.map((r) => ({ id: inserted.get(r)!, deduplicated: false }));
   await writeReceipt(conn, t.receipts, token, encodeEnqueued(out));
   return out;
@@ -175,13 +178,16 @@ async function insertRows(conn: SqlConnection, t: QueueTables, queue: string, in
   return newIds(conn, t, queue, insert, res, mark, withIds);
 }
 
-/** The INSERT of `insert` (see `insertRows`); resolves to its result and its mark. */
-async function insertStatement(conn: SqlConnection, t: QueueTables, queue: string, insert: readonly JobRow[], withIds: boolean): Promise<{ res: SqlResult<{ id: unknown }>; mark: number }> {
+/**
+ * The INSERT of `insert` (see `insertRows`); resolves to its result and its mark. With `ordinal`,
+ * row k's token is the mark + k (see `insertConsecutive`), else every row's is the mark.
+ */
+async function insertStatement(conn: SqlConnection, t: QueueTables, queue: string, insert: readonly JobRow[], withIds: boolean, ordinal = false): Promise<{ res: SqlResult<{ id: unknown }>; mark: number }> {
   // A random start for the fencing token doubles as this statement's mark: the ids of the new
   // rows are read back by it (auto-increment ids of one statement need not be consecutive).
   const mark = randomInt(1, 2 ** 47);
   const params: SqlValue[] = [];
-  const values = insert.map((r) => rowValues(queue, r, mark, params));
+  const values = insert.map((r, k) => rowValues(queue, r, ordinal ? mark + k : mark, params));
   const res = await conn.query<{ id: unknown }>(
     `INSERT INTO ${t.jobs} (${COLUMNS}) VALUES ${values.join(', ')}` + (withIds ? ' RETURNING `id`' : ''),
     params,
@@ -190,15 +196,15 @@ async function insertStatement(conn: SqlConnection, t: QueueTables, queue: strin
 }
 
 /** The ids of the rows an INSERT of `insert` (see `insertRows`) added, by row. */
-async function newIds(conn: SqlConnection, t: QueueTables, queue: string, insert: readonly JobRow[], res: SqlResult<{ id: unknown }>, mark: number, withIds: boolean): Promise<Map<JobRow, number>> {
+async function newIds(conn: SqlConnection, t: QueueTables, queue: string, insert: readonly JobRow[], res: SqlResult<{ id: unknown }>, mark: number, withIds: boolean, ordinal = false): Promise<Map<JobRow, number>> {
   // Ids grow in the order the rows were inserted, which is the order of the VALUES.
   let ids: number[];
   if (withIds) ids = res.rows.map((r) => toNumber(r.id));
   else if (insert.length === 1) ids = [res.insertId];
   else {
     const back = await conn.query<{ id: unknown }>(
-      `SELECT \`id\` FROM ${t.jobs} WHERE \`id\` >= ? AND \`token\` = ? AND \`queue\` = ? ORDER BY \`id\` LIMIT ${insert.length}`,
-      [res.insertId, mark, queue],
+      `SELECT \`id\` FROM ${t.jobs} WHERE \`id\` >= ? AND \`token\` BETWEEN ? AND ? AND \`queue\` = ? ORDER BY \`id\` LIMIT ${insert.length}`,
+      [res.insertId, mark, ordinal ? mark + insert.length - 1 : mark, queue],
     );
     ids = back.rows.map((r) => toNumber(r.id));
   }

@@ -12,7 +12,7 @@ import { RATE_MIGRATION } from '../queue/rate.js';
 import { DOORBELL_MIGRATION, DOORBELL_RINGS_MIGRATION } from '../queue/doorbell.js';
 import { ENQUEUE_CALL_MIGRATION } from '../queue/enqueue-call.js';
 import { RING_CALL_MIGRATION } from '../queue/ring-call.js';
-import { ENQUEUE_MANY_CALL_CONSECUTIVE_MIGRATION, ENQUEUE_MANY_CALL_MIGRATION } from '../queue/enqueue-many-call.js';
+import { ENQUEUE_MANY_CALL_CONSECUTIVE_MIGRATION, ENQUEUE_MANY_CALL_MIGRATION, ENQUEUE_MANY_CALL_ORDINAL_MIGRATION } from '../queue/enqueue-many-call.js';
 import {
   CLAIM_CALL_FEW_MIGRATION, CLAIM_CALL_FLEET_MIGRATION, CLAIM_CALL_GATE_MIGRATION, CLAIM_CALL_MIGRATION, CLAIM_CALL_READ_BACK_MIGRATION, QUEUE_CURSORS_MIGRATION,
 } from '../queue/claim-call.js';
@@ -52,7 +52,8 @@ export function migrationsTableSql(prefix: string): string {
  * whose gate is one server's statement, 29 the claim procedure that reads its leased jobs back through a join, 30 the batch
  * enqueue procedure that counts consecutive ids instead of reading them back, 31 the jobs of concurrency keys in their own table instead of
  * an index of the jobs table, 32 the procedure that completes a worker's batch and claims the next in one statement, 33 the procedure that
- * completes a batch in one statement).
+ * completes a batch in one statement, 34 the batch enqueue procedure whose rows' tokens tell their place, so one
+ * read by primary key shows their ids consecutive).
  */
 export const MIGRATIONS: readonly Migration[] = [
   DONES_MIGRATION, LOOP_MIGRATION, QUEUE_MIGRATION, RESOURCES_MIGRATION, RECEIPTS_MIGRATION, DEAD_KEYS_MIGRATION, TOKEN_COLUMN_MIGRATION, QUEUES_MIGRATION,
@@ -61,6 +62,7 @@ export const MIGRATIONS: readonly Migration[] = [
   CLAIM_CALL_MIGRATION, ENQUEUE_RING_CALL_MIGRATION, CLAIM_CALL_FEW_MIGRATION, DOORBELL_HAND_MIGRATION, HAND_CALL_MIGRATION,
   QUEUE_CURSORS_MIGRATION, CLAIM_CALL_FLEET_MIGRATION, DEDUP_TABLE_MIGRATION, CLAIM_CALL_GATE_MIGRATION, CLAIM_CALL_READ_BACK_MIGRATION,
   ENQUEUE_MANY_CALL_CONSECUTIVE_MIGRATION, KEYED_TABLE_MIGRATION, COMPLETE_CLAIM_CALL_MIGRATION, COMPLETE_CALL_MIGRATION,
+  ENQUEUE_MANY_CALL_ORDINAL_MIGRATION,
 ].sort((a, b) => a.version - b.version);
 
 /** The newest schema version this build knows. */
