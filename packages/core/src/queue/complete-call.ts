@@ -72,6 +72,15 @@ export function carriable(c: AckContext, refs: readonly JobRef[], results: Reado
 }
 
 /**
+ * The procedures' first two arguments for `refs`: `p_done`, the JSON array of `[id, token]` pairs
+ * in id order (one lock order for every acker), and `p_n`, how many.
+ */
+export function doneArgs(refs: readonly JobRef[]): [string, number] {
+  const sorted = [...refs].sort((a, b) => a.id - b.id);
+  return [JSON.stringify(sorted.map((r) => [r.id, r.token])), sorted.length];
+}
+
+/**
  * Completes `refs` by one CALL of `complete_jobs` where it may (see `carriable`), sent once:
  * resolves `applied` (every job was held and is deleted; the refs are marked settled), `check`
  * (nothing changed: a job was not held, or a deadlock or lock wait rolled the procedure back; the
@@ -82,11 +91,9 @@ export function carriable(c: AckContext, refs: readonly JobRef[], results: Reado
  */
 export async function completeByCall(c: AckContext, refs: readonly JobRef[], results: ReadonlyMap<number, string> | undefined): Promise<FastOutcome<undefined> | undefined> {
   if (!carriable(c, refs, results, c.t.completeCall)) return undefined;
-  const sorted = [...refs].sort((a, b) => a.id - b.id); // one lock order for every acker
-  const done = JSON.stringify(sorted.map((r) => [r.id, r.token]));
   let rows: { applied: unknown }[] | undefined;
   try {
-    rows = await callRows<{ applied: unknown }>(c.exec.once(), c.t.completeCall, [done, sorted.length, c.queue]);
+    rows = await callRows<{ applied: unknown }>(c.exec.once(), c.t.completeCall, [...doneArgs(refs), c.queue]);
   } catch (err) {
     if (!(err instanceof TaskrowError) || err.code === 'CLIENT_CLOSED' || err.code === 'SCHEMA_MISSING') throw err;
     return { next: err.code === 'RETRIES_EXHAUSTED' ? 'check' : 'recover' };

@@ -2,9 +2,8 @@ import type { Migration } from '../schema/migration.js';
 import { LOST, takeHeadTurn, type ClaimArgs, type ClaimCall, type ClaimRows, type ClaimState } from './claim.js';
 import { UNHELD_STATE } from './claim-call.js';
 import { markSettled } from './ack.js';
-import { mayCall } from './procedures.js';
 import { completeUnproven, type AckContext } from './settle.js';
-import { deleteDone } from './complete-call.js';
+import { deleteDone, doneArgs } from './complete-call.js';
 import { queueTables, type QueueTables } from './tables.js';
 import type { JobRef } from './types.js';
 
@@ -63,9 +62,7 @@ export type CarriedClaim = { readonly completed: true; readonly rows: ClaimRows 
  */
 export async function completeAndClaimByCall<P>(c: AckContext, refs: readonly JobRef[], call: ClaimCall<P>, args: ClaimArgs, state: ClaimState): Promise<CarriedClaim> {
   await takeHeadTurn(c.exec, c.t, c.queue, state.cursor, args.group);
-  const sorted = [...refs].sort((a, b) => a.id - b.id); // one lock order for every acker
-  const done = JSON.stringify(sorted.map((r) => [r.id, r.token]));
-  const got = await call.byCarryingCall(c.exec, { procedure: c.t.completeClaimCall, leading: [done, sorted.length] });
+  const got = await call.byCarryingCall(c.exec, { procedure: c.t.completeClaimCall, leading: doneArgs(refs) });
   if (got === undefined || got === 'unheld') return { completed: false };
   const rows = got === 'committed' ? undefined : got !== LOST ? got : await c.exec.attempts(() => async (conn) => call.lostBefore(conn), { isolation: 'READ COMMITTED' });
   if (got !== LOST || rows !== undefined) {

@@ -42,7 +42,7 @@ export const ENQUEUE_MANY_CALL_MIGRATION: Migration = {
   statements: (prefix) => [enqueueJobsProcedure('IF NOT EXISTS ', queueTables(prefix), 19)],
 };
 
-/** `enqueue_jobs` dropped and created again as of `version` (a CALL between the two enqueues in the client's transaction). */
+/** `enqueue_jobs` dropped and created again as of `version` (a CALL that comes between the two finds no procedure and enqueues in the client's transaction). */
 const recreated = (prefix: string, version: 30 | 34): string[] => {
   const t = queueTables(prefix);
   return [`DROP PROCEDURE IF EXISTS ${t.enqueueManyCall}`, enqueueJobsProcedure('', t, version)];
