@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTaskrow, type QueryOptions, type SqlClient, type SqlResult, type SqlValue, type Taskrow } from '@taskrow/core';
@@ -300,6 +301,31 @@ for (const target of targets()) {
       expect(client.lostStatements.at(-1)!.some((x) => x.startsWith('INSERT'))).toBe(true);
       expect((await jobsOf(q.name)).map((r) => Number(r.id)).slice(0, 2)).toEqual([one.id, two!.id]);
       expect(await jobsOf(q.name)).toHaveLength(3);
+    });
+
+    it('an enqueue whose CALL leased its jobs to a napping worker of this process and lost its reply (after its commit, or before it reached the server) hands them once: each run once, attempt 1, by no claim, none left', async () => {
+      const leasedCall = new RegExp(`^CALL \`${prefix}enqueue_jobs_leased\``);
+      for (const when of ['after', 'before'] as const) {
+        const q = tr.queue<number>(`lh${when}${Date.now()}`);
+        const ran: number[] = [];
+        const attempts = new Set<number>();
+        const w = q.work(async (job) => void (ran.push(job.payload), attempts.add(job.attempt)), { concurrency: 10, pollInterval: 30 });
+        try {
+          await once(w, 'idle'); // it naps from here on
+          const from = client.units.length;
+          client.lose(1, when, (sql) => sql.some((x) => leasedCall.test(x)));
+          const out = await q.enqueueMany(Array.from({ length: 5 }, (_, i) => ({ payload: i })));
+          expect(client.lostStatements.at(-1)![0]).toMatch(leasedCall);
+          await until(async () => ran.length >= 5 && (await jobsOf(q.name)).length === 0);
+          expect([...ran].sort()).toEqual([0, 1, 2, 3, 4]);
+          expect([...attempts]).toEqual([1]);
+          expect(w.counts).toEqual({ completed: 5, failed: 0, lost: 0 });
+          expect(client.units.slice(from).filter((u) => u.some((x) => x.includes('claim_jobs') || x.includes('SKIP LOCKED')))).toEqual([]);
+          expect(out).toHaveLength(5);
+        } finally {
+          await w.stop();
+        }
+      }
     });
 
     it('an enqueue CALL meeting a run of its receipt still in flight waits for it: returns that run\'s id when it commits, inserts its own when it rolls back', async () => {

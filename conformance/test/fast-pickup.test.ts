@@ -175,19 +175,20 @@ for (const target of targets()) {
       }
     }, 30_000);
 
+    // Workers of one group: a worker of every group would be leased the job by the enqueue itself (local-hand.test.ts), with no claim at all.
     it('an enqueue of one job wakes one of 4 idle workers of the process: one claim, not four', async () => {
       const { client, matching } = counting(mysql2Client(pool));
       const counted = await createTaskrow<Mysql2Connection>({ client, joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } });
       const q = counted.queue<number>(`o${Date.now()}`);
       const started: number[] = [];
       // Two slots each: a claim that finds one job is short, so the worker does not claim again after it.
-      const workers = Array.from({ length: 4 }, () => q.work(async (job) => void started.push(job.payload), { pollInterval: 30, concurrency: 2 }));
+      const workers = Array.from({ length: 4 }, () => q.work(async (job) => void started.push(job.payload), { pollInterval: 30, concurrency: 2, group: 'g' }));
       const claims = (): number => matching(CLAIMS);
       try {
         await pause(3000); // every worker is inside its 2.55 s to 5.1 s wait (see above)
         const before = claims();
         const t0 = performance.now();
-        await tr.queue<number>(q.name).enqueue(1);
+        await tr.queue<number>(q.name).enqueue(1, { group: 'g' });
         while (started.length === 0 && performance.now() - t0 < 10_000) await pause(5);
         expect(started).toEqual([1]);
         await pause(200); // an observation window for claims of the workers not rung

@@ -86,7 +86,7 @@ const IS_MARIADB = "VERSION() LIKE '%MariaDB%'";
  * Whether due jobs of `p_queue` wait to be made ready, as a procedure on `server` asks it: the index
  * range read from the end MariaDB stops at (see `dueWaiting`), from its start on MySQL.
  */
-const dueOn = (t: QueueTables, server: 'mariadb' | 'mysql'): string =>
+export const dueOn = (t: QueueTables, server: 'mariadb' | 'mysql'): string =>
   `(SELECT 1 FROM ${t.jobs} FORCE INDEX (\`claim\`) WHERE ${DUE_ROWS.replace('?', 'p_queue')}${server === 'mariadb' ? ' ORDER BY `phase` DESC, `ready_priority` DESC, `due_at` DESC' : ''} LIMIT 1) IS NOT NULL`;
 
 /** `dueOn` for the server the procedure runs on, both forms in one expression behind `IF()`. */

@@ -202,7 +202,7 @@ export class ClaimCall<P> {
 }
 
 /** A job handed out, from its row: `attempt` counted, leased to `token` until `leaseUntil` (database clock). */
-function jobOf<P>(r: ClaimRow, queue: string, token: number, attempt: number, leaseUntil: Date, progress: (job: JobRef, value: unknown) => Promise<void>): Job<P> {
+export function jobOf<P>(r: ClaimRow, queue: string, token: number, attempt: number, leaseUntil: Date, progress: (job: JobRef, value: unknown) => Promise<void>): Job<P> {
   const job = {
     id: toNumber(r.id),
     queue,

@@ -82,7 +82,7 @@ export function commitWithReceipt(receipts: string, result: string, answer: stri
 }
 
 /** The receipt's INSERT of `commitWithReceipt`: `v_seen` set to 1 when a run with the token committed one first. */
-const writeReceipt = (receipts: string, result: string): string => `  BEGIN
+export const writeReceipt = (receipts: string, result: string): string => `  BEGIN
     DECLARE EXIT HANDLER FOR 1062 SET v_seen = 1;
     INSERT INTO ${receipts} (\`token\`, \`made_at\`, \`result\`) VALUES (p_receipt, UTC_TIMESTAMP(6), ${result});
   END;`;

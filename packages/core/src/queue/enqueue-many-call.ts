@@ -18,7 +18,7 @@ export const MAX_CALL_BATCH = 32;
 export const MAX_CALL_BATCH_BYTES = 64 * 1024;
 
 /** The expression of a row's due time from the batch's JSON row `r` (as `enqueue_job` computes it from its arguments). */
-const DUE = 'IF(r.`a` IS NULL AND r.`y` = 0, UTC_TIMESTAMP(6), DATE_ADD(COALESCE(CAST(r.`a` AS DATETIME(6)), UTC_TIMESTAMP(6)), INTERVAL r.`y` MICROSECOND))';
+export const DUE = 'IF(r.`a` IS NULL AND r.`y` = 0, UTC_TIMESTAMP(6), DATE_ADD(COALESCE(CAST(r.`a` AS DATETIME(6)), UTC_TIMESTAMP(6)), INTERVAL r.`y` MICROSECOND))';
 
 /** `enqueue_jobs`' parameters, name and type, in order. */
 export const ENQUEUE_JOBS_PARAMS = ['p_queue VARCHAR(64) CHARACTER SET ascii', 'p_rows LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin', 'p_n INT UNSIGNED', 'p_mark BIGINT UNSIGNED', 'p_receipt BINARY(16)'] as const;
@@ -98,7 +98,7 @@ ${indent}  FROM (SELECT \`id\` FROM ${t.jobs} FORCE INDEX (PRIMARY) WHERE \`id\`
  * `ENQUEUE_MANY_CALL_CONSECUTIVE_MIGRATION`) or, from version 34 (`ordinal`), when the row at the
  * last id of the range is the batch's last row, told by its token (see `ENQUEUE_MANY_CALL_ORDINAL_MIGRATION`).
  */
-const consecutiveIds = (t: QueueTables, ordinal = false): string => `  SELECT LAST_INSERT_ID(), ROW_COUNT(), @@auto_increment_increment INTO v_first, v_n, v_step;
+export const consecutiveIds = (t: QueueTables, ordinal = false): string => `  SELECT LAST_INSERT_ID(), ROW_COUNT(), @@auto_increment_increment INTO v_first, v_n, v_step;
   IF v_n = p_n AND (@@innodb_autoinc_lock_mode < 2${ordinal ? `
       OR EXISTS (SELECT 1 FROM ${t.jobs} FORCE INDEX (PRIMARY) WHERE \`id\` = v_first + (p_n - 1) * v_step AND \`token\` = p_mark + p_n - 1 AND \`queue\` = p_queue)` : ''}) THEN
     SET v_ids = CAST(v_first AS CHAR), v_seen = 1;
@@ -108,6 +108,21 @@ const consecutiveIds = (t: QueueTables, ordinal = false): string => `  SELECT LA
   ELSE
 ${readBack(t, '    ', ordinal)}
   END IF;`;
+
+/**
+ * A batch procedure's INSERT of the rows of `p_rows` (a JSON array, see `callRow`) in array order:
+ * `queue` and `grp` from the call and the row, then `rest`, the values of `phase`, `priority`,
+ * `ready_priority`, `due_at`, `run_at`, `max_attempts`, `token`, `payload`, `conc_key` and
+ * `created_at` (the JSON row is `r`, its place in the array `r.i`, from 1), and with `attempt` that
+ * of `attempt` too.
+ */
+export const insertRows = (t: QueueTables, rest: string, attempt?: string): string => `  INSERT INTO ${t.jobs} (\`queue\`, \`grp\`, \`phase\`, \`priority\`, \`ready_priority\`, \`due_at\`, \`run_at\`, \`max_attempts\`, \`token\`, \`payload\`, \`conc_key\`, \`created_at\`${attempt === undefined ? '' : ', `attempt`'})
+    SELECT p_queue, r.\`g\`, ${rest}${attempt === undefined ? '' : `, ${attempt}`}
+    FROM JSON_TABLE(p_rows, '$[*]' COLUMNS (
+      \`i\` FOR ORDINALITY, \`g\` VARCHAR(64) PATH '$.g', \`s\` TINYINT UNSIGNED PATH '$.s', \`p\` SMALLINT PATH '$.p',
+      \`q\` SMALLINT PATH '$.q', \`a\` VARCHAR(32) PATH '$.a', \`y\` BIGINT UNSIGNED PATH '$.y', \`m\` INT UNSIGNED PATH '$.m',
+      \`d\` LONGTEXT PATH '$.d', \`k\` VARCHAR(${MAX_CONCURRENCY_KEY_CHARS}) PATH '$.k')) AS r
+    ORDER BY r.\`i\`;`;
 
 /** `CREATE PROCEDURE` of `enqueue_jobs` as of version 19, 30 or 34. */
 function enqueueJobsProcedure(ifNotExists: string, t: QueueTables, version: 19 | 30 | 34): string {
@@ -122,13 +137,7 @@ BEGIN
   DECLARE v_seen TINYINT DEFAULT 0;${declared}
   DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
   START TRANSACTION;
-  INSERT INTO ${t.jobs} (\`queue\`, \`grp\`, \`phase\`, \`priority\`, \`ready_priority\`, \`due_at\`, \`run_at\`, \`max_attempts\`, \`token\`, \`payload\`, \`conc_key\`, \`created_at\`)
-    SELECT p_queue, r.\`g\`, r.\`s\`, r.\`p\`, r.\`q\`, ${DUE}, ${DUE}, r.\`m\`, ${version >= 34 ? 'p_mark + r.`i` - 1' : 'p_mark'}, r.\`d\`, r.\`k\`, UTC_TIMESTAMP(6)
-    FROM JSON_TABLE(p_rows, '$[*]' COLUMNS (
-      \`i\` FOR ORDINALITY, \`g\` VARCHAR(64) PATH '$.g', \`s\` TINYINT UNSIGNED PATH '$.s', \`p\` SMALLINT PATH '$.p',
-      \`q\` SMALLINT PATH '$.q', \`a\` VARCHAR(32) PATH '$.a', \`y\` BIGINT UNSIGNED PATH '$.y', \`m\` INT UNSIGNED PATH '$.m',
-      \`d\` LONGTEXT PATH '$.d', \`k\` VARCHAR(${MAX_CONCURRENCY_KEY_CHARS}) PATH '$.k')) AS r
-    ORDER BY r.\`i\`;
+${insertRows(t, `r.\`s\`, r.\`p\`, r.\`q\`, ${DUE}, ${DUE}, r.\`m\`, ${version >= 34 ? 'p_mark + r.`i` - 1' : 'p_mark'}, r.\`d\`, r.\`k\`, UTC_TIMESTAMP(6)`)}
 ${ids}
   IF v_seen = 0 THEN
     SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'taskrow: enqueue_jobs did not find its rows by their mark';
@@ -170,7 +179,7 @@ export async function enqueueManyByCall(exec: Executor, t: QueueTables, queue: s
 }
 
 /** A row as the procedure's JSON_TABLE reads it; a null is left out (the column is then NULL). */
-function callRow(r: JobRow): Record<string, string | number> {
+export function callRow(r: JobRow): Record<string, string | number> {
   const [phase, priority, readyPriority] = startState(r);
   const row: Record<string, string | number> = { g: r.group, s: phase, p: priority, q: readyPriority, y: r.delayMicros, m: r.maxAttempts, d: r.payload };
   if (r.runAt !== null) row['a'] = r.runAt;

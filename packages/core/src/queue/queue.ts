@@ -27,6 +27,7 @@ import { lockingWithPlainReads } from '../dialect.js';
 import { dueWaiting, type QueueTables } from './tables.js';
 import type { Enqueued, Job, JobRef, Queue, QueueOptions } from './types.js';
 import { onEnqueue } from './wake.js';
+import { handOff } from './local-hand.js';
 import { claimCursor } from './cursor.js';
 import { watchDoorbell, type HandTarget } from './doorbell.js';
 import { announce, EarlyRing, ringAhead, ringInCall } from './ring.js';
@@ -54,6 +55,8 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
     // A ring begins alongside an enqueue that runs its transaction in the client; an enqueue's
     // CALL (one job, or a small batch) is one round trip, lent its connection by the pool unseen,
     // and rings in the same statement after its commit.
+    const handed = await handOff(exec, t, queue, rows, progress);
+    if (handed !== undefined) return handed;
     const byCall = callable(exec, t, rows) || batchCallable(exec, t, rows);
     const ahead = ready.length === 0 ? undefined : byCall ? ringInCall(exec, t, queue, ready.length) : ringAhead(exec, t, queue);
     const res = await insertJobs(producerOf(exec), t, queue, rows, ahead instanceof EarlyRing ? { started: () => ahead.begin() } : { ring: ahead }).catch((err: unknown) => {
@@ -150,7 +153,7 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
           // The worker's own jobs, bounded by the time left on their leases.
           extend: (refs, seconds, boundMs) => extendJobs({ ...c, exec: exec.within(boundMs) }, refs, seconds),
           keepsFinished: settings.keepFinishedFor > 0,
-          onEnqueue: (bell) => onEnqueue(t.jobs, queue, bell, exec.owner),
+          onEnqueue: (bell) => onEnqueue(t.jobs, queue, bell, exec.owner, exec.dialect.server),
           watchDoorbell: (handee) => watchDoorbell(exec, t, queue, handee && handTarget(handee)),
           name: queue,
           claimable: (group) => claimable(exec, t, queue, group),

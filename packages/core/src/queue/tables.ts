@@ -39,10 +39,12 @@ export interface QueueTables {
   readonly enqueueManyRingCall: string;
   /** The procedure that enqueues one job, rings its queue's doorbell and hands the job to a sleeper, in one statement (see `hand-call.ts`). */
   readonly enqueueHandCall: string;
+  /** The procedure that enqueues a batch leased to a worker of the enqueuing process when a claim would take it now (see `local-hand.ts`). */
+  readonly enqueueLeaseCall: string;
 }
 
 export function queueTables(prefix: string): QueueTables {
-  return { jobs: table(prefix, 'queue_jobs'), receipts: receiptsTable(prefix), deadKeys: table(prefix, 'queue_dead_keys'), dedup: table(prefix, 'queue_dedup'), queues: table(prefix, 'queues'), cursors: table(prefix, 'queue_cursors'), keys: table(prefix, 'queue_keys'), keyed: table(prefix, 'queue_keyed'), rateSlots: table(prefix, 'queue_rate_slots'), sleepers: table(prefix, 'queue_sleepers'), enqueueCall: table(prefix, 'enqueue_job'), enqueueManyCall: table(prefix, 'enqueue_jobs'), ringCall: table(prefix, 'ring_sleepers'), claimCall: table(prefix, 'claim_jobs'), completeClaimCall: table(prefix, 'complete_claim_jobs'), completeCall: table(prefix, 'complete_jobs'), enqueueRingCall: table(prefix, 'enqueue_job_and_ring'), enqueueManyRingCall: table(prefix, 'enqueue_jobs_and_ring'), enqueueHandCall: table(prefix, 'enqueue_job_and_hand') };
+  return { jobs: table(prefix, 'queue_jobs'), receipts: receiptsTable(prefix), deadKeys: table(prefix, 'queue_dead_keys'), dedup: table(prefix, 'queue_dedup'), queues: table(prefix, 'queues'), cursors: table(prefix, 'queue_cursors'), keys: table(prefix, 'queue_keys'), keyed: table(prefix, 'queue_keyed'), rateSlots: table(prefix, 'queue_rate_slots'), sleepers: table(prefix, 'queue_sleepers'), enqueueCall: table(prefix, 'enqueue_job'), enqueueManyCall: table(prefix, 'enqueue_jobs'), ringCall: table(prefix, 'ring_sleepers'), claimCall: table(prefix, 'claim_jobs'), completeClaimCall: table(prefix, 'complete_claim_jobs'), completeCall: table(prefix, 'complete_jobs'), enqueueRingCall: table(prefix, 'enqueue_job_and_ring'), enqueueManyRingCall: table(prefix, 'enqueue_jobs_and_ring'), enqueueHandCall: table(prefix, 'enqueue_job_and_hand'), enqueueLeaseCall: table(prefix, 'enqueue_jobs_leased') };
 }
 
 /**

@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import type { Handed } from './claim.js';
 
 /**
  * In-process wake-ups and shared polling. An enqueue that committed rings idle workers of that
@@ -23,6 +24,22 @@ export interface Bell {
   stage(): 'napping' | 'before-read' | 'busy';
   /** `jobs` of a worker `before-read` are counted on to be taken by its claim (less `room()` for the next enqueue). */
   cover(jobs: number): void;
+  /**
+   * Holds `jobs` handler slots for jobs an enqueue of this process leases to the worker (see
+   * `local-hand.ts`), when that many are free now and it runs jobs of every group; undefined
+   * otherwise, and for a worker that runs none.
+   */
+  reserve?(jobs: number): Runner | undefined;
+}
+
+/** A worker holding handler slots for the jobs of one enqueue (see `Bell.reserve`). */
+export interface Runner {
+  /** The lease (microseconds) the jobs are leased for. */
+  readonly leaseMicros: number;
+  /** Runs the jobs leased to it (by a statement sent at `sentAt`, `performance.now()`), or gives them back when it is stopping. MUST NOT throw. */
+  take(handed: Handed<unknown>, sentAt: number): void;
+  /** The enqueue leased nothing: the slots are free again. */
+  cancel(): void;
 }
 
 /** The last look at the queue by a worker of one group: when it was sent, and by whom. */
@@ -31,9 +48,10 @@ interface Look {
   readonly by: Bell;
 }
 
-/** Where a worker belongs: the client its claims read through, and the key its looks are shared under (that client and its group). */
+/** Where a worker belongs: the client its claims read through, the server and database it reaches (when known), and the key its looks are shared under (that client and its group). */
 interface Member {
   readonly source: number;
+  readonly server: string | undefined;
   readonly look: string;
 }
 
@@ -67,9 +85,9 @@ function sourceId(source: object): number {
   return id;
 }
 
-function member(source: object, bell: Bell): Member {
+function member(source: object, server: string | undefined, bell: Bell): Member {
   const id = sourceId(source);
-  return { source: id, look: bell.group === undefined ? `${id}` : `${id}:${bell.group}` };
+  return { source: id, server, look: bell.group === undefined ? `${id}` : `${id}:${bell.group}` };
 }
 
 /** Where the next partial ring starts. */
@@ -90,12 +108,14 @@ function note(reg: Registry, bell: Bell): void {
 /**
  * Tells `bell` of committed enqueues into `queue` of `jobsTable` in this process (see `enqueued`),
  * and shares its looks with the workers of its group whose claims read through `source` (the client).
+ * `server` names the server and database `source` reaches (`Dialect.server`), when known: an
+ * enqueue through another client of the same server may lease its jobs to the worker (`runnerFor`).
  */
-export function onEnqueue(jobsTable: string, queue: string, bell: Bell, source: object): Siblings {
+export function onEnqueue(jobsTable: string, queue: string, bell: Bell, source: object, server?: string): Siblings {
   const key = keyOf(jobsTable, queue);
   const reg = registries.get(key) ?? { bells: new Map(), looks: new Map() };
   registries.set(key, reg);
-  const mine = member(source, bell);
+  const mine = member(source, server, bell);
   reg.bells.set(bell, mine);
   return {
     looked: () => note(reg, bell),
@@ -120,6 +140,27 @@ export function onEnqueue(jobsTable: string, queue: string, bell: Bell, source: 
 /** Whether this process has a worker of `queue` of `jobsTable` (of any client). */
 export function hasWorkers(jobsTable: string, queue: string): boolean {
   return registries.has(keyOf(jobsTable, queue));
+}
+
+/**
+ * A napping worker of `queue` of `jobsTable` in this process that reads the same tables as
+ * `source` (the enqueue's client: the worker's own, or another of the same `server`, when known)
+ * and holds `jobs` free handler slots for an enqueue to lease its jobs to (see `local-hand.ts`);
+ * undefined when none can. The oldest such worker first: an enqueue after another goes to the same
+ * worker while it has room, so their completions share batches. The caller MUST end what it gets
+ * (`take` or `cancel`).
+ */
+export function runnerFor(jobsTable: string, queue: string, jobs: number, source: object, server: string | undefined): Runner | undefined {
+  const reg = registries.get(keyOf(jobsTable, queue));
+  if (reg === undefined) return undefined;
+  const from = sourceId(source);
+  for (const [b, m] of reg.bells) {
+    if (m.source !== from && (server === undefined || m.server !== server)) continue;
+    if (b.stage() !== 'napping') continue;
+    const runner = b.reserve?.(jobs);
+    if (runner !== undefined) return runner;
+  }
+  return undefined;
 }
 
 const ORDER = { 'before-read': 0, napping: 1, busy: 2 } as const;

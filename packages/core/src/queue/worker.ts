@@ -9,7 +9,7 @@ import { toMicros } from './options.js';
 import type { Handed } from './claim.js';
 import type { CompletedAndClaimed } from './complete-claim.js';
 import type { ClaimOptions, Job, JobRef } from './types.js';
-import type { Bell, Siblings } from './wake.js';
+import type { Bell, Runner, Siblings } from './wake.js';
 import { AckBatcher, type AckPort, type Counts } from './worker-acks.js';
 import { Alarm } from './worker-alarm.js';
 import { WorkerSignals, type WorkerEventMap } from './worker-events.js';
@@ -105,6 +105,8 @@ class Worker<P> {
   readonly handle: Handle<P>;
   private readonly signals: WorkerSignals<P>;
   private running = 0;
+  /** Handler slots held for jobs an enqueue of this process is leasing to this worker (see `reserve`). */
+  private reserved = 0;
   /** The loop waits for every handler slot to be taken no longer: a finishing handler wakes it. */
   private waitingForSlot = false;
   /** The loop naps between polls of an idle queue (no claim of its is in flight). */
@@ -143,6 +145,8 @@ class Worker<P> {
       room: () => (this.stopping || this.full() ? 0 : this.s.batchSize - this.promised),
       stage: () => (this.napping ? 'napping' : this.beforeRead ? 'before-read' : 'busy'),
       cover: (jobs) => void (this.promised += jobs),
+      // Only a worker of every group runs jobs an enqueue leases to it: any job of the queue may come.
+      reserve: s.group === undefined ? (jobs) => this.reserve(jobs) : undefined,
     });
     // Only a worker of every group runs what a ring hands over: a ring hands any job of the queue.
     this.unwatch = s.doorbell ? queue.watchDoorbell(s.group === undefined ? this.handee() : undefined) : undefined;
@@ -153,14 +157,39 @@ class Worker<P> {
   private handee(): Handee<P> {
     return {
       leaseMicros: toMicros(this.s.lease),
-      free: () => !this.stopping && this.running + this.pending.length < this.s.concurrency,
-      take: ({ jobs, leaseFrom }, readAt) => {
-        if (this.stopping) return void this.queue.release(jobs).catch((err: unknown) => this.report(err));
-        for (const job of jobs) this.hold(job, leaseFrom);
-        this.told(jobs, readAt);
-        this.startPending();
-      },
+      free: () => !this.stopping && this.running + this.pending.length + this.reserved < this.s.concurrency,
+      take: (handed, readAt) => this.takeHanded(handed, readAt),
     };
+  }
+
+  /**
+   * Holds `jobs` handler slots for the jobs an enqueue of this process leases to this worker (see
+   * `local-hand.ts`), when that many are free and it is not stopping; they are free again once
+   * the runner takes the jobs (and starts them at once) or cancels.
+   */
+  private reserve(jobs: number): Runner | undefined {
+    if (this.stopping || this.running + this.pending.length + this.reserved + jobs > this.s.concurrency) return undefined;
+    this.reserved += jobs;
+    let held = true;
+    const free = (): void => {
+      if (held) [held, this.reserved] = [false, this.reserved - jobs];
+    };
+    return {
+      leaseMicros: toMicros(this.s.lease),
+      take: (handed, sentAt) => {
+        free();
+        this.takeHanded(handed as Handed<P>, sentAt);
+      },
+      cancel: free,
+    };
+  }
+
+  /** Jobs leased to this worker without a claim of its (a ring's or an enqueue's hand-off): held and started as a claim's would be, or released once it is stopping. */
+  private takeHanded({ jobs, leaseFrom }: Handed<P>, readAt: number): void {
+    if (this.stopping) return void this.queue.release(jobs).catch((err: unknown) => this.report(err));
+    for (const job of jobs) this.hold(job, leaseFrom);
+    this.told(jobs, readAt);
+    this.startPending();
   }
 
   private report(err: unknown): void {

@@ -22,6 +22,7 @@ import { DEDUP_TABLE_MIGRATION } from '../queue/dedup.js';
 import { KEYED_TABLE_MIGRATION } from '../queue/key-slots.js';
 import { COMPLETE_CLAIM_CALL_MIGRATION } from '../queue/complete-claim-call.js';
 import { COMPLETE_CALL_MIGRATION } from '../queue/complete-call.js';
+import { ENQUEUE_LEASED_MIGRATION } from '../queue/local-hand.js';
 import type { Migration } from './migration.js';
 import { table, TABLE_OPTIONS } from './tables.js';
 
@@ -62,7 +63,7 @@ export const MIGRATIONS: readonly Migration[] = [
   CLAIM_CALL_MIGRATION, ENQUEUE_RING_CALL_MIGRATION, CLAIM_CALL_FEW_MIGRATION, DOORBELL_HAND_MIGRATION, HAND_CALL_MIGRATION,
   QUEUE_CURSORS_MIGRATION, CLAIM_CALL_FLEET_MIGRATION, DEDUP_TABLE_MIGRATION, CLAIM_CALL_GATE_MIGRATION, CLAIM_CALL_READ_BACK_MIGRATION,
   ENQUEUE_MANY_CALL_CONSECUTIVE_MIGRATION, KEYED_TABLE_MIGRATION, COMPLETE_CLAIM_CALL_MIGRATION, COMPLETE_CALL_MIGRATION,
-  ENQUEUE_MANY_CALL_ORDINAL_MIGRATION,
+  ENQUEUE_MANY_CALL_ORDINAL_MIGRATION, ENQUEUE_LEASED_MIGRATION,
 ].sort((a, b) => a.version - b.version);
 
 /** The newest schema version this build knows. */
