@@ -24,7 +24,7 @@ const CLUSTER_COLUMNS = {
   'group-replication-single-primary': 'Group Replication single-primary (3 × MySQL',
 };
 /** Suites that check one adapter (or the driver) rather than run the shared kit: counted apart in each cell. */
-const OWN_SUITES = new Set(['port', 'factory', 'migrations', 'smoke', 'exact retries after a lost reply', 'work abandoned after no answer', 'fast pickup', 'scheduler processes', 'a lent connection on a silent socket', 'a pooled connection abandoned after the server ended its session']);
+const OWN_SUITES = new Set(['port', 'factory', 'migrations', 'smoke', 'exact retries after a lost reply', 'work abandoned after no answer', 'fast pickup', 'scheduler processes', 'a lent connection on a silent socket', 'a pooled connection abandoned after the server ended its session', 'local hand-off']);
 const cells = new Map();
 const servers = new Set();
 const adapters = new Set();
