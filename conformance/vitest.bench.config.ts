@@ -11,5 +11,9 @@ export default defineConfig({
     testTimeout: 60 * 60_000,
     hookTimeout: 10 * 60_000,
     reporters: ['verbose'],
+    // taskrow's packages run as Node loads them, as BullMQ (under node_modules) does: the test
+    // runner would otherwise inline their built files (under packages/*/dist) and route every
+    // imported binding through its module evaluator.
+    server: { deps: { external: [/\/packages\/[^/]+\/dist\//] } },
   },
 });
