@@ -43,7 +43,7 @@ export const ENQUEUE_MANY_CALL_MIGRATION: Migration = {
 };
 
 /** `enqueue_jobs` dropped and created again as of `version` (a CALL that comes between the two finds no procedure and enqueues in the client's transaction). */
-const recreated = (prefix: string, version: 30 | 34): string[] => {
+export const recreatedEnqueueJobs = (prefix: string, version: IdsVersion): string[] => {
   const t = queueTables(prefix);
   return [`DROP PROCEDURE IF EXISTS ${t.enqueueManyCall}`, enqueueJobsProcedure('', t, version)];
 };
@@ -63,7 +63,7 @@ export const ENQUEUE_MANY_CALL_CONSECUTIVE_MIGRATION: Migration = {
   version: 30,
   name: 'queue-enqueue-many-call-consecutive',
   optional: true,
-  statements: (prefix) => recreated(prefix, 30),
+  statements: (prefix) => recreatedEnqueueJobs(prefix, 30),
 };
 
 /**
@@ -81,7 +81,7 @@ export const ENQUEUE_MANY_CALL_ORDINAL_MIGRATION: Migration = {
   version: 34,
   name: 'queue-enqueue-many-call-ordinal',
   optional: true,
-  statements: (prefix) => recreated(prefix, 34),
+  statements: (prefix) => recreatedEnqueueJobs(prefix, 34),
 };
 
 /**
@@ -92,22 +92,36 @@ export const ENQUEUE_MANY_CALL_ORDINAL_MIGRATION: Migration = {
 const readBack = (t: QueueTables, indent: string, ordinal = false): string => `${indent}SELECT GROUP_CONCAT(x.\`id\` ORDER BY x.\`id\` SEPARATOR ','), COUNT(*) = p_n INTO v_ids, v_seen
 ${indent}  FROM (SELECT \`id\` FROM ${t.jobs} FORCE INDEX (PRIMARY) WHERE \`id\` >= v_first AND \`token\` ${ordinal ? 'BETWEEN p_mark AND p_mark + p_n - 1' : '= p_mark'} AND \`queue\` = p_queue ORDER BY \`id\` LIMIT p_n) AS x;`;
 
+/** The version of a batch procedure's id taking (see `consecutiveIds`). */
+export type IdsVersion = 30 | 34 | 36;
+
 /**
  * The ids counted from the first insert id where one statement's are consecutive, else read back:
  * when the server's lock mode makes them so (version 30, see
- * `ENQUEUE_MANY_CALL_CONSECUTIVE_MIGRATION`) or, from version 34 (`ordinal`), when the row at the
- * last id of the range is the batch's last row, told by its token (see `ENQUEUE_MANY_CALL_ORDINAL_MIGRATION`).
+ * `ENQUEUE_MANY_CALL_CONSECUTIVE_MIGRATION`) or, from version 34, when the row at the last id of
+ * the range is the batch's last row, told by its token (see `ENQUEUE_MANY_CALL_ORDINAL_MIGRATION`).
+ * Version 34 reads that row in an `IF`, where InnoDB takes a shared lock on it: when it is another
+ * transaction's uncommitted row, the CALL waits for that transaction, and two batches whose ids
+ * interleave can deadlock. From version 36 the same read is a `SELECT ... INTO`, a consistent read
+ * that locks nothing: another transaction's row there is not the batch's, so its ids are read back.
  */
-export const consecutiveIds = (t: QueueTables, ordinal = false): string => `  SELECT LAST_INSERT_ID(), ROW_COUNT(), @@auto_increment_increment INTO v_first, v_n, v_step;
-  IF v_n = p_n AND (@@innodb_autoinc_lock_mode < 2${ordinal ? `
-      OR EXISTS (SELECT 1 FROM ${t.jobs} FORCE INDEX (PRIMARY) WHERE \`id\` = v_first + (p_n - 1) * v_step AND \`token\` = p_mark + p_n - 1 AND \`queue\` = p_queue)` : ''}) THEN
-    SET v_ids = CAST(v_first AS CHAR), v_seen = 1;
+export const consecutiveIds = (t: QueueTables, version: IdsVersion): string => {
+  const last = `EXISTS (SELECT 1 FROM ${t.jobs} FORCE INDEX (PRIMARY) WHERE \`id\` = v_first + (p_n - 1) * v_step AND \`token\` = p_mark + p_n - 1 AND \`queue\` = p_queue)`;
+  const run = `v_n = p_n AND (@@innodb_autoinc_lock_mode < 2${version === 30 ? '' : `
+      OR ${last}`})`;
+  const test = version === 36 ? `  SELECT ${run} INTO v_seen;
+  IF v_seen = 1 THEN
+    SET v_ids = CAST(v_first AS CHAR);` : `  IF ${run} THEN
+    SET v_ids = CAST(v_first AS CHAR), v_seen = 1;`;
+  return `  SELECT LAST_INSERT_ID(), ROW_COUNT(), @@auto_increment_increment INTO v_first, v_n, v_step;
+${test}
     WHILE v_i < p_n DO
       SET v_ids = CONCAT(v_ids, ',', v_first + v_i * v_step), v_i = v_i + 1;
     END WHILE;
   ELSE
-${readBack(t, '    ', ordinal)}
+${readBack(t, '    ', version >= 34)}
   END IF;`;
+};
 
 /**
  * A batch procedure's INSERT of the rows of `p_rows` (a JSON array, see `callRow`) in array order:
@@ -124,11 +138,10 @@ export const insertRows = (t: QueueTables, rest: string, attempt?: string): stri
       \`d\` LONGTEXT PATH '$.d', \`k\` VARCHAR(${MAX_CONCURRENCY_KEY_CHARS}) PATH '$.k')) AS r
     ORDER BY r.\`i\`;`;
 
-/** `CREATE PROCEDURE` of `enqueue_jobs` as of version 19, 30 or 34. */
-function enqueueJobsProcedure(ifNotExists: string, t: QueueTables, version: 19 | 30 | 34): string {
-  const consecutive = version >= 30;
-  const declared = consecutive ? '\n  DECLARE v_n BIGINT;\n  DECLARE v_step BIGINT UNSIGNED;\n  DECLARE v_i INT UNSIGNED DEFAULT 1;' : '';
-  const ids = consecutive ? consecutiveIds(t, version >= 34) : `  SET v_first = LAST_INSERT_ID();\n${readBack(t, '  ')}`;
+/** `CREATE PROCEDURE` of `enqueue_jobs` as of version 19, 30, 34 or 36. */
+function enqueueJobsProcedure(ifNotExists: string, t: QueueTables, version: 19 | IdsVersion): string {
+  const declared = version !== 19 ? '\n  DECLARE v_n BIGINT;\n  DECLARE v_step BIGINT UNSIGNED;\n  DECLARE v_i INT UNSIGNED DEFAULT 1;' : '';
+  const ids = version !== 19 ? consecutiveIds(t, version) : `  SET v_first = LAST_INSERT_ID();\n${readBack(t, '  ')}`;
   return `CREATE PROCEDURE ${ifNotExists}${t.enqueueManyCall}(${inParams(ENQUEUE_JOBS_PARAMS)})
 MODIFIES SQL DATA SQL SECURITY INVOKER COMMENT 'taskrow: a batch of enqueues with its receipt, idempotent per receipt token'
 BEGIN

@@ -9,7 +9,7 @@ import { toNumber } from '../validate.js';
 import { jobOf, type ClaimRow, type Handed } from './claim.js';
 import { dueOn } from './claim-call.js';
 import { inParams, writeReceipt } from './enqueue-call.js';
-import { callRow, consecutiveIds, ENQUEUE_JOBS_PARAMS, DUE, insertRows, MAX_CALL_BATCH, MAX_CALL_BATCH_BYTES } from './enqueue-many-call.js';
+import { callRow, consecutiveIds, ENQUEUE_JOBS_PARAMS, DUE, insertRows, MAX_CALL_BATCH, MAX_CALL_BATCH_BYTES, recreatedEnqueueJobs } from './enqueue-many-call.js';
 import { decodeEnqueued } from './enqueued-text.js';
 import { leaseConfirmed } from './local-lease.js';
 import type { JobRow } from './options.js';
@@ -50,8 +50,8 @@ const replayed = (t: QueueTables): string => `    SELECT x.\`result\` AS \`ids\`
         ON j.\`id\` = CAST(SUBSTRING_INDEX(SUBSTRING_INDEX(x.\`result\`, ',', 1), '-', 1) AS UNSIGNED) AND j.\`token\` = p_mark AND j.\`phase\` = ${PHASE.running} AND j.\`queue\` = p_queue
       WHERE x.\`token\` = p_receipt;`;
 
-/** `CREATE PROCEDURE` of `enqueue_jobs_leased`: see `ENQUEUE_LEASED_MIGRATION`. */
-const leasedProcedure = (t: QueueTables): string => `CREATE PROCEDURE IF NOT EXISTS ${t.enqueueLeaseCall}(${inParams([...ENQUEUE_JOBS_PARAMS, 'p_lease BIGINT UNSIGNED'])})
+/** `CREATE PROCEDURE` of `enqueue_jobs_leased` as of version 35 or 36 (its ids taken as `consecutiveIds` of that version): see `ENQUEUE_LEASED_MIGRATION`. */
+const leasedProcedure = (t: QueueTables, version: 35 | 36): string => `CREATE PROCEDURE ${version === 35 ? 'IF NOT EXISTS ' : ''}${t.enqueueLeaseCall}(${inParams([...ENQUEUE_JOBS_PARAMS, 'p_lease BIGINT UNSIGNED'])})
 MODIFIES SQL DATA SQL SECURITY INVOKER COMMENT 'taskrow: a batch of enqueues leased to a worker of the enqueuing process when a claim would take it now'
 BEGIN
   DECLARE v_first BIGINT UNSIGNED;
@@ -74,7 +74,7 @@ BEGIN
   ELSE
   ${insertRows(t, READY).replaceAll('\n', '\n  ')}
   END IF;
-${consecutiveIds(t, true)}
+${consecutiveIds(t, version === 35 ? 34 : 36)}
   IF v_seen = 0 THEN
     SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'taskrow: enqueue_jobs_leased did not find its rows by their mark';
   END IF;
@@ -107,7 +107,27 @@ export const ENQUEUE_LEASED_MIGRATION: Migration = {
   version: 35,
   name: 'queue-enqueue-leased-call',
   optional: true,
-  statements: (prefix) => [leasedProcedure(queueTables(prefix))],
+  statements: (prefix) => [leasedProcedure(queueTables(prefix), 35)],
+};
+
+/**
+ * Schema version 36: `enqueue_jobs` and `enqueue_jobs_leased` again (each dropped and created; the
+ * same arguments and answers, so processes of older builds keep calling them), whose check that a
+ * batch's ids are one consecutive run reads the run's last row without locking it (see
+ * `consecutiveIds`). Versions 34 and 35 read it in an `IF`, which takes a shared lock: under
+ * `innodb_autoinc_lock_mode` 2 (MySQL's default) two batches enqueued at once could wait on each
+ * other's uncommitted rows and deadlock (retried inside taskrow, at the cost of the wait and the
+ * retry). A CALL that comes between a drop and its create finds no procedure and enqueues in the
+ * client's transaction. Optional, as version 17.
+ */
+export const ENQUEUE_UNLOCKED_IDS_MIGRATION: Migration = {
+  version: 36,
+  name: 'queue-enqueue-calls-unlocked-ids',
+  optional: true,
+  statements: (prefix) => {
+    const t = queueTables(prefix);
+    return [...recreatedEnqueueJobs(prefix, 36), `DROP PROCEDURE IF EXISTS ${t.enqueueLeaseCall}`, leasedProcedure(t, 36)];
+  },
 };
 
 /**

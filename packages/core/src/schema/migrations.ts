@@ -22,7 +22,7 @@ import { DEDUP_TABLE_MIGRATION } from '../queue/dedup.js';
 import { KEYED_TABLE_MIGRATION } from '../queue/key-slots.js';
 import { COMPLETE_CLAIM_CALL_MIGRATION } from '../queue/complete-claim-call.js';
 import { COMPLETE_CALL_MIGRATION } from '../queue/complete-call.js';
-import { ENQUEUE_LEASED_MIGRATION } from '../queue/local-hand.js';
+import { ENQUEUE_LEASED_MIGRATION, ENQUEUE_UNLOCKED_IDS_MIGRATION } from '../queue/local-hand.js';
 import type { Migration } from './migration.js';
 import { table, TABLE_OPTIONS } from './tables.js';
 
@@ -54,7 +54,8 @@ export function migrationsTableSql(prefix: string): string {
  * enqueue procedure that counts consecutive ids instead of reading them back, 31 the jobs of concurrency keys in their own table instead of
  * an index of the jobs table, 32 the procedure that completes a worker's batch and claims the next in one statement, 33 the procedure that
  * completes a batch in one statement, 34 the batch enqueue procedure whose rows' tokens tell their place, so one
- * read by primary key shows their ids consecutive).
+ * read by primary key shows their ids consecutive, 35 the batch enqueue procedure that leases its jobs to an idle worker of the
+ * enqueuing process, 36 both batch enqueue procedures again, their ids' check a read that locks nothing).
  */
 export const MIGRATIONS: readonly Migration[] = [
   DONES_MIGRATION, LOOP_MIGRATION, QUEUE_MIGRATION, RESOURCES_MIGRATION, RECEIPTS_MIGRATION, DEAD_KEYS_MIGRATION, TOKEN_COLUMN_MIGRATION, QUEUES_MIGRATION,
@@ -63,7 +64,7 @@ export const MIGRATIONS: readonly Migration[] = [
   CLAIM_CALL_MIGRATION, ENQUEUE_RING_CALL_MIGRATION, CLAIM_CALL_FEW_MIGRATION, DOORBELL_HAND_MIGRATION, HAND_CALL_MIGRATION,
   QUEUE_CURSORS_MIGRATION, CLAIM_CALL_FLEET_MIGRATION, DEDUP_TABLE_MIGRATION, CLAIM_CALL_GATE_MIGRATION, CLAIM_CALL_READ_BACK_MIGRATION,
   ENQUEUE_MANY_CALL_CONSECUTIVE_MIGRATION, KEYED_TABLE_MIGRATION, COMPLETE_CLAIM_CALL_MIGRATION, COMPLETE_CALL_MIGRATION,
-  ENQUEUE_MANY_CALL_ORDINAL_MIGRATION, ENQUEUE_LEASED_MIGRATION,
+  ENQUEUE_MANY_CALL_ORDINAL_MIGRATION, ENQUEUE_LEASED_MIGRATION, ENQUEUE_UNLOCKED_IDS_MIGRATION,
 ].sort((a, b) => a.version - b.version);
 
 /** The newest schema version this build knows. */
