@@ -20,7 +20,8 @@ const CONNECT_TIMEOUT_MS = 4000;
 
 /**
  * Connects from `--url`, `TASKROW_URL` or `--embedded` (a local server started through
- * @taskrow/servers, announced on stderr and stopped by `close()`). MUST fail within a few seconds
+ * @taskrow/servers, announced on stderr and stopped by `close()`; MUST NOT attach to a server named
+ * by a `TASKROW_<ENGINE>_URL` variable instead). MUST fail within a few seconds
  * with a message naming the (redacted) URL when the server does not answer.
  */
 export async function connect(values: Parsed['values'], options: { embeddedByDefault?: boolean } = {}): Promise<Connection> {
@@ -34,7 +35,8 @@ export async function connect(values: Parsed['values'], options: { embeddedByDef
     if (engine !== 'mysql' && engine !== 'mariadb') throw new UsageError(`--engine must be mysql or mariadb, got ${JSON.stringify(engine)}`);
     const { startServer } = await loadServers();
     process.stderr.write(`taskrow: no --url given; starting an embedded ${engine} server through @taskrow/servers...\n`);
-    server = await startServer({ engine: engine as Engine });
+    // Started here, never a server named by TASKROW_<ENGINE>_URL: that one is not this command's to start or stop.
+    server = await startServer({ engine: engine as Engine, sources: ['container', 'local'] });
     process.stderr.write(`taskrow: started ${server.engine} ${server.versionString} (${server.source}) at ${redactUrl(server.url)}${server.pid === undefined ? '' : ` (pid ${server.pid}, data in ${server.dataDir ?? '?'})`}\n`);
     url = server.url;
   } else {
