@@ -3,6 +3,7 @@ import mysql from 'mysql2/promise';
 import { taskrow } from '@taskrow/mysql2';
 import { WORKER_CHANNELS, type Queue, type Taskrow } from '@taskrow/core';
 import { shareOf } from './lib.js';
+import { workSince, type WorkPerJob, type WorkProbe } from './work.js';
 
 /** Enqueues `n` jobs, untimed, 1,000 per call. */
 export async function fillQueue(q: Queue, n: number, payload: () => object): Promise<void> {
@@ -17,6 +18,8 @@ export interface DrainResult {
   readonly errors: unknown[];
   readonly claimMs: number[];
   readonly ackMs: number[];
+  /** What the timed window cost per job, when the drain was given a probe. */
+  readonly work?: WorkPerJob;
 }
 
 /** Collects the `ms` of every message on `channel` about queue `name` until the returned stop is called. */
@@ -36,6 +39,8 @@ function timings(channel: string, name: string): { ms: number[]; stop: () => voi
  * producers (own connections) enqueue the `total` jobs meanwhile, `perCommit` per call.
  * Leftover jobs of the queue are deleted afterwards. With several URLs (the nodes of a cluster),
  * connection `i` goes to `url[i % url.length]`: consumers and producers spread over the nodes.
+ * With `probe`, the result also tells what the timed window cost per job (connections and
+ * handles are made before it, and closed after it).
  */
 export async function taskrowDrain(
   url: string | readonly string[],
@@ -46,6 +51,7 @@ export async function taskrowDrain(
   capSeconds: number,
   produce?: ProduceShape,
   perWorker = 100,
+  probe?: WorkProbe,
 ): Promise<DrainResult> {
   const urls = typeof url === 'string' ? [url] : url;
   const conns = await Promise.all(Array.from({ length: consumers + (produce?.producers ?? 0) }, (_, i) => mysql.createConnection(urls[i % urls.length]!)));
@@ -53,6 +59,7 @@ export async function taskrowDrain(
   const errors: unknown[] = [];
   const claims = timings(WORKER_CHANNELS.claim, name);
   const acks = timings(WORKER_CHANNELS.ack, name);
+  const mark = await probe?.read();
   const t0 = performance.now();
   const deadline = t0 + capSeconds * 1000;
   const workers = trs.slice(0, consumers).map((tr) =>
@@ -63,12 +70,13 @@ export async function taskrowDrain(
   while (done() < total && performance.now() < deadline) await new Promise((r) => setTimeout(r, 5));
   const seconds = (performance.now() - t0) / 1000;
   const n = done();
+  const work = probe && mark ? await workSince(probe, mark, n) : undefined;
   await Promise.all([...workers.map((w) => w.stop({ timeout: 5 })), ...producing]);
   claims.stop();
   acks.stop();
   await conns[0]!.query(`DELETE FROM \`${prefix}queue_jobs\` WHERE queue = ?`, [name]);
   await Promise.all(conns.map((c) => c.end()));
-  return { rate: n / seconds, capped: n < total, done: n, errors, claimMs: claims.ms, ackMs: acks.ms };
+  return { rate: n / seconds, capped: n < total, done: n, errors, claimMs: claims.ms, ackMs: acks.ms, ...(work ? { work } : {}) };
 }
 
 /** How producers enqueue: `producers` of them (own connections), `perCommit` jobs per `enqueueMany` call. */

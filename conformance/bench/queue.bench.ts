@@ -9,6 +9,7 @@ import { bullmqDrain, bullmqMixed, DURABLE, startRedis, type LocalRedis } from '
 import { floorDrain } from './queue-floor.js';
 import { digestsCollected, profileLines, profileRun } from './statement-profile.js';
 import { fillKept, fillQueue, serverDeadlocks, taskrowClaimLoop, taskrowDrain, taskrowProduce, underReadView } from './queue-taskrow.js';
+import { cpuPerJob, workLine, workProbe, type WorkPerJob } from './work.js';
 
 // Queue: Köhntopp's scenario (2 producers, 10 consumers, trivial jobs, batches of 100) against his
 // exact statements through bare mysql2; the drain scaling curve, also against the floor (the least
@@ -60,6 +61,7 @@ for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) 
       const base = `\`${prefix}koehntopp_jobs\``;
       const tr: Taskrow = await taskrow(pool, { prefix });
       await tr.migrate();
+      const probe = await workProbe(pool);
       const notes: string[] = [];
       const redis = BULLMQ ? await startRedis() : undefined;
       const bull = { drains: new Map<number, number>(), mixed: [] as number[] };
@@ -69,6 +71,8 @@ for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) 
         const drains = new Map<number, number>();
         const floorRows: BenchRow[] = [];
         const latency: string[] = [];
+        const perJob: string[] = [];
+        const drainWork = new Map<number, WorkPerJob[]>();
         for (const c of CONSUMERS) {
           const b: Rate[] = [];
           const t: Rate[] = [];
@@ -76,6 +80,7 @@ for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) 
           const claimMs: number[] = [];
           const ackMs: number[] = [];
           const bullSeconds: number[] = [];
+          const work: WorkPerJob[] = [];
           for (let run = 0; run < RUNS; run++) {
             await pool.query(`DROP TABLE IF EXISTS ${base}`);
             await pool.query(BASELINE_DDL(base));
@@ -83,9 +88,10 @@ for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) 
             b.push(await baselineDrain(target.url, base, c, JOBS));
             const name = `drain${c}r${run}`;
             await fillQueue(tr.queue(name), JOBS, payload);
-            const r = await taskrowDrain(target.url, prefix, name, c, JOBS, CAP);
+            const r = await taskrowDrain(target.url, prefix, name, c, JOBS, CAP, undefined, BATCH, probe);
             if (r.errors.length > 0) throw new Error(`taskrow workers reported errors: ${String(r.errors[0])}`);
             t.push(r);
+            if (r.work) work.push(r.work);
             claimMs.push(...r.claimMs);
             ackMs.push(...r.ackMs);
             await fillQueue(tr.queue(`floor${c}r${run}`), JOBS, payload);
@@ -96,6 +102,8 @@ for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) 
           curve.push({ scenario: `drain ${fmt(JOBS)} queued jobs, ${c} consumer(s)`, taskrow: rateOf(t), baseline: rateOf(b), unit: 'ops/s' });
           floorRows.push({ scenario: `drain ${fmt(JOBS)} queued jobs, ${c} consumer(s)`, taskrow: rateOf(t), baseline: rateOf(f), unit: 'ops/s' });
           drains.set(c, rateOf(t));
+          drainWork.set(c, work);
+          perJob.push(`${c} consumer(s): ${workLine(work)}`);
           latency.push(`${c} consumer(s): claim of up to ${BATCH} p50 ${pct(claimMs, 0.5)} / p99 ${pct(claimMs, 0.99)} ms, completion batch p50 ${pct(ackMs, 0.5)} / p99 ${pct(ackMs, 0.99)} ms (${fmt(claimMs.length)} claims, ${fmt(ackMs.length)} batches)`);
           notes.push(...cappedNote(`baseline, ${c} consumer(s)`, b), ...cappedNote(`taskrow, ${c} consumer(s)`, t), ...cappedNote(`floor, ${c} consumer(s)`, f));
         }
@@ -105,6 +113,7 @@ for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) 
         const mixT: Rate[] = [];
         const prodB: Rate[] = [];
         const prodT: Rate[] = [];
+        const mixWork: WorkPerJob[] = [];
         const deadlocks = { baselineSeen: 0, baselineConflicts: 0, baselineServer: 0, taskrowErrors: 0, taskrowServer: 0 };
         for (let run = 0; run < RUNS; run++) {
           await pool.query(`DROP TABLE IF EXISTS ${base}`);
@@ -116,7 +125,8 @@ for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) 
           deadlocks.baselineConflicts += mb.conflicts ?? 0;
           mixB.push(mb);
           const d1 = await serverDeadlocks(pool);
-          const mt = await taskrowDrain(target.url, prefix, `mixed${run}`, MIXED_CONSUMERS, JOBS, CAP, PRODUCE);
+          const mt = await taskrowDrain(target.url, prefix, `mixed${run}`, MIXED_CONSUMERS, JOBS, CAP, PRODUCE, BATCH, probe);
+          if (mt.work) mixWork.push(mt.work);
           deadlocks.taskrowServer += (await serverDeadlocks(pool)) - d1;
           deadlocks.taskrowErrors += mt.errors.length;
           mixT.push(mt);
@@ -148,10 +158,12 @@ for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) 
         report(`Queue drain vs the floor (${label(target)}): "baseline" = the floor`, server, floorRows, [
           'the floor: the same table, rows and indexes; per 100 jobs one UPDATE by primary key to running and one DELETE by primary key, autocommit, each consumer on its own ids (see bench/queue-floor.ts)',
           ...latency,
+          `taskrow's work per job, medians of ${RUNS} runs (a rate that falls while these stay the same is not more work a job: the machine's speed, or waits for locks or the log's flushes): ${perJob.join('; ')}; produce + drain: ${workLine(mixWork)}`,
           `best drain ${fmt(Math.round(best))}/s at ${bestAt} consumer(s); ${[...drains].map(([c, r]) => `${c}: ${((r / best - 1) * 100).toFixed(0)}%`).join(', ')} from it`,
           `largest fall as consumers grow (each count against the best at or below it, the goal's measure): ${(fallAsConsumersGrow(drains) * 100).toFixed(0)}%`,
           `produce + drain: ${(rateOf(mixT) / best).toFixed(2)}x of the best drain-only figure`,
           producersBound(rateOf(mixT), rateOf(prodT), drains.get(MIXED_CONSUMERS)),
+          ...cpuBound(mixWork, drainWork.get(MIXED_CONSUMERS)),
         ]);
 
         // 3. A long-open read view: the 10-consumer drain while another connection keeps one snapshot open.
@@ -268,6 +280,18 @@ async function baselineProduce(url: string, t: string, total: number): Promise<R
 function producersBound(mixed: number, produced: number, drained: number | undefined): string {
   const both = drained === undefined ? NaN : 1 / (1 / produced + 1 / drained);
   return `produce + drain is ${(mixed / produced).toFixed(2)}x of the producers alone (${fmt(Math.round(produced))}/s) and ${(mixed / both).toFixed(2)}x of 1 / (1/producers alone + 1/drain at ${MIXED_CONSUMERS} consumers) = ${fmt(Math.round(both))}/s, the rate when one server does both sides' work at their own costs`;
+}
+
+/**
+ * The note that reads produce + drain against the CPU it used: with the server and the clients on
+ * one machine's cores, a job that costs N µs of CPU where the drain's cost M µs runs at most M / N
+ * of the drain's rate once the cores are the limit.
+ */
+function cpuBound(mixed: readonly WorkPerJob[], drained: readonly WorkPerJob[] | undefined): string[] {
+  const n = cpuPerJob(mixed);
+  const m = drained && cpuPerJob(drained);
+  if (n === undefined || m === undefined) return [];
+  return [`produce + drain used ${n.toFixed(0)} µs of CPU a job (the server's and this process's) against ${m.toFixed(0)} µs in the drain at ${MIXED_CONSUMERS} consumers: where the cores are the limit it runs at most ${(m / n).toFixed(2)}x of that drain`];
 }
 
 /** His full scenario: PRODUCERS generators and MIXED_CONSUMERS consumers at once, until `total` jobs are done. */
