@@ -73,31 +73,31 @@ for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) 
         const latency: string[] = [];
         const perJob: string[] = [];
         const drainWork = new Map<number, WorkPerJob[]>();
-        for (const c of CONSUMERS) {
-          const b: Rate[] = [];
-          const t: Rate[] = [];
-          const f: Rate[] = [];
-          const claimMs: number[] = [];
-          const ackMs: number[] = [];
-          const bullSeconds: number[] = [];
-          const work: WorkPerJob[] = [];
-          for (let run = 0; run < RUNS; run++) {
+        const at = new Map(CONSUMERS.map((c) => [c, { b: [] as Rate[], t: [] as Rate[], f: [] as Rate[], claimMs: [] as number[], ackMs: [] as number[], bull: [] as number[], work: [] as WorkPerJob[] }]));
+        // The counts in turns, each round in the other order: no count always runs last, after the
+        // most rows to purge and the longest drift of the machine.
+        for (let run = 0; run < RUNS; run++) {
+          for (const c of run % 2 === 0 ? CONSUMERS : [...CONSUMERS].reverse()) {
+            const s = at.get(c)!;
             await pool.query(`DROP TABLE IF EXISTS ${base}`);
             await pool.query(BASELINE_DDL(base));
             await fillBaseline(pool, base, JOBS);
-            b.push(await baselineDrain(target.url, base, c, JOBS));
+            s.b.push(await baselineDrain(target.url, base, c, JOBS));
             const name = `drain${c}r${run}`;
             await fillQueue(tr.queue(name), JOBS, payload);
             const r = await taskrowDrain(target.url, prefix, name, c, JOBS, CAP, undefined, BATCH, probe);
             if (r.errors.length > 0) throw new Error(`taskrow workers reported errors: ${String(r.errors[0])}`);
-            t.push(r);
-            if (r.work) work.push(r.work);
-            claimMs.push(...r.claimMs);
-            ackMs.push(...r.ackMs);
+            s.t.push(r);
+            if (r.work) s.work.push(r.work);
+            s.claimMs.push(...r.claimMs);
+            s.ackMs.push(...r.ackMs);
             await fillQueue(tr.queue(`floor${c}r${run}`), JOBS, payload);
-            f.push(await floorDrain(target.url, prefix, `floor${c}r${run}`, c, CAP));
-            if (redis) bullSeconds.push(await bullmqDrain(redis.port, JOBS, c, BATCH, payload));
+            s.f.push(await floorDrain(target.url, prefix, `floor${c}r${run}`, c, CAP));
+            if (redis) s.bull.push(await bullmqDrain(redis.port, JOBS, c, BATCH, payload));
           }
+        }
+        for (const c of CONSUMERS) {
+          const { b, t, f, claimMs, ackMs, bull: bullSeconds, work } = at.get(c)!;
           if (redis) bull.drains.set(c, JOBS / median(bullSeconds));
           curve.push({ scenario: `drain ${fmt(JOBS)} queued jobs, ${c} consumer(s)`, taskrow: rateOf(t), baseline: rateOf(b), unit: 'ops/s' });
           floorRows.push({ scenario: `drain ${fmt(JOBS)} queued jobs, ${c} consumer(s)`, taskrow: rateOf(t), baseline: rateOf(f), unit: 'ops/s' });
