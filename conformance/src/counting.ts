@@ -2,12 +2,13 @@ import type { SqlClient } from '@taskrow/core';
 
 /**
  * A client that counts the statements it sends (BEGIN, the isolation level and COMMIT included),
+ * with `calls` through its sessions too and calling procedures as `inner` does (else it calls none),
  * except the doorbell's rings (READ UNCOMMITTED transactions that an enqueue starts unawaited, see
  * the core README's worker section), which `rings()` counts; `matching(re)` counts those whose
  * text matches `re`, `sent()` lists their texts and `bound()` how many values each was sent with,
  * since the client was made.
  */
-export function counting(inner: SqlClient): {
+export function counting(inner: SqlClient, options: { readonly calls?: boolean } = {}): {
   client: SqlClient;
   statements: () => number;
   rings: () => number;
@@ -24,19 +25,30 @@ export function counting(inner: SqlClient): {
     sent.push(sql);
     bound.push(params?.length ?? 0);
   };
-  const client: SqlClient = {
-    adapter: inner.adapter,
+  const counted = (c: SqlClient): SqlClient => ({
+    adapter: c.adapter,
     joined: false,
-    describeError: (err) => inner.describeError(err),
-    query: (sql, params) => (note(sql, params), inner.query(sql, params)),
-    transaction: (fn, options) => {
-      if (options?.isolation === 'READ UNCOMMITTED') {
+    describeError: (err) => c.describeError(err),
+    query: (sql, params, o) => (note(sql, params), c.query(sql, params, o)),
+    transaction: (fn, o) => {
+      if (o?.isolation === 'READ UNCOMMITTED') {
         rings += 1;
-        return inner.transaction(fn, options);
+        return c.transaction(fn, o);
       }
-      n += options?.isolation ? 3 : 2;
-      return inner.transaction((conn) => fn({ query: (sql, params) => (note(sql, params), conn.query(sql, params)) }), options);
+      n += o?.isolation ? 3 : 2;
+      return c.transaction((conn) => fn({ query: (sql, params) => (note(sql, params), conn.query(sql, params)) }), o);
     },
-  };
+  });
+  // With `calls`, the client may CALL procedures (it says it ends interrupted statements' transactions,
+  // as `inner` does) and keeps sessions, whose statements are counted too.
+  const session = inner.session;
+  const client: SqlClient =
+    options.calls === true
+      ? {
+          ...counted(inner),
+          ...(inner.endsInterrupted === undefined ? {} : { endsInterrupted: inner.endsInterrupted }),
+          ...(session === undefined ? {} : { session: (o) => { const kept = session.call(inner, o); return { ...counted(kept), end: () => kept.end() }; } }),
+        }
+      : counted(inner);
   return { client, statements: () => n, rings: () => rings, matching: (re) => sent.filter((sql) => re.test(sql)).length, sent: () => [...sent], bound: () => [...bound] };
 }

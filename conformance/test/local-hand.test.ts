@@ -57,9 +57,9 @@ for (const target of targets()) {
       return rows.map((r) => Number(r.phase));
     };
 
-    /** A taskrow over the pool whose statements are counted (no CALLs: its claims are transactions the count sees). */
+    /** A taskrow over the pool whose statements are counted, its CALLs and its sessions' statements included. */
     const counted = async () => {
-      const c = counting(mysql2Client(pool));
+      const c = counting(mysql2Client(pool), { calls: true });
       return { ...c, tr: await createTaskrow<Mysql2Connection>({ client: c.client, joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } }) };
     };
 
@@ -80,7 +80,7 @@ for (const target of targets()) {
       );
       try {
         const before = c.matching(CLAIMS);
-        const out = await tr.queue<number>(name).enqueueMany(Array.from({ length: 5 }, (_, i) => ({ payload: i })));
+        const out = await c.tr.queue<number>(name).enqueueMany(Array.from({ length: 5 }, (_, i) => ({ payload: i })));
         await until(() => w.counts.completed === 5);
         expect(c.matching(CLAIMS) - before).toBe(0);
         expect(seen.map((s) => s.job.payload).sort()).toEqual([0, 1, 2, 3, 4]);

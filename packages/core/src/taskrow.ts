@@ -4,6 +4,7 @@ import { createDones } from './dones/dones.js';
 import { backgroundWork, purgeRetired } from './dones/purge.js';
 import type { Dones } from './dones/types.js';
 import { DEFAULT_STATEMENT_TIMEOUT, Executor } from './engine/executor.js';
+import { InstanceState } from './instance.js';
 import { validatePrefix } from './names.js';
 import type { SqlClient } from './port.js';
 import { DEFAULT_RETRY, type RetryOptions } from './retry.js';
@@ -19,8 +20,9 @@ import type { CreateLoopOptions, Loop, LoopIdOf, LoopIdType, LoopOptions } from 
 import { createInspect } from './inspect/inspect.js';
 import type { Inspect } from './inspect/types.js';
 import { createQueue } from './queue/queue.js';
-import { queueTables } from './queue/tables.js';
-import type { Queue, QueueOptions } from './queue/types.js';
+import { queueTables } from './queue/model/tables.js';
+import type { QueueOptions } from './queue/model/types.js';
+import type { Queue } from './queue/model/queue.js';
 import { createSchedules } from './schedule/schedules.js';
 import { schedulesTable } from './schedule/schema.js';
 import type { Schedules } from './schedule/types.js';
@@ -97,7 +99,12 @@ export interface Taskrow<Tx = unknown> {
   inspect(): Inspect;
   /** Purges the rows of namespaces cleared with `purge: 'none'` or whose purge was interrupted. */
   purgeCleared(): Promise<number>;
-  /** Waits for background work (purges) to finish. MUST NOT close the application's client. */
+  /**
+   * Waits for background work (purges) to finish, then releases what this instance keeps in memory:
+   * its kept connections go back to the pool and its timers end (see `InstanceState`). MUST NOT
+   * close the application's client. Stop workers and schedulers first; a handle used after
+   * `close()` still works, keeping nothing between calls until it is used again.
+   */
   close(): Promise<void>;
 }
 
@@ -131,7 +138,7 @@ export async function createTaskrow<Tx>(setup: TaskrowSetup<Tx>): Promise<Taskro
     if (setup.closedClient === undefined || !(err instanceof TaskrowError && err.code === 'CLIENT_CLOSED')) throw err;
     throw new InvalidArgumentError('INVALID_CLIENT', `@taskrow/${setup.client.adapter} was given ${setup.closedClient}`);
   });
-  return build(setup, setup.client, new Executor(setup.client, dialect, retry, timeoutMs), prefix);
+  return build(setup, setup.client, new Executor(setup.client, dialect, retry, timeoutMs, setup.client, new InstanceState()), prefix);
 }
 
 function retryOptions(partial: Partial<RetryOptions> | undefined): RetryOptions {
@@ -144,7 +151,7 @@ function retryOptions(partial: Partial<RetryOptions> | undefined): RetryOptions 
 }
 
 function build<Tx>(setup: TaskrowSetup<Tx>, client: SqlClient, base: Executor, prefix: string): Taskrow<Tx> {
-  const exec = client === base.client ? base : new Executor(client, base.dialect, base.retry, base.timeoutMs);
+  const exec = client === base.client ? base : new Executor(client, base.dialect, base.retry, base.timeoutMs, client, base.state);
   const { dialect } = exec;
   const dt = donesTables(prefix);
   const background = backgroundWork();
@@ -165,6 +172,9 @@ function build<Tx>(setup: TaskrowSetup<Tx>, client: SqlClient, base: Executor, p
     in: (tx) => build(setup, setup.joinTransaction(tx), exec, prefix),
     inspect: () => createInspect(exec, prefix),
     purgeCleared: () => purgeRetired(exec, dt),
-    close: () => background.settle(),
+    close: async () => {
+      await background.settle();
+      await exec.state.close();
+    },
   };
 }

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ADAPTIVE_MAX, ADAPTIVE_MIN, AdaptiveLimit, type TurnLimit } from '../src/loop/adaptive.js';
+import { InstanceState } from '../src/instance.js';
 import { GATE_REST_MS, GATE_WAIT_MS, ProcessTurns, processTurnsOf } from '../src/loop/gate.js';
 import { loopTable } from '../src/loop/tables.js';
 
@@ -67,19 +68,21 @@ describe('ProcessTurns: the turns of Loop getters within one process', () => {
     expect(await hasTurnAtOnce(turns)).toBe(false);
   });
 
-  it('is shared by every client of the process that reaches the same loop on the same server, and by nothing else', () => {
+  it('is shared by every handle of one taskrow instance that reaches the same loop on the same server, and by nothing else', () => {
     const t = loopTable('p_', 'crawl');
-    const a = processTurnsOf({ server: 'db1:3306/app' }, 'p_', t);
-    expect(processTurnsOf({ server: 'db1:3306/app' }, 'p_', t)).toBe(a);
-    expect(processTurnsOf({ server: 'db2:3306/app' }, 'p_', t)).not.toBe(a);
-    expect(processTurnsOf({ server: 'db1:3306/other' }, 'p_', t)).not.toBe(a);
-    expect(processTurnsOf({ server: 'db1:3306/app' }, 'q_', loopTable('q_', 'crawl'))).not.toBe(a);
-    expect(processTurnsOf({ server: 'db1:3306/app' }, 'p_', loopTable('p_', 'other'))).not.toBe(a);
-    expect(processTurnsOf({}, 'p_', t)).not.toBe(processTurnsOf({}, 'p_', t));
+    const state = new InstanceState();
+    const a = processTurnsOf(state, { server: 'db1:3306/app' }, 'p_', t);
+    expect(processTurnsOf(new InstanceState(), { server: 'db1:3306/app' }, 'p_', t)).not.toBe(a);
+    expect(processTurnsOf(state, { server: 'db1:3306/app' }, 'p_', t)).toBe(a);
+    expect(processTurnsOf(state, { server: 'db2:3306/app' }, 'p_', t)).not.toBe(a);
+    expect(processTurnsOf(state, { server: 'db1:3306/other' }, 'p_', t)).not.toBe(a);
+    expect(processTurnsOf(state, { server: 'db1:3306/app' }, 'q_', loopTable('q_', 'crawl'))).not.toBe(a);
+    expect(processTurnsOf(state, { server: 'db1:3306/app' }, 'p_', loopTable('p_', 'other'))).not.toBe(a);
+    expect(processTurnsOf(state, {}, 'p_', t)).not.toBe(processTurnsOf(state, {}, 'p_', t));
     // Adaptive turns are their own, shared in the same way.
-    const auto = processTurnsOf({ server: 'db1:3306/app' }, 'p_', t, true);
+    const auto = processTurnsOf(state, { server: 'db1:3306/app' }, 'p_', t, true);
     expect(auto).not.toBe(a);
-    expect(processTurnsOf({ server: 'db1:3306/app' }, 'p_', t, true)).toBe(auto);
+    expect(processTurnsOf(state, { server: 'db1:3306/app' }, 'p_', t, true)).toBe(auto);
   });
 });
 

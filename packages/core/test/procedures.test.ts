@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Executor } from '../src/engine/executor.js';
 import { TaskrowError } from '../src/errors.js';
-import { callProcedure, mayCall, MISSING_RECHECK_MS } from '../src/queue/procedures.js';
+import { callProcedure, mayCall, MISSING_RECHECK_MS } from '../src/queue/routines/call.js';
 
 /** An executor over one server whose CALLs fail with `errno` until `heal()`, and answer `{ ok: 1 }` after. */
 function server(errno: number) {

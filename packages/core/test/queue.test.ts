@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { TaskrowError } from '../src/errors.js';
-import { LeaseLostError } from '../src/queue/errors.js';
-import { backoffSeconds, claimArgs, errorText, jobRow, MAX_ERROR_CHARS, queueSettings } from '../src/queue/options.js';
-import { decodePayload, encodePayload, MAX_PAYLOAD_BYTES } from '../src/queue/payload.js';
+import { LeaseLostError } from '../src/queue/model/errors.js';
+import { backoffSeconds, claimArgs, errorText, jobRow, MAX_ERROR_CHARS, queueSettings } from '../src/queue/model/options.js';
+import { decodePayload, encodePayload, MAX_PAYLOAD_BYTES } from '../src/queue/model/payload.js';
 
 const code = (fn: () => unknown): string | undefined => {
   try {

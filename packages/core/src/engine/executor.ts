@@ -1,3 +1,4 @@
+import { InstanceState } from '../instance.js';
 import type { Dialect } from '../dialect.js';
 import type { IsolationLevel, SqlClient, SqlConnection, SqlResult, SqlValue } from '../port.js';
 import { DEFAULT_RETRY, NoAnswer, toTaskrowError, withRetry, type Attempt, type RetryOptions } from '../retry.js';
@@ -69,11 +70,11 @@ export class Executor {
     readonly timeoutMs: number = DEFAULT_STATEMENT_TIMEOUT * 1000,
     /**
      * The application's client this executor works for: `client` itself, or the client a
-     * session was taken from. Per-process state (a queue's claim read position, its doorbell, what
-     * its rings found) is kept per owner, so a worker's session shares it with every other handle
-     * of the same client.
+     * session was taken from: in-process wake-ups tell workers of the same client from others.
      */
     readonly owner: SqlClient = client,
+    /** The memory of the taskrow instance this executor belongs to (see `InstanceState`). */
+    readonly state: InstanceState = new InstanceState(),
   ) {}
 
   /**
@@ -83,12 +84,12 @@ export class Executor {
    */
   within(ms: number): Executor {
     const bound = Math.max(1, Math.min(this.timeoutMs, ms));
-    return new Executor(this.client, this.dialect, { ...this.retry, attempts: Math.min(this.retry.attempts, 3) }, bound, this.owner);
+    return new Executor(this.client, this.dialect, { ...this.retry, attempts: Math.min(this.retry.attempts, 3) }, bound, this.owner, this.state);
   }
 
   /** The same executor with one attempt: a failure reaches the caller unretried (as a `TaskrowError`), for a caller that retries its own way. */
   once(): Executor {
-    return new Executor(this.client, this.dialect, { ...this.retry, attempts: 1 }, this.timeoutMs, this.owner);
+    return new Executor(this.client, this.dialect, { ...this.retry, attempts: 1 }, this.timeoutMs, this.owner, this.state);
   }
 
   /**
@@ -101,7 +102,7 @@ export class Executor {
   session(options: { readonly idleMs?: number } = {}): { readonly exec: Executor; end(): Promise<void> } {
     const kept = this.client.session?.({ timeoutMs: this.timeoutMs, ...options });
     if (!kept) return { exec: this, end: () => Promise.resolve() };
-    return { exec: new Executor(kept, this.dialect, this.retry, this.timeoutMs, this.owner), end: () => kept.end() };
+    return { exec: new Executor(kept, this.dialect, this.retry, this.timeoutMs, this.owner, this.state), end: () => kept.end() };
   }
 
   /**

@@ -1,6 +1,6 @@
 import type { DriverErrorInfo, IsolationLevel, SqlClient, SqlConnection, SqlSession, TransactionOptions } from '../port.js';
 import { noteRaisedAtCommit } from '../retry.js';
-import type { DriverConnection, DriverPool } from './driver.js';
+import type { DriverConnection, DriverPool } from './lender.js';
 import { isolationStatement } from './isolation.js';
 
 /**

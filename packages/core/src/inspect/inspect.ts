@@ -1,5 +1,5 @@
 import type { Executor } from '../engine/executor.js';
-import { queueTables } from '../queue/tables.js';
+import { queueTables } from '../queue/model/tables.js';
 import { pageArgs } from './args.js';
 import { queueNames, queueSummary } from './queues.js';
 import { validateName } from '../names.js';

@@ -1,6 +1,6 @@
 import type { Executor } from '../engine/executor.js';
 import { validateName } from '../names.js';
-import { epochMicros, NOW_MICROS, PHASE, STATE_OF, type JobState, type QueueTables } from '../queue/tables.js';
+import { epochMicros, NOW_MICROS, PHASE, STATE_OF, type JobState, type QueueTables } from '../queue/model/tables.js';
 import { toNumber } from '../validate.js';
 import { capped } from './args.js';
 import type { CappedCount, InspectPage, QueueSummary } from './types.js';

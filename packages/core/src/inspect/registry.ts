@@ -1,7 +1,7 @@
 import { donesTables } from '../dones/tables.js';
 import type { Executor } from '../engine/executor.js';
 import { loopRegistryTable } from '../loop/tables.js';
-import { epochMicros } from '../queue/tables.js';
+import { epochMicros } from '../queue/model/tables.js';
 import { toNumber } from '../validate.js';
 import { capped } from './args.js';
 import type { DonesSummary, InspectPage, LoopSummary } from './types.js';

@@ -1,4 +1,4 @@
-import type { JobState } from '../queue/tables.js';
+import type { JobState } from '../queue/model/tables.js';
 
 /** A count read with a cap: `exact` is false when there were more than `value` rows (the cap). */
 export interface CappedCount {

@@ -1,3 +1,4 @@
+import { slot, type InstanceState } from '../instance.js';
 import { boundedSelect, STATEMENT_TIME_LIMIT_ERRNO, type Dialect } from '../dialect.js';
 import type { SqlClient, SqlConnection } from '../port.js';
 import { loopRegistryTable, type LoopTable } from './tables.js';
@@ -145,14 +146,15 @@ export class ProcessTurns {
   }
 }
 
-const processTurns = new Map<string, ProcessTurns>();
+const PROCESS_TURNS = slot('loop turns', () => new Map<string, ProcessTurns>());
 
 /**
- * The process's turns of loop `t` on the server `dialect` was read from (its host, port and
- * database): one at a time, or with `adaptive` as many as an `AdaptiveLimit` allows (each kind
- * its own). A dialect that names no server (one built by hand) gets turns of its own.
+ * The turns of the taskrow instance `state` at loop `t` on the server `dialect` was read from (its
+ * host, port and database): one at a time, or with `adaptive` as many as an `AdaptiveLimit` allows
+ * (each kind its own). A dialect that names no server (one built by hand) gets turns of its own.
  */
-export function processTurnsOf(dialect: Pick<Dialect, 'server'>, prefix: string, t: LoopTable, adaptive = false): ProcessTurns {
+export function processTurnsOf(state: InstanceState, dialect: Pick<Dialect, 'server'>, prefix: string, t: LoopTable, adaptive = false): ProcessTurns {
+  const processTurns = state.get(PROCESS_TURNS);
   const make = (): ProcessTurns => new ProcessTurns(adaptive ? new AdaptiveLimit() : ONE_TURN);
   if (dialect.server === undefined) return make();
   const key = `${dialect.server}\u0000${prefix}\u0000${t.loop}${adaptive ? '\u0000auto' : ''}`;

@@ -60,7 +60,7 @@ export function openLoop(exec: Executor, prefix: string, name: unknown, options:
   const declaredRaw = handle['idType'];
   const turns = turnsArg(handle['turns']);
   const gate = turns === true ? new LoopGate(exec.client, gateSql(exec.dialect, prefix), t) : undefined;
-  const local = turns === false ? undefined : processTurnsOf(exec.dialect, prefix, t, turns === 'auto');
+  const local = turns === false ? undefined : processTurnsOf(exec.state, exec.dialect, prefix, t, turns === 'auto');
   const declared = declaredRaw === undefined ? undefined : parseIdType(declaredRaw);
   const early = declared ? idCodec(declared) : undefined;
   const bytes = statementBytes(exec.dialect.maxAllowedPacket);

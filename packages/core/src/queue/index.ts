@@ -1,8 +1,8 @@
 /** The Queue's public surface, re-exported whole by the package index. */
-export { LeaseLostError, UnrecoverableError } from './errors.js';
-export { MAX_PAYLOAD_BYTES } from './payload.js';
-export { MAX_LIST } from './list.js';
-export { STATE_OF as JOB_STATES } from './tables.js';
+export { LeaseLostError, UnrecoverableError } from './model/errors.js';
+export { MAX_PAYLOAD_BYTES } from './model/payload.js';
+export { MAX_LIST } from './admin/list.js';
+export { STATE_OF as JOB_STATES } from './model/tables.js';
 export type {
   ClaimOptions,
   Enqueued,
@@ -17,9 +17,9 @@ export type {
   QueueListOptions,
   JobRef,
   JobState,
-  Queue,
   QueueOptions,
   QueueStats,
-} from './types.js';
-export type { JobContext, JobHandler, StopResult, QueueWorker, WorkerCounts, WorkerOptions } from './worker-types.js';
-export { CHANNELS as WORKER_CHANNELS, type WorkerEventMap, type WorkerLogger } from './worker-events.js';
+} from './model/types.js';
+export type { Queue } from './model/queue.js';
+export type { JobContext, JobHandler, StopResult, QueueWorker, WorkerCounts, WorkerOptions } from './model/worker-types.js';
+export { CHANNELS as WORKER_CHANNELS, type WorkerEventMap, type WorkerLogger } from './model/events.js';

@@ -1,38 +1,21 @@
 import type { Executor } from '../engine/executor.js';
 import { invalid } from '../errors.js';
 import { validateName } from '../names.js';
-import { refsArg } from './ack.js';
-import { UnrecoverableError } from './errors.js';
-import { claimable } from './claimable.js';
-import { claimJobs, handedJobs, type ClaimArgs } from './claim.js';
-import { completeAndClaim } from './complete-claim.js';
-import { purgeDeadJobs, purgeFinished, retryDeadJobs } from './dead.js';
-import { insertJobs, jobRows } from './enqueue.js';
-import { callable } from './enqueue-call.js';
-import { batchCallable } from './enqueue-many-call.js';
-import { coalescedEnqueue, coalescible } from './enqueue-coalesce.js';
-import { producerOf } from './producer.js';
-import { purgeIdleKeys, purgeIdleKeysNow } from './key-purge.js';
-import { purgeStaleKeys, purgeStaleKeysNow } from './dedup.js';
-import { getJobInfo, listArgs, listJobs } from './list.js';
-import { claimArgs, jobRow, MAX_DELAY_SECONDS, MAX_LEASE_SECONDS, positiveSeconds, queueSettings, type JobRow } from './options.js';
-import { completeJobs, extendJobs, failJob, releaseJobs, type AckContext } from './settle.js';
-import { pausedSince, pauseQueue, resumeQueue } from './pause.js';
-import { concurrencyKeyArg, getLimit, limitArgs, setLimit } from './limits.js';
-import { getRate, rateArg, setRate } from './rate.js';
-import { reportProgress, waitForArgs, waitForJob } from './results.js';
-import { encodePayload } from './payload.js';
-import { queueStats } from './stats.js';
+import { UnrecoverableError } from './model/errors.js';
+import { claimArgs, concurrencyKeyArg, jobRow, MAX_DELAY_SECONDS, MAX_LEASE_SECONDS, positiveSeconds, queueSettings, type JobRow } from './model/options.js';
+import { encodePayload } from './model/payload.js';
 import { lockingWithPlainReads } from '../dialect.js';
-import { dueWaiting, type QueueTables } from './tables.js';
-import type { Enqueued, Job, JobRef, Queue, QueueOptions } from './types.js';
-import { onEnqueue } from './wake.js';
-import { handOff } from './local-hand.js';
-import { claimCursor } from './cursor.js';
-import { watchDoorbell, type HandTarget } from './doorbell.js';
-import { announce, EarlyRing, ringAhead, ringInCall } from './ring.js';
-import { startWorker, type Handee } from './worker.js';
+import { dueWaiting, type QueueTables } from './model/tables.js';
+import type { Enqueued, Job, JobRef, QueueOptions } from './model/types.js';
+import type { Queue } from './model/queue.js';
 import { boolArg, intArg, optionsOf, secondsArg, show } from '../validate.js';
+import { refsArg, completeAndClaim, completeJobs, extendJobs, failJob, releaseJobs, type AckContext, reportProgress, waitForArgs, waitForJob } from './settle/index.js';
+import { claimable, claimJobs, handedJobs, type ClaimArgs, claimCursor } from './claim/index.js';
+import { purgeDeadJobs, purgeFinished, retryDeadJobs, getJobInfo, listArgs, listJobs, queueStats } from './admin/index.js';
+import { insertJobs, jobRows, callable, batchCallable, coalescedEnqueue, coalescible, producerOf, purgeStaleKeys, purgeStaleKeysNow } from './enqueue/index.js';
+import { purgeIdleKeys, purgeIdleKeysNow, pausedSince, pauseQueue, resumeQueue, getLimit, limitArgs, setLimit, getRate, rateArg, setRate } from './admission/index.js';
+import { onEnqueue, handOff, watchDoorbell, type HandTarget, announce, EarlyRing, ringAhead, ringInCall } from './wake/index.js';
+import { startWorker, type Handee } from './worker/index.js';
 
 function optionsArg<T extends object>(what: string, value: T | undefined, accepted: readonly (keyof T & string)[]): Partial<T> {
   return optionsOf(what, value, accepted) as Partial<T>;
@@ -43,7 +26,7 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
   const queue = validateName('queue name', name);
   const settings = queueSettings(options);
   const c: AckContext = { exec, t, queue, settings };
-  const claimState = { lastPromote: -Infinity, rated: false, cursor: claimCursor(exec.owner, t.jobs, queue), due: dueWaiting(t.jobs, exec.dialect.rangeEndStops), gated: (select: string) => lockingWithPlainReads(exec.dialect, select), gateApart: exec.dialect.lockingReadsAlone };
+  const claimState = { lastPromote: -Infinity, rated: false, cursor: claimCursor(exec.state, t.jobs, queue), due: dueWaiting(t.jobs, exec.dialect.rangeEndStops), gated: (select: string) => lockingWithPlainReads(exec.dialect, select), gateApart: exec.dialect.lockingReadsAlone };
   const progress = (job: JobRef, value: unknown): Promise<void> => self.progress(job, value);
   const claimWith = (args: ClaimArgs, via: Executor = exec): Promise<Job<P>[]> => claimJobs<P>(via, t, queue, args, claimState, progress);
   // Idle workers claim at once after a committed enqueue (not inside the application's
@@ -153,7 +136,7 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
           // The worker's own jobs, bounded by the time left on their leases.
           extend: (refs, seconds, boundMs) => extendJobs({ ...c, exec: exec.within(boundMs) }, refs, seconds),
           keepsFinished: settings.keepFinishedFor > 0,
-          onEnqueue: (bell) => onEnqueue(t.jobs, queue, bell, exec.owner, exec.dialect.server),
+          onEnqueue: (bell) => onEnqueue(exec.state, t.jobs, queue, bell, exec.owner, exec.dialect.server),
           watchDoorbell: (handee) => watchDoorbell(exec, t, queue, handee && handTarget(handee)),
           name: queue,
           claimable: (group) => claimable(exec, t, queue, group),

@@ -1,7 +1,7 @@
 import { INDEX_KEY_BYTES } from '../keys.js';
 import type { Migration } from '../schema/migration.js';
 import { TABLE_OPTIONS } from '../schema/tables.js';
-import { queueTables } from './tables.js';
+import { queueTables } from './model/tables.js';
 
 /**
  * Schema version 3: the Queue's one jobs table.

@@ -1,3 +1,4 @@
+import { slot } from '../instance.js';
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Executor } from '../engine/executor.js';
@@ -47,22 +48,20 @@ export async function readReceipt(conn: SqlConnection, table: string, token: Buf
   return r === undefined ? undefined : Buffer.isBuffer(r) ? r.toString('latin1') : String(r);
 }
 
-const lastPurge = new WeakMap<object, number>();
+const LAST_PURGE = slot('receipts purged at', () => ({ at: -Infinity }));
 
 /**
- * Deletes receipts older than `RECEIPT_HOURS`, at most once per `PURGE_EVERY_MS` per client, in
- * the background: never awaited by the write that triggered it, errors ignored (the next purge
- * catches up). Not inside an application transaction.
+ * Deletes receipts older than `RECEIPT_HOURS`, at most once per `PURGE_EVERY_MS` per taskrow instance, in
+ * the background (see `InstanceState.background`): never awaited by the write that triggered it,
+ * errors ignored (the next purge catches up), awaited by `close()`. Not inside an application transaction.
  */
 export function purgeReceiptsNow(exec: Executor, table: string): void {
   if (exec.client.joined) return;
   const now = performance.now();
-  const last = lastPurge.get(exec.owner);
-  if (last !== undefined && now - last < PURGE_EVERY_MS) return;
-  lastPurge.set(exec.owner, now);
-  void exec
-    .query(
-      `DELETE FROM ${table} WHERE \`made_at\` < UTC_TIMESTAMP(6) - INTERVAL ${RECEIPT_HOURS} HOUR ORDER BY \`made_at\` LIMIT ${PURGE_ROWS}`,
-    )
-    .catch(() => undefined);
+  const last = exec.state.get(LAST_PURGE);
+  if (now - last.at < PURGE_EVERY_MS) return;
+  last.at = now;
+  exec.state.background(() =>
+    exec.query(`DELETE FROM ${table} WHERE \`made_at\` < UTC_TIMESTAMP(6) - INTERVAL ${RECEIPT_HOURS} HOUR ORDER BY \`made_at\` LIMIT ${PURGE_ROWS}`),
+  );
 }

@@ -1,7 +1,7 @@
 import type { Executor } from '../engine/executor.js';
 import { invalid } from '../errors.js';
 import { validateName } from '../names.js';
-import type { QueueTables } from '../queue/tables.js';
+import type { QueueTables } from '../queue/model/tables.js';
 import { passOnce, startScheduler } from './runner.js';
 import { scheduleRow } from './spec.js';
 import { deleteSchedule, infoOf, readAll, readSchedule, upsertSchedule } from './store.js';

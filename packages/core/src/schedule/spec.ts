@@ -1,7 +1,7 @@
 import { invalid } from '../errors.js';
 import { validateName } from '../names.js';
-import { ENQUEUE_OPTIONS, jobRow, MAX_DELAY_SECONDS, queueSettings, type JobRow, type QueueSettings } from '../queue/options.js';
-import type { EnqueueOptions } from '../queue/types.js';
+import { ENQUEUE_OPTIONS, jobRow, MAX_DELAY_SECONDS, queueSettings, type JobRow, type QueueSettings } from '../queue/model/options.js';
+import type { EnqueueOptions } from '../queue/model/types.js';
 import { intArg, optionsOf, show } from '../validate.js';
 import { cronOf, timeZoneArg } from './ticks.js';
 import type { MissedPolicy, ScheduleJobOptions, ScheduleSpec } from './types.js';

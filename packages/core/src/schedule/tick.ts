@@ -1,10 +1,10 @@
 import { Executor } from '../engine/executor.js';
 import type { SqlClient, SqlConnection } from '../port.js';
 import { DatabaseError } from '../errors.js';
-import { insertJobs } from '../queue/enqueue.js';
-import { toMicros } from '../queue/options.js';
-import type { QueueTables } from '../queue/tables.js';
-import { announce } from '../queue/ring.js';
+import { insertJobs } from '../queue/enqueue/enqueue.js';
+import { toMicros } from '../queue/model/options.js';
+import type { QueueTables } from '../queue/model/tables.js';
+import { announce } from '../queue/wake/ring.js';
 import { FROM_MICROS } from '../sql.js';
 import { missedArg, scheduledJob } from './spec.js';
 import { readSchedule, timingOf, type StoredSchedule } from './store.js';
@@ -30,7 +30,7 @@ function datetimeOf(us: number): string {
  */
 function joinedOn(exec: Executor, conn: SqlConnection): Executor {
   const client: SqlClient = { adapter: exec.client.adapter, joined: true, describeError: (e) => exec.client.describeError(e), query: (sql, params) => conn.query(sql, params), transaction: (fn) => fn(conn) };
-  return new Executor(client, exec.dialect, exec.retry, exec.timeoutMs);
+  return new Executor(client, exec.dialect, exec.retry, exec.timeoutMs, client, exec.state);
 }
 
 /** The jobs for `runs` (ticks, epoch microseconds): run at the tick plus the schedule's delay. */

@@ -1,4 +1,4 @@
-import type { EnqueueOptions } from '../queue/types.js';
+import type { EnqueueOptions } from '../queue/model/types.js';
 
 /**
  * What a pass over a schedule does with ticks that passed while no scheduler ran. Of the due

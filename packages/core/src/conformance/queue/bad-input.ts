@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import type { TaskrowErrorCode } from '../../errors.js';
-import { MAX_PAYLOAD_BYTES } from '../../queue/payload.js';
+import { MAX_PAYLOAD_BYTES } from '../../queue/model/payload.js';
 import { freshName } from '../harness.js';
 import type { SuiteContext } from '../session.js';
 import { probeJob, probeJobs, probeTotal } from './probe.js';

@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
-import type { Job } from '../../queue/types.js';
-import type { QueueWorker } from '../../queue/worker-types.js';
+import type { Job } from '../../queue/model/types.js';
+import type { QueueWorker } from '../../queue/model/worker-types.js';
 import { expectNone } from '../expect.js';
 import { freshName } from '../harness.js';
 import type { SuiteContext } from '../session.js';

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import type { Enqueued } from '../../queue/types.js';
+import type { Enqueued } from '../../queue/model/types.js';
 import { freshName } from '../harness.js';
 import { lockingSession, type SuiteContext } from '../session.js';
 import { makeDue, probeDirtyPayloads, probeJobs, until } from './probe.js';

@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
-import { MAX_PAYLOAD_BYTES } from '../../queue/payload.js';
-import type { Enqueued } from '../../queue/types.js';
+import { MAX_PAYLOAD_BYTES } from '../../queue/model/payload.js';
+import type { Enqueued } from '../../queue/model/types.js';
 import { freshName, type Probe } from '../harness.js';
 import { lockingSession, type SuiteContext } from '../session.js';
 import { makeDue, probeJobs, probeNowMs, runningStatement, until } from './probe.js';

@@ -1,8 +1,8 @@
 import { subscribe, tracingChannel, unsubscribe } from 'node:diagnostics_channel';
 import { expect, it } from 'vitest';
-import { UnrecoverableError } from '../../queue/errors.js';
-import type { Job } from '../../queue/types.js';
-import { CHANNELS } from '../../queue/worker-events.js';
+import { UnrecoverableError } from '../../queue/model/errors.js';
+import type { Job } from '../../queue/model/types.js';
+import { CHANNELS } from '../../queue/model/events.js';
 import { rejection } from '../expect.js';
 import { freshName } from '../harness.js';
 import type { SuiteContext } from '../session.js';

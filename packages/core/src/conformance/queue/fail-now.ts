@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { UnrecoverableError } from '../../queue/errors.js';
+import { UnrecoverableError } from '../../queue/model/errors.js';
 import { rejection } from '../expect.js';
 import { freshName } from '../harness.js';
 import type { SuiteContext } from '../session.js';

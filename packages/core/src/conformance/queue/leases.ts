@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { LeaseLostError } from '../../queue/errors.js';
+import { LeaseLostError } from '../../queue/model/errors.js';
 import { freshName } from '../harness.js';
 import type { SuiteContext } from '../session.js';
 import { makeDue, probeJob, probeJobs } from './probe.js';

@@ -1,8 +1,8 @@
 import { expect, it } from 'vitest';
 import { freshName } from '../harness.js';
 import type { SuiteContext } from '../session.js';
-import type { Job } from '../../queue/types.js';
-import type { QueueWorker } from '../../queue/worker-types.js';
+import type { Job } from '../../queue/model/types.js';
+import type { QueueWorker } from '../../queue/model/worker-types.js';
 import { rejection } from '../expect.js';
 import { makeDue, probeKeyed, probeKeyedRows, probeRunningByKey, probeTotal, until } from './probe.js';
 

@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
-import { cursorOf, pageQuery, type InfoRow } from '../../queue/list.js';
-import { PHASE, queueTables } from '../../queue/tables.js';
-import type { JobInfo } from '../../queue/types.js';
+import { cursorOf, pageQuery, type InfoRow } from '../../queue/admin/list.js';
+import { PHASE, queueTables } from '../../queue/model/tables.js';
+import type { JobInfo } from '../../queue/model/types.js';
 import { freshName } from '../harness.js';
 import { handlerReads } from '../reads.js';
 import type { SuiteContext } from '../session.js';

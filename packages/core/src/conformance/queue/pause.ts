@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { freshName } from '../harness.js';
 import type { SuiteContext } from '../session.js';
-import type { QueueWorker } from '../../queue/worker-types.js';
+import type { QueueWorker } from '../../queue/model/worker-types.js';
 import { probeJobs, probeNowMs, until } from './probe.js';
 
 const POLL = 0.25;

@@ -1,4 +1,4 @@
-import type { JobState } from '../../queue/tables.js';
+import type { JobState } from '../../queue/model/tables.js';
 import type { Probe } from '../harness.js';
 
 /** One job row as the probe reads it, with times as seconds from the database's now. */

@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { freshName } from '../harness.js';
 import type { SuiteContext } from '../session.js';
-import type { QueueWorker } from '../../queue/worker-types.js';
+import type { QueueWorker } from '../../queue/model/worker-types.js';
 import { rejection } from '../expect.js';
 import { until } from './probe.js';
 

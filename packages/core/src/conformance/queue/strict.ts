@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { MAX_PAYLOAD_DEPTH } from '../../queue/payload.js';
+import { MAX_PAYLOAD_DEPTH } from '../../queue/model/payload.js';
 import { freshName } from '../harness.js';
 import type { SuiteContext } from '../session.js';
 import { rejection } from '../expect.js';

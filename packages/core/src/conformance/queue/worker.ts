@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { expectNone } from '../expect.js';
-import { LeaseLostError } from '../../queue/errors.js';
-import type { Job } from '../../queue/types.js';
+import { LeaseLostError } from '../../queue/model/errors.js';
+import type { Job } from '../../queue/model/types.js';
 import { freshName } from '../harness.js';
 import type { SuiteContext } from '../session.js';
 import { aborted, extendedLease } from './holding.js';

@@ -1,0 +1,66 @@
+import type { Executor } from '../../engine/executor.js';
+import type { SqlConnection } from '../../port.js';
+import { columnExists, type Migration } from '../../schema/migration.js';
+import { TABLE_OPTIONS } from '../../schema/tables.js';
+import { toNumber } from '../../validate.js';
+import { epochMicros, queueTables, type QueueTables } from '../model/tables.js';
+
+/**
+ * Schema version 15: `head_read_at` on the queue rows, the database time a claim of any process
+ * last took the turn to read the queue's ready rows from the head (see `cursor.ts`).
+ */
+export const QUEUE_HEAD_MIGRATION: Migration = {
+  version: 15,
+  name: 'queue-head-reads',
+  statements: (prefix) => [
+    `ALTER TABLE ${queueTables(prefix).queues} ADD COLUMN \`head_read_at\` DATETIME(6) NULL COMMENT 'UTC; when a claim last took the turn to read the ready rows from the head'`,
+  ],
+  appliedIf: (prefix) => columnExists(prefix, 'queues', 'head_read_at'),
+};
+
+/**
+ * Schema version 8: one row per queue that has fleet-wide state. `paused_at` is set while the
+ * queue is paused (`Queue.pause()`): every claim of the queue reads it first and takes nothing.
+ */
+export const QUEUES_MIGRATION: Migration = {
+  version: 8,
+  name: 'queues',
+  statements: (prefix) => [
+    `CREATE TABLE IF NOT EXISTS ${queueTables(prefix).queues} (
+  \`queue\` VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+  \`paused_at\` DATETIME(6) NULL COMMENT 'UTC; set while the queue is paused',
+  PRIMARY KEY (\`queue\`)
+) ${TABLE_OPTIONS}`,
+  ],
+};
+
+/**
+ * Pauses `queue` for every worker and `claim()` caller: from the commit on, claims of the queue
+ * return nothing (a claim already past its pause check still returns its jobs). Idempotent: pausing
+ * a paused queue keeps its first pause time. Enqueues, acks and heartbeats go on.
+ */
+export async function pauseQueue(exec: Executor, t: QueueTables, queue: string): Promise<void> {
+  await exec.query(
+    `INSERT INTO ${t.queues} (\`queue\`, \`paused_at\`) VALUES (?, UTC_TIMESTAMP(6))
+     ON DUPLICATE KEY UPDATE \`paused_at\` = COALESCE(\`paused_at\`, VALUES(\`paused_at\`))`,
+    [queue],
+  );
+}
+
+/** Resumes `queue`: from the commit on, claims take its jobs again. Idempotent. */
+export async function resumeQueue(exec: Executor, t: QueueTables, queue: string): Promise<void> {
+  await exec.query(`UPDATE ${t.queues} SET \`paused_at\` = NULL WHERE \`queue\` = ?`, [queue]);
+}
+
+/**
+ * When `queue` was paused (database clock), or null when it is not: a non-locking read of the
+ * latest committed state (claims run READ COMMITTED), so it never waits on a pause or resume in
+ * flight.
+ */
+export async function pausedSince(conn: SqlConnection | Executor, t: QueueTables, queue: string): Promise<Date | null> {
+  const { rows } = await conn.query<{ us: unknown }>(
+    `SELECT ${epochMicros('`paused_at`')} AS us FROM ${t.queues} WHERE \`queue\` = ? AND \`paused_at\` IS NOT NULL`,
+    [queue],
+  );
+  return rows[0] ? new Date(toNumber(rows[0].us) / 1000) : null;
+}

@@ -1,0 +1,162 @@
+import { invalid, InvalidArgumentError } from '../../errors.js';
+import { encodeKey } from '../../keys.js';
+import { validateName } from '../../names.js';
+import { intArg, optionsOf, secondsArg, show } from '../../validate.js';
+import { encodePayloadSized } from './payload.js';
+import type { ClaimOptions, EnqueueOptions, QueueOptions } from './types.js';
+import { PHASE } from './tables.js';
+
+/** The longest concurrency key, in characters. */
+export const MAX_CONCURRENCY_KEY_CHARS = 128;
+
+/** Checks a concurrency key: a non-empty, well-formed string of at most `MAX_CONCURRENCY_KEY_CHARS` characters. */
+export function concurrencyKeyArg(what: string, value: unknown): string {
+  const ok =
+    typeof value === 'string' && value.length > 0 && [...value].length <= MAX_CONCURRENCY_KEY_CHARS &&
+    (value as string & { isWellFormed(): boolean }).isWellFormed();
+  if (!ok) {
+    throw new InvalidArgumentError('INVALID_KEY', `${what} must be a non-empty string of at most ${MAX_CONCURRENCY_KEY_CHARS} characters, got ${show(value)}`);
+  }
+  return value as string;
+}
+
+/** The longest lease, delay or retention: 7 days for leases, 10 years for delays. */
+export const MAX_LEASE_SECONDS = 7 * 24 * 3600;
+export const MAX_DELAY_SECONDS = 10 * 365 * 24 * 3600;
+/** Most jobs one claim returns. */
+export const MAX_CLAIM = 1000;
+export const MAX_ATTEMPTS = 1000;
+/** Last errors are cut to this many characters. */
+export const MAX_ERROR_CHARS = 4000;
+
+/** Resolved settings of a queue handle. */
+export interface QueueSettings {
+  readonly maxAttempts: number;
+  readonly backoffBase: number;
+  readonly backoffMax: number;
+  readonly keepFinishedFor: number;
+}
+
+/** One validated job, ready to become a row. */
+export interface JobRow {
+  readonly payload: string;
+  readonly payloadBytes: number;
+  readonly group: string;
+  readonly priority: number;
+  readonly maxAttempts: number;
+  /** `YYYY-MM-DD HH:MM:SS.ffffff` (UTC) or null for "now". */
+  readonly runAt: string | null;
+  /** Microseconds added to `runAt` (or now). */
+  readonly delayMicros: number;
+  /** True when the job starts delayed (a delay or a run time was given). */
+  readonly delayed: boolean;
+  readonly dedup: Buffer | null;
+  /** The concurrency key, or null. */
+  readonly concKey: string | null;
+}
+
+/**
+ * A new job's `phase`, `priority` and `ready_priority`, in that order. A job with a delay or a
+ * concurrency key starts delayed (a keyed one waits there until a claim admits it, see
+ * `limits.ts`), with a ready priority of 0; any other starts ready.
+ */
+export function startState(row: JobRow): [phase: number, priority: number, readyPriority: number] {
+  const waits = row.delayed || row.concKey !== null;
+  return [waits ? PHASE.delayed : PHASE.ready, row.priority, waits ? 0 : row.priority];
+}
+
+/** A lease, delay or other duration that must be more than 0 seconds. */
+export function positiveSeconds(what: string, value: unknown, max: number): number {
+  const s = secondsArg(what, value, 0, max);
+  if (s <= 0) throw invalid(`${what} must be more than 0 seconds, got ${show(value)}`);
+  return s;
+}
+
+/** Whole microseconds of `seconds`. */
+export const toMicros = (seconds: number): number => Math.round(seconds * 1e6);
+
+export function queueSettings(options: QueueOptions | undefined): QueueSettings {
+  const o = optionsOf('queue()', options, ['maxAttempts', 'backoff', 'keepFinishedFor']) as QueueOptions;
+  optionsOf('queue() backoff', o.backoff, ['base', 'max']);
+  const base = secondsArg('backoff.base', o.backoff?.base ?? 1, 0, MAX_DELAY_SECONDS);
+  const max = secondsArg('backoff.max', o.backoff?.max ?? 3600, 0, MAX_DELAY_SECONDS);
+  if (max < base) throw invalid(`backoff.max (${max}) must not be less than backoff.base (${base})`);
+  return {
+    maxAttempts: intArg('maxAttempts', o.maxAttempts ?? 5, 1, MAX_ATTEMPTS),
+    backoffBase: base,
+    backoffMax: max,
+    keepFinishedFor: secondsArg('keepFinishedFor', o.keepFinishedFor ?? 0, 0, MAX_DELAY_SECONDS),
+  };
+}
+
+function utcDatetime(what: string, d: unknown): string {
+  if (!(d instanceof Date) || Number.isNaN(d.getTime())) throw invalid(`${what} must be a valid Date, got ${show(d)}`);
+  const y = d.getUTCFullYear();
+  if (y < 1970 || y > 9999) throw invalid(`${what} must be between the years 1970 and 9999, got ${d.toISOString()}`);
+  return `${d.toISOString().slice(0, 23).replace('T', ' ')}000`;
+}
+
+/** The options of `enqueue()` (and of each item of `enqueueMany()`, besides `payload`). */
+export const ENQUEUE_OPTIONS = ['runAt', 'delay', 'priority', 'maxAttempts', 'dedupKey', 'group', 'concurrencyKey'] as const;
+
+/** Validates one job's payload and options. MUST throw before any SQL on bad input, naming it. */
+export function jobRow(payload: unknown, options: EnqueueOptions | undefined, settings: QueueSettings, what: string): JobRow {
+  const o = optionsOf(what, options, ENQUEUE_OPTIONS) as EnqueueOptions;
+  if (o.runAt !== undefined && o.delay !== undefined) throw invalid(`${what}: give runAt or delay, not both`);
+  const { text, bytes } = encodePayloadSized(payload, `${what} payload`);
+  const delay = o.delay === undefined ? 0 : secondsArg(`${what} delay`, o.delay, 0, MAX_DELAY_SECONDS);
+  return {
+    payload: text,
+    payloadBytes: bytes,
+    group: o.group === undefined || o.group === null ? '' : validateName('group', o.group),
+    priority: intArg(`${what} priority`, o.priority ?? 0, -32768, 32767),
+    maxAttempts: intArg(`${what} maxAttempts`, o.maxAttempts ?? settings.maxAttempts, 1, MAX_ATTEMPTS),
+    runAt: o.runAt === undefined ? null : utcDatetime(`${what} runAt`, o.runAt),
+    delayMicros: toMicros(delay),
+    delayed: o.runAt !== undefined || delay > 0,
+    dedup: o.dedupKey === undefined ? null : encodeKey(o.dedupKey, `${what} dedupKey`).k,
+    concKey: o.concurrencyKey === undefined ? null : concurrencyKeyArg(`${what} concurrencyKey`, o.concurrencyKey),
+  };
+}
+
+/**
+ * `jobRow` of a job given no options (the queue's defaults), without the options' checks, for
+ * batches of bare payloads. MUST throw before any SQL on a payload `jobRow` refuses.
+ */
+export function plainJobRow(payload: unknown, settings: QueueSettings, what: string): JobRow {
+  const { text, bytes } = encodePayloadSized(payload, `${what} payload`);
+  return { payload: text, payloadBytes: bytes, group: '', priority: 0, maxAttempts: settings.maxAttempts, runAt: null, delayMicros: 0, delayed: false, dedup: null, concKey: null };
+}
+
+/** Validated claim options. */
+export function claimArgs(options: ClaimOptions): { limit: number; leaseMicros: number; group: string | undefined } {
+  if (typeof options !== 'object' || options === null) throw invalid(`claim() needs { limit, lease }, got ${show(options)}`);
+  optionsOf('claim()', options, ['limit', 'lease', 'group']);
+  return {
+    limit: intArg('claim() limit', options.limit, 0, MAX_CLAIM),
+    leaseMicros: toMicros(positiveSeconds('claim() lease', options.lease, MAX_LEASE_SECONDS)),
+    group: options.group === undefined ? undefined : validateName('group', options.group),
+  };
+}
+
+/** The error text stored as `last_error`: the stack or message, cut to `MAX_ERROR_CHARS`, well-formed. */
+export function errorText(error: unknown): string {
+  let text: string;
+  if (error instanceof Error) text = error.stack ?? `${error.name}: ${error.message}`;
+  else if (typeof error === 'string') text = error;
+  else {
+    try {
+      text = JSON.stringify(error) ?? String(error);
+    } catch {
+      text = String(error);
+    }
+  }
+  if (text.length > MAX_ERROR_CHARS) text = `${text.slice(0, MAX_ERROR_CHARS - 3)}...`;
+  return (text as string & { toWellFormed(): string }).toWellFormed();
+}
+
+/** Seconds to wait before attempt `attempt + 1`: `base * 2^(attempt-1)` capped at `max`, then between half and all of it. */
+export function backoffSeconds(attempt: number, s: QueueSettings): number {
+  const full = Math.min(s.backoffMax, s.backoffBase * 2 ** Math.max(0, attempt - 1));
+  return full / 2 + (Math.random() * full) / 2;
+}

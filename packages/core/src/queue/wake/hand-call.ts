@@ -1,0 +1,125 @@
+import { columnExists, type Migration } from '../../schema/migration.js';
+import { dueInProcedure } from '../claim/call.js';
+import { commitWithReceiptInto, ENQUEUE_JOB_PARAMS, inParams, insertJob } from '../enqueue/call.js';
+import { KILL_SLEEPERS } from './ring-call.js';
+import { PHASE, queueTables, type QueueTables } from '../model/tables.js';
+
+/**
+ * The hand-off: a producer's enqueue that rings the doorbell leases its new job to a sleeper able to
+ * run it, so the woken process reads its job instead of claiming it (see `doorbell.ts`). A sleeper
+ * whose process has a worker with a free handler slot and no group filter registers a fencing
+ * token (new for each sleep) and that worker's lease length; the enqueue, in its transaction that
+ * holds the queue's guard row, inserts the job leased to the first such registration when a claim
+ * of the queue would take that job now (nothing else ready, no due jobs to make ready first, the
+ * queue neither paused nor rate-limited, the job ready) and interrupts that sleeper first. The
+ * sleeper takes the guard row before its registration ends, so it always finds what was handed to it.
+ */
+
+/**
+ * Schema version 23: on each registration, the fencing token a ring may lease a job to (0: none)
+ * and the lease length (µs) of the worker that would run it.
+ */
+export const DOORBELL_HAND_MIGRATION: Migration = {
+  version: 23,
+  name: 'queue-doorbell-hand',
+  statements: (prefix) => [
+    `ALTER TABLE ${queueTables(prefix).sleepers}
+  ADD COLUMN \`token\` BIGINT UNSIGNED NOT NULL DEFAULT 0 COMMENT 'registration: the fencing token a ring may lease one job to (0: none)',
+  ADD COLUMN \`lease_us\` BIGINT UNSIGNED NOT NULL DEFAULT 0 COMMENT 'registration: the lease (microseconds) of a job leased to it'`,
+  ],
+  appliedIf: (prefix) => columnExists(prefix, 'queue_sleepers', 'token'),
+};
+
+/** Whether a claim of `p_queue` would take a new ready job of it now: not paused, not rate-limited, no due jobs, no job ready (read uncommitted: a change in flight counts). */
+const takenNow = (t: QueueTables): string => `SELECT NOT EXISTS (SELECT 1 FROM ${t.queues} WHERE \`queue\` = p_queue AND \`paused_at\` IS NOT NULL)
+            AND NOT EXISTS (SELECT 1 FROM ${t.rateSlots} WHERE \`queue\` = p_queue)
+            AND NOT EXISTS (SELECT 1 FROM ${t.jobs} FORCE INDEX (\`claim\`) WHERE \`queue\` = p_queue AND \`phase\` = ${PHASE.ready})
+            AND NOT ${dueInProcedure(t)}
+          INTO v_free;`;
+
+/** The ring's start: count it on the guard row (`v_found` 0, or -1 without one) and, for a job that starts ready, find a registration with a token to hand it to (`v_free`). */
+const ringStart = (t: QueueTables): string => `  IF p_ring > 0 THEN
+    UPDATE ${t.sleepers} SET \`rings\` = \`rings\` + 1 WHERE \`queue\` = p_queue AND \`conn\` = 0;
+    SET v_found = IF(ROW_COUNT() > 0, 0, -1);
+    IF v_found = 0 AND p_phase = ${PHASE.ready} THEN
+      SELECT \`conn\`, \`token\`, \`lease_us\` INTO v_hand, v_token, v_lease FROM ${t.sleepers} WHERE \`queue\` = p_queue AND \`conn\` > 0 AND \`token\` > 0 LIMIT 1;
+      IF v_done = 0 THEN
+        ${takenNow(t)}
+      END IF;
+      SET v_done = 0;
+    END IF;
+  END IF;
+`;
+
+/** The job's INSERT, leased to the registration's token (`v_free`: lease expiry on the database clock, attempt 1, running) or as `enqueue_job` inserts it. */
+const insertMaybeLeased = (t: QueueTables): string => `  IF v_free = 1 THEN
+    INSERT INTO ${t.jobs} (\`queue\`, \`grp\`, \`phase\`, \`priority\`, \`ready_priority\`, \`due_at\`, \`run_at\`, \`attempt\`, \`max_attempts\`, \`token\`, \`payload\`, \`conc_key\`, \`created_at\`)
+      VALUES (p_queue, p_grp, ${PHASE.running}, p_priority, 0, UTC_TIMESTAMP(6) + INTERVAL v_lease MICROSECOND, UTC_TIMESTAMP(6), 1, p_max_attempts, v_token, p_payload, p_conc_key, UTC_TIMESTAMP(6));
+    SET v_id = LAST_INSERT_ID();
+  ELSE
+  ${insertJob(t).replaceAll('\n', '\n  ')}
+  END IF;
+`;
+
+/** The ring's `KILL`s, the registration the job went to first; a failure (a `KILL` the server refuses) answers its error number (`found` NULL) and the enqueue still commits. */
+const killSleepers = `    IF v_found = 0 THEN
+      BEGIN
+        DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN GET DIAGNOSTICS CONDITION 1 v_errno = MYSQL_ERRNO; SET v_found = NULL; END;
+    ${KILL_SLEEPERS.replaceAll('\n', '\n    ').trimEnd()}
+      END;
+    END IF;
+`;
+
+/** MySQL's and MariaDB's refusal to log a write at READ UNCOMMITTED with `binlog_format` STATEMENT, answered for a ring not sent. */
+const ER_BINLOG_STMT_MODE_AND_ROW_ENGINE = 1665;
+
+/** `enqueue_job_and_hand`: see `HAND_CALL_MIGRATION`. */
+const enqueueAndHand = (t: QueueTables): string => `CREATE PROCEDURE IF NOT EXISTS ${t.enqueueHandCall}(${inParams(ENQUEUE_JOB_PARAMS)}, IN p_ring INT UNSIGNED)
+MODIFIES SQL DATA SQL SECURITY INVOKER COMMENT 'taskrow: one enqueue and one ring of the doorbell of its queue that hands the job to a sleeper'
+BEGIN
+  DECLARE v_id BIGINT UNSIGNED;
+  DECLARE v_seen TINYINT DEFAULT 0;
+  DECLARE v_conn BIGINT UNSIGNED;
+  DECLARE v_found INT DEFAULT NULL;
+  DECLARE v_errno INT DEFAULT NULL;
+  DECLARE v_done TINYINT DEFAULT 0;
+  DECLARE v_hand BIGINT UNSIGNED DEFAULT 0;
+  DECLARE v_token BIGINT UNSIGNED DEFAULT 0;
+  DECLARE v_lease BIGINT UNSIGNED DEFAULT 0;
+  DECLARE v_free TINYINT DEFAULT 0;
+  DECLARE c_sleepers CURSOR FOR SELECT \`conn\` FROM ${t.sleepers} WHERE \`queue\` = p_queue AND \`conn\` > 0 ORDER BY \`conn\` = v_hand DESC LIMIT p_ring;
+  DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_done = 1;
+  DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
+  IF p_ring > 0 AND @@SESSION.binlog_format = 'STATEMENT' THEN
+    SET p_ring = 0, v_errno = ${ER_BINLOG_STMT_MODE_AND_ROW_ENGINE};
+  END IF;
+  IF p_ring > 0 THEN SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED; END IF;
+  START TRANSACTION;
+${ringStart(t)}${insertMaybeLeased(t)}${commitWithReceiptInto(t.receipts, killSleepers)}
+  SELECT v_id AS \`id\`, IF(v_seen = 1 AND v_found IS NOT NULL, 0, v_found) AS \`found\`, v_errno AS \`ring_errno\`, v_free = 1 AND v_seen = 0 AS \`handed\`;
+END`;
+
+/**
+ * Schema version 24: one job's enqueue, its ring of the doorbell and the job handed to a sleeper,
+ * as one statement and one transaction: `CALL <prefix>enqueue_job_and_hand(<enqueue_job's
+ * arguments>, ring)`. With `ring` > 0, at READ UNCOMMITTED: the ring is counted on the queue's
+ * guard row (which it holds until the commit); for a job that starts ready, when a registration
+ * carries a token and a claim of the queue would take the job now (not paused, not rate-limited,
+ * no due jobs to make ready, no job ready), the job is inserted leased to that token (lease expiry
+ * on the database clock, attempt 1) instead of ready; its receipt; then up to `ring` sleepers are
+ * interrupted, that registration's first, and the transaction commits. A sleeper holds the guard
+ * row before its registration ends, so it finds the job after the commit. The answer is one row:
+ * `id`, `found` (sleepers interrupted, -1 without a guard row, NULL when a `KILL` failed, with its
+ * `ring_errno`: the enqueue commits all the same, and the leased job is read at the end of its
+ * sleeper's sleep), `handed`. Idempotent per receipt token as `enqueue_job` is: a call with the
+ * token of one that committed rolls back (its ring and hand with it) and answers that run's id.
+ * Where `binlog_format` is STATEMENT (a server that cannot log writes made at READ UNCOMMITTED) it
+ * enqueues as `enqueue_job` does and answers `found` NULL, `ring_errno` 1665, as a ring that
+ * failed there. `SQL SECURITY INVOKER`; optional, as version 17.
+ */
+export const HAND_CALL_MIGRATION: Migration = {
+  version: 24,
+  name: 'queue-hand-call',
+  optional: true,
+  statements: (prefix) => [enqueueAndHand(queueTables(prefix))],
+};

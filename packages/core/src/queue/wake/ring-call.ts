@@ -1,0 +1,75 @@
+import type { Executor } from '../../engine/executor.js';
+import type { Migration } from '../../schema/migration.js';
+import { toNumber } from '../../validate.js';
+import { callProcedure, mayCall } from '../routines/call.js';
+import { queueTables, type QueueTables } from '../model/tables.js';
+
+/**
+ * A ring's `KILL QUERY` of each registration cursor `c_sleepers` reads (`v_conn`), counted in
+ * `v_found`; one whose thread ended meanwhile (error 1094) is skipped. Needs `v_done` set by the
+ * cursor's NOT FOUND handler.
+ */
+export const KILL_SLEEPERS = `    OPEN c_sleepers;
+    sleepers: LOOP
+      FETCH c_sleepers INTO v_conn;
+      IF v_done = 1 THEN LEAVE sleepers; END IF;
+      SET v_found = v_found + 1;
+      BEGIN
+        DECLARE CONTINUE HANDLER FOR 1094 BEGIN END;
+        KILL QUERY v_conn;
+      END;
+    END LOOP;
+    CLOSE c_sleepers;
+`;
+
+/**
+ * Schema version 18: a ring of the doorbell (see `doorbell.ts`, `ring.ts`) as one statement,
+ * `CALL <prefix>ring_sleepers(queue, max)`. The procedure runs the ring's transaction in the
+ * server, in the order the client would send it: at READ UNCOMMITTED, count the ring on the queue's
+ * guard row (which locks it until the commit), read up to `max` registrations, `KILL QUERY` each
+ * (one whose thread ended meanwhile, error 1094, is skipped), commit; it returns how many it found
+ * (-1: the queue has no guard row). One round trip instead of six, on the path from an enqueue's
+ * commit to the sleeper's wake. Any error rolls the transaction back and reaches the client (a
+ * `KILL` the server denies, 1095, among them). `SQL SECURITY INVOKER`: the caller's `KILL`
+ * privileges decide, as for a ring sent statement by statement. Optional, as version 17.
+ */
+export const RING_CALL_MIGRATION: Migration = {
+  version: 18,
+  name: 'queue-ring-call',
+  optional: true,
+  statements: (prefix) => {
+    const t = queueTables(prefix);
+    return [
+      `CREATE PROCEDURE IF NOT EXISTS ${t.ringCall}(IN p_queue VARCHAR(64) CHARACTER SET ascii, IN p_max INT UNSIGNED)
+MODIFIES SQL DATA SQL SECURITY INVOKER COMMENT 'taskrow: one ring of the doorbell of a queue'
+BEGIN
+  DECLARE v_conn BIGINT UNSIGNED;
+  DECLARE v_found INT DEFAULT -1;
+  DECLARE v_done TINYINT DEFAULT 0;
+  DECLARE c_sleepers CURSOR FOR SELECT \`conn\` FROM ${t.sleepers} WHERE \`queue\` = p_queue AND \`conn\` > 0 LIMIT p_max;
+  DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_done = 1;
+  DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
+  SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED;
+  START TRANSACTION;
+  UPDATE ${t.sleepers} SET \`rings\` = \`rings\` + 1 WHERE \`queue\` = p_queue AND \`conn\` = 0;
+  IF ROW_COUNT() > 0 THEN
+    SET v_found = 0;
+${KILL_SLEEPERS}  END IF;
+  COMMIT;
+  SELECT v_found AS \`found\`;
+END`,
+    ];
+  },
+};
+
+/**
+ * One ring of `queue`'s sleepers, up to `max`, in one statement (see `RING_CALL_MIGRATION`):
+ * resolves to the number found (-1: no guard row), or undefined, having run nothing, when it cannot
+ * be called (`mayCall`; a schema older than version 18, a server that refused the procedure, a user
+ * without `EXECUTE`): the caller rings in a transaction. `exec` bounds it as it bounds the ring.
+ */
+export async function ringByCall(exec: Executor, t: QueueTables, queue: string, max: number): Promise<number | undefined> {
+  if (!mayCall(exec, t.ringCall)) return undefined;
+  const got = await callProcedure<{ found?: unknown }>(exec, t.ringCall, [queue, max]);
+  return got === undefined ? undefined : toNumber(got.found);
+}
