@@ -9,6 +9,7 @@ import type { ServerTarget } from '@taskrow/servers';
 import { drizzleFor } from '../../src/harnesses/drizzle.js';
 import { mariadbConfig } from '../../src/harnesses/mariadb.js';
 import { mysql2Probe } from '../../src/harnesses/mysql2.js';
+import { until } from '../../src/setup.js';
 import { label, targets } from '../../src/targets.js';
 
 /** Resolves after `ms` on the local clock: an observation window, not a wait for the database. */
@@ -58,15 +59,6 @@ const pools: Record<string, (target: ServerTarget, prefix: string, size: number)
   },
 };
 
-/** Resolves once `done()` holds, checking every 5 ms; rejects after `ms`. */
-async function until(done: () => boolean, ms: number, what: string): Promise<void> {
-  const t0 = performance.now();
-  while (!done()) {
-    if (performance.now() - t0 > ms) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await pause(5);
-  }
-}
-
 // A worker on a mysql2 or mariadb Pool (or a Drizzle database over a mysql2 Pool) keeps one connection between its claims and completions
 // (COMMIT AND CHAIN: no BEGIN or isolation statement each time). It MUST give it back the moment
 // the application waits for a connection, and never inside a transaction.
@@ -110,7 +102,7 @@ for (const target of targets()) {
             },
             { concurrency: 1, batchSize: 1, pollInterval: 0.05 },
           );
-          await until(() => w!.counts.completed === 60, 20_000, '60 completions');
+          await until('60 completions', () => w!.counts.completed === 60, 20);
           const seen = await effectCounts(run);
           expect([...seen.keys()].sort((a, b) => a - b)).toEqual(ids);
           expect([...seen.values()].every((n) => n === 1)).toBe(true);
@@ -132,7 +124,7 @@ for (const target of targets()) {
           // Each handler holds its job 2 ms (work, not a wait for the database), so the workers'
           // claims and completions interleave on the one connection.
           for (let i = 0; i < 4; i++) workers.push(q.work(() => pause(2), { concurrency: 1, batchSize: 1, pollInterval: 0.05 }));
-          await until(() => workers.reduce((n, w) => n + w.counts.completed, 0) === 200, 30_000, '200 completions');
+          await until('200 completions', () => workers.reduce((n, w) => n + w.counts.completed, 0) === 200, 30);
           const each = workers.map((w) => w.counts.completed);
           // Left waiting, a worker completes nothing while the others pass the connection between them.
           expect(Math.min(...each)).toBeGreaterThan(10);
@@ -153,7 +145,7 @@ for (const target of targets()) {
           await q.enqueueMany(Array.from({ length: 300 }, (_, i) => ({ payload: i })));
           const before = p.acquires();
           w = q.work(async () => undefined, { concurrency: 1, batchSize: 1, pollInterval: 0.05 });
-          await until(() => w!.counts.completed === 300, 30_000, '300 completions');
+          await until('300 completions', () => w!.counts.completed === 300, 30);
           // Through a connection lent per transaction, 300 one-job claims and completions take at
           // least 300 lendings. A worker alone on its queue claims with the completion of the last
           // job on its kept connection once ten claims' CALLs (statements, lent a connection
@@ -175,7 +167,7 @@ for (const target of targets()) {
           const q = p.tr.queue<number>(run, { keepFinishedFor: 60 }); // completions as transactions, as above
           await q.enqueueMany(Array.from({ length: 20 }, (_, i) => ({ payload: i })));
           w = q.work(async () => undefined, { concurrency: 1, batchSize: 1, pollInterval: 0.05 });
-          await until(() => w!.counts.completed === 20, 20_000, '20 completions');
+          await until('20 completions', () => w!.counts.completed === 20, 20);
           // The worker now keeps the pool's only connection in a chained transaction. The
           // application's autocommit INSERT on the pool MUST commit on its own: another
           // connection sees it at once. (mysql2's release leaves a transaction open; `mariadb`'s
@@ -289,12 +281,12 @@ for (const target of targets()) {
           });
           for (let round = 0; round < 5; round++) {
             ids.push(...(await q.enqueueMany(Array.from({ length: 10 }, (_, i) => ({ payload: i })))).map((e) => e.id));
-            await until(() => w!.counts.completed === ids.length, 20_000, `${ids.length} completions`);
+            await until(`${ids.length} completions`, () => w!.counts.completed === ids.length, 20);
             // Every connection the pool opened so far: the kept one is among them.
             for (const id of p.threads()) await probe.query(`KILL ${Number(id)}`).catch(() => undefined); // some are gone already
           }
           ids.push(...(await q.enqueueMany(Array.from({ length: 10 }, (_, i) => ({ payload: i })))).map((e) => e.id));
-          await until(() => w!.counts.completed === ids.length, 20_000, `${ids.length} completions`);
+          await until(`${ids.length} completions`, () => w!.counts.completed === ids.length, 20);
           const seen = await effectCounts(run);
           expect([...seen.keys()].sort((a, b) => a - b)).toEqual(ids);
           expect([...seen.values()].every((n) => n === 1)).toBe(true);

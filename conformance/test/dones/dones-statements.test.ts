@@ -1,10 +1,10 @@
 import mysql from 'mysql2/promise';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createTaskrow } from '@taskrow/core';
-import { dropPrefix, runningStatement } from '@taskrow/core/conformance';
+import { runningStatement } from '@taskrow/core/conformance';
 import { mysql2Client, type Mysql2Connection } from '@taskrow/mysql2';
 import { counting } from '../../src/counting.js';
-import { mysql2Probe } from '../../src/harnesses/mysql2.js';
+import { until, useMigratedPool } from '../../src/setup.js';
 import { label, targets } from '../../src/targets.js';
 
 // What a Dones mark costs in statements (Dones against bare SQL: issue "Performance"): a mark is
@@ -14,22 +14,10 @@ import { label, targets } from '../../src/targets.js';
 for (const target of targets()) {
   describe(`${label(target)} · dones statements`, () => {
     const prefix = `ds${Date.now() % 1_000_000}_`;
-    let pool: mysql.Pool;
-    let probe: Awaited<ReturnType<typeof mysql2Probe>>;
-
-    beforeAll(async () => {
-      pool = mysql.createPool({ uri: target.url, connectionLimit: 4 });
-      probe = await mysql2Probe(target.url);
-      await (await createTaskrow<Mysql2Connection>({ client: mysql2Client(pool), joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } })).migrate();
-    });
-    afterAll(async () => {
-      await dropPrefix(probe, prefix);
-      await probe.end();
-      await pool.end();
-    });
+    const db = useMigratedPool(target, { prefix });
 
     it('the first mark of a new namespace sends 4 statements (read it, make a generation, create it, the INSERT); every later mark of that taskrow 1, from a new handle too; another taskrow\'s first mark 2', async () => {
-      const { client, statements, matching } = counting(mysql2Client(pool));
+      const { client, statements, matching } = counting(mysql2Client(db.pool));
       const tr = await createTaskrow<Mysql2Connection>({ client, joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } });
       const other = await createTaskrow<Mysql2Connection>({ client, joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } });
       const ns = `n${Date.now()}`;
@@ -45,16 +33,16 @@ for (const target of targets()) {
       expect(await sent(() => other.dones(ns).mark(['e']))).toBe(2);
       expect(await sent(() => other.dones(ns).mark(['e', 'f']))).toBe(1);
       expect(matching(/^INSERT IGNORE INTO `[^`]+dones`/)).toBe(5);
-      const marked = await probe.query<{ n: unknown }>(`SELECT COUNT(*) AS n FROM \`${prefix}dones\` d JOIN \`${prefix}dones_ns\` s ON s.gen = d.gen WHERE s.name = ?`, [ns]);
+      const marked = await db.probe.query<{ n: unknown }>(`SELECT COUNT(*) AS n FROM \`${prefix}dones\` d JOIN \`${prefix}dones_ns\` s ON s.gen = d.gen WHERE s.name = ?`, [ns]);
       expect(Number(marked[0]!.n)).toBe(6);
     });
 
     it('a mark whose namespace row is gone (deleted by hand after the taskrow saw it) makes the row again and marks into it', async () => {
-      const { client, statements } = counting(mysql2Client(pool));
+      const { client, statements } = counting(mysql2Client(db.pool));
       const tr = await createTaskrow<Mysql2Connection>({ client, joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } });
       const ns = `g${Date.now()}`;
       expect(await tr.dones(ns).mark(['a'])).toBe(1);
-      await probe.query(`DELETE FROM \`${prefix}dones_ns\` WHERE \`name\` = ?`, [ns]);
+      await db.probe.query(`DELETE FROM \`${prefix}dones_ns\` WHERE \`name\` = ?`, [ns]);
       const before = statements();
       expect(await tr.dones(ns).mark(['a', 'b'])).toBe(2); // a new generation: 'a' is not done there
       expect(statements() - before).toBe(4); // the INSERT finding no row, a generation, the row, the INSERT again
@@ -79,15 +67,13 @@ for (const target of targets()) {
         let settled = false;
         const marked = d.mark(['new-1', 'new-2']);
         marked.then(() => (settled = true), () => (settled = true));
-        const waiting = async (): Promise<boolean> => settled || (await runningStatement(probe, target.engine, `INSERT IGNORE INTO \`${prefix}dones\``)) > 0;
-        for (const end = Date.now() + 10_000; !(await waiting()); await new Promise((r) => setTimeout(r, 25))) {
-          if (Date.now() > end) throw new Error('timed out waiting for the mark to run');
-        }
+        const waiting = async (): Promise<boolean> => settled || (await runningStatement(db.probe, target.engine, `INSERT IGNORE INTO \`${prefix}dones\``)) > 0;
+        await until('the mark to run', waiting, 10);
         const settledWhileHeld = settled;
         await clearing.query('COMMIT');
         expect(settledWhileHeld).toBe(false);
         expect(await marked).toBe(2);
-        const rows = await probe.query<{ k: Buffer; current: unknown }>(
+        const rows = await db.probe.query<{ k: Buffer; current: unknown }>(
           `SELECT d.k, d.gen = s.gen AS current FROM \`${prefix}dones\` d JOIN \`${prefix}dones_gen\` g ON g.gen = d.gen JOIN \`${prefix}dones_ns\` s ON s.name = g.ns WHERE g.ns = ? ORDER BY d.k`,
           [ns],
         );
@@ -99,7 +85,7 @@ for (const target of targets()) {
     });
 
     it('a mark of 1,000 keys, an areDone over them and an unmark carry the keys in their text, not as 1,000 bound values, and the keys stay exact', async () => {
-      const { client, sent, bound } = counting(mysql2Client(pool));
+      const { client, sent, bound } = counting(mysql2Client(db.pool));
       const tr = await createTaskrow<Mysql2Connection>({ client, joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } });
       const dones = tr.dones(`h${Date.now()}`);
       // Bytes a driver would escape in a quoted string, multi-byte characters, and a key over 2,999 bytes (stored beside its index form).

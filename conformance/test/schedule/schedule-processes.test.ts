@@ -1,12 +1,10 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import mysql from 'mysql2/promise';
 import { describe, expect, it } from 'vitest';
-import { dropPrefix } from '@taskrow/core/conformance';
 import { createTaskrow } from '@taskrow/core';
-import { mysql2Client, taskrow, type Mysql2Connection } from '@taskrow/mysql2';
+import { mysql2Client, type Mysql2Connection } from '@taskrow/mysql2';
 import { counting } from '../../src/counting.js';
-import { mysql2Probe } from '../../src/harnesses/mysql2.js';
+import { openMigratedPool, until } from '../../src/setup.js';
 import { label, targets } from '../../src/targets.js';
 
 const script = fileURLToPath(new URL('./scheduler-process.mjs', import.meta.url));
@@ -33,26 +31,14 @@ function stopScheduler(child: ChildProcess): Promise<{ enqueued: number; errors:
   });
 }
 
-/** Polls `check` every 100 ms until it is true; fails after `seconds`. */
-async function until(what: string, check: () => Promise<boolean>, seconds: number): Promise<void> {
-  const end = Date.now() + seconds * 1000;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 // The servers run at once (each its own concurrent suite), so the file takes about one minute.
 for (const target of targets()) {
   describe.concurrent(`${label(target)} · mysql2 · scheduler processes`, () => {
     it(`${PROCESSES} scheduler processes over ${TICKS} one-second ticks enqueue exactly one job per tick`, async () => {
       const prefix = `sp${process.pid.toString(36)}${target.engine.slice(0, 2)}${target.version.replace(/\D/g, '').slice(0, 4)}_`;
-      const pool = mysql.createPool({ uri: target.url, connectionLimit: 2 });
-      const probe = await mysql2Probe(target.url);
+      const { tr, probe, end } = await openMigratedPool(target, { prefix, connectionLimit: 2 });
       const children: ChildProcess[] = [];
       try {
-        const tr = await taskrow(pool, { prefix });
-        await tr.migrate();
         children.push(...(await Promise.all(Array.from({ length: PROCESSES }, () => spawnScheduler(target.url, prefix)))));
         const first = (await tr.schedules().upsert('tick', { queue: 'ticks', every: 1, missed: { each: 10 } })).nextAt!.getTime() * 1000;
         const runAts = async (): Promise<number[]> =>
@@ -68,27 +54,24 @@ for (const target of targets()) {
         expect(reports.reduce((a, r) => a + r.enqueued, 0)).toBe(ticks.length);
       } finally {
         for (const c of children) c.kill('SIGKILL');
-        await dropPrefix(probe, prefix);
-        await probe.end();
-        await pool.end();
+        await end();
       }
     }, (TICKS + 60) * 1000);
 
     it('an idle scheduler sends one statement per pollInterval; a tick costs one transaction of 3 statements and 2 looks', async () => {
       const prefix = `si${process.pid.toString(36)}${target.engine.slice(0, 2)}${target.version.replace(/\D/g, '').slice(0, 4)}_`;
-      const pool = mysql.createPool({ uri: target.url, connectionLimit: 2 });
-      const probe = await mysql2Probe(target.url);
+      const { pool, probe, end } = await openMigratedPool(target, { prefix, connectionLimit: 2 });
       try {
         const { client, statements } = counting(mysql2Client(pool));
         const tr = await createTaskrow<Mysql2Connection>({ client, joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } });
-        await tr.migrate();
         await tr.schedules().upsert('hourly', { queue: 'h', every: 3600 });
         const scheduler = tr.schedules().start({ pollInterval: 0.1 });
         try {
           await new Promise((r) => setTimeout(r, 300)); // an observation window, not a wait for the database
           const before = statements();
           const t0 = performance.now();
-          await new Promise((r) => setTimeout(r, 1000));
+          // The window ends at its 10th look (an event), and is measured rather than fixed.
+          await until('10 looks of the idle scheduler', () => statements() - before >= 10, 10);
           const looks = statements() - before;
           // At most one look per pollInterval of the window, however long the window really was (a
           // loaded machine stretches timers); and it keeps looking: at least a third of that.
@@ -104,9 +87,7 @@ for (const target of targets()) {
         // A look, the tick (BEGIN, isolation, read, compare-and-set, insert, COMMIT), a look.
         expect(statements() - before).toBe(8);
       } finally {
-        await dropPrefix(probe, prefix);
-        await probe.end();
-        await pool.end();
+        await end();
       }
     });
   });

@@ -1,8 +1,5 @@
-import mysql from 'mysql2/promise';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Taskrow } from '@taskrow/core';
-import { taskrow } from '@taskrow/mysql2';
-import { mysql2Probe } from '../../../src/harnesses/mysql2.js';
+import { describe, expect, it } from 'vitest';
+import { useMigratedPool } from '../../../src/setup.js';
 import { label, targets } from '../../../src/targets.js';
 
 // queue.purgeKeys() goes through a queue's key rows a window of 5,000 at a time (each window one
@@ -11,22 +8,7 @@ import { label, targets } from '../../../src/targets.js';
 for (const target of targets()) {
   describe(`${label(target)} · mysql2 · purgeKeys over many keys`, () => {
     const prefix = `kp${process.pid.toString(36)}_`;
-    let pool: mysql.Pool;
-    let tr: Taskrow;
-    let probe: Awaited<ReturnType<typeof mysql2Probe>>;
-    beforeAll(async () => {
-      pool = mysql.createPool({ uri: target.url, connectionLimit: 4 });
-      tr = await taskrow(pool, { prefix });
-      await tr.migrate();
-      probe = await mysql2Probe(target.url);
-    });
-    afterAll(async () => {
-      for (const { t } of await probe.query<{ t: string }>('SELECT table_name AS t FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE ?', [`${prefix}%`])) {
-        await probe.query(`DROP TABLE IF EXISTS \`${t}\``);
-      }
-      await probe.end();
-      await pool.end();
-    });
+    const db = useMigratedPool(target, { prefix });
 
     it('12,000 key rows over three windows: every idle row without a limit of its own goes, the others stay', async () => {
       const name = `many${Date.now()}`;
@@ -37,15 +19,15 @@ for (const target of targets()) {
       const withJob = (i: number): boolean => i % 1000 === 500;
       for (let i = 0; i < KEYS; i += 2000) {
         const rows = Array.from({ length: 2000 }, (_, j) => [name, key(i + j), own(i + j) ? 3 : null]);
-        await probe.query(`INSERT INTO \`${prefix}queue_keys\` (queue, conc_key, max_running) VALUES ${rows.map(() => '(?, ?, ?)').join(', ')}`, rows.flat());
+        await db.probe.query(`INSERT INTO \`${prefix}queue_keys\` (queue, conc_key, max_running) VALUES ${rows.map(() => '(?, ?, ?)').join(', ')}`, rows.flat());
       }
-      await probe.query(`INSERT INTO \`${prefix}queue_keys\` (queue, conc_key, max_running) VALUES (?, '', 4)`, [name]); // the queue default
-      const q = tr.queue<number>(name);
+      await db.probe.query(`INSERT INTO \`${prefix}queue_keys\` (queue, conc_key, max_running) VALUES (?, '', 4)`, [name]); // the queue default
+      const q = db.tr.queue<number>(name);
       await q.enqueueMany(Array.from({ length: KEYS }, (_, i) => i).filter(withJob).map((i) => ({ payload: i, concurrencyKey: key(i) })));
       expect((await q.claim({ limit: 100, lease: 600 })).map((j) => j.payload).sort((a, b) => a - b)).toEqual(Array.from({ length: KEYS }, (_, i) => i).filter(withJob)); // each holds its key's slot
       const expected = Array.from({ length: KEYS }, (_, i) => i).filter((i) => !own(i) && !withJob(i)).length;
       expect(await q.purgeKeys()).toBe(expected);
-      const left = (await probe.query<{ k: string }>(`SELECT conc_key AS k FROM \`${prefix}queue_keys\` WHERE queue = ? ORDER BY conc_key`, [name])).map((r) => r.k);
+      const left = (await db.probe.query<{ k: string }>(`SELECT conc_key AS k FROM \`${prefix}queue_keys\` WHERE queue = ? ORDER BY conc_key`, [name])).map((r) => r.k);
       expect(left).toEqual(['', ...Array.from({ length: KEYS }, (_, i) => i).filter((i) => own(i) || withJob(i)).map(key)]);
       expect(await q.purgeKeys()).toBe(0);
       expect(await q.getConcurrencyLimit()).toBe(4);

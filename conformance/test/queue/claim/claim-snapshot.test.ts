@@ -1,10 +1,9 @@
 import mysql from 'mysql2/promise';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createTaskrow } from '@taskrow/core';
-import { dropPrefix } from '@taskrow/core/conformance';
 import { mysql2Client, type Mysql2Connection } from '@taskrow/mysql2';
 import { counting } from '../../../src/counting.js';
-import { mysql2Probe } from '../../../src/harnesses/mysql2.js';
+import { useMigratedPool } from '../../../src/setup.js';
 import { label, targets } from '../../../src/targets.js';
 
 // A claim's locking read also reads, in subqueries, whether the queue is paused or rate-limited and
@@ -21,19 +20,7 @@ for (const target of targets().filter((t) => t.engine === 'mariadb')) {
   describe(`${label(target)} · claim under snapshot isolation`, () => {
     const prefix = `cs${Date.now() % 1_000_000}_`;
     const jobs = `\`${prefix}queue_jobs\``;
-    let pool: mysql.Pool;
-    let probe: Awaited<ReturnType<typeof mysql2Probe>>;
-
-    beforeAll(async () => {
-      pool = mysql.createPool({ uri: target.url, connectionLimit: 4 });
-      probe = await mysql2Probe(target.url);
-      await (await createTaskrow<Mysql2Connection>({ client: mysql2Client(pool), joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } })).migrate();
-    });
-    afterAll(async () => {
-      await dropPrefix(probe, prefix);
-      await probe.end();
-      await pool.end();
-    });
+    const db = useMigratedPool(target, { prefix });
 
     /**
      * Runs `sql` (the claim's gated read of queue `queue`) `READS` times at READ COMMITTED, each in
@@ -77,7 +64,7 @@ for (const target of targets().filter((t) => t.engine === 'mariadb')) {
     }
 
     it(`the claim's locking read with its gate never fails with 1020 while jobs are committed into its range (${READS} reads); the same read without SET STATEMENT does`, async () => {
-      const { client, sent } = counting(mysql2Client(pool));
+      const { client, sent } = counting(mysql2Client(db.pool));
       const tr = await createTaskrow<Mysql2Connection>({ client, joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } });
       await tr.queue('taken').enqueue(1);
       const before = sent().length;
@@ -86,10 +73,10 @@ for (const target of targets().filter((t) => t.engine === 'mariadb')) {
       expect(read, 'the claim reads its gate with its locking read').toBeDefined();
       expect(read!.match(/\?/g)).toHaveLength(4);
       // The ready rows the reads walk: due 1 ms apart over the 3 s before `base`.
-      const base = (await probe.query<{ base: string }>('SELECT CAST(UTC_TIMESTAMP(6) AS CHAR) AS base'))[0]!.base;
+      const base = (await db.probe.query<{ base: string }>('SELECT CAST(UTC_TIMESTAMP(6) AS CHAR) AS base'))[0]!.base;
       for (const queue of ['sent', 'bare']) {
         const rows = Array.from({ length: READY }, (_, i) => `(?, '', 0, 0, 0, CAST(? AS DATETIME(6)) - INTERVAL ${(i + 1) * 1000} MICROSECOND, UTC_TIMESTAMP(6), 5, 1, '0', UTC_TIMESTAMP(6))`);
-        await probe.query(
+        await db.probe.query(
           `INSERT INTO ${jobs} (queue, grp, phase, priority, ready_priority, due_at, run_at, max_attempts, token, payload, created_at) VALUES ${rows.join(', ')}`,
           rows.flatMap(() => [queue, base]),
         );

@@ -1,10 +1,9 @@
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTaskrow } from '@taskrow/core';
-import { dropPrefix } from '@taskrow/core/conformance';
 import { mysql2Client, type Mysql2Connection } from '@taskrow/mysql2';
 import { counting } from '../../../src/counting.js';
-import { mysql2Probe } from '../../../src/harnesses/mysql2.js';
+import { useMigratedPool } from '../../../src/setup.js';
 import { label, targets } from '../../../src/targets.js';
 
 // Every claim also asks whether due delayed jobs or expired leases wait. The range of leases starts
@@ -28,26 +27,20 @@ function tablePages(plan: unknown): number {
 for (const target of targets().filter((t) => t.engine === 'mariadb')) {
   describe(`${label(target)} · due scan`, () => {
     const prefix = `du${Date.now() % 1_000_000}_`;
-    let pool: mysql.Pool;
-    let probe: Awaited<ReturnType<typeof mysql2Probe>>;
+    const db = useMigratedPool(target, { prefix });
     let old: mysql.Connection;
 
+    // Registered after the pool's hooks: the old transaction ends before the prefix is dropped.
     beforeAll(async () => {
-      pool = mysql.createPool({ uri: target.url, connectionLimit: 4 });
-      probe = await mysql2Probe(target.url);
       old = await mysql.createConnection(target.url);
-      await (await createTaskrow<Mysql2Connection>({ client: mysql2Client(pool), joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } })).migrate();
     });
     afterAll(async () => {
       await old.query('ROLLBACK').catch(() => undefined);
       await old.end();
-      await dropPrefix(probe, prefix);
-      await probe.end();
-      await pool.end();
     });
 
     it(`a claim asks whether due jobs wait in at most ${PAGES} pages while ${COMPLETED} completed jobs wait for purge behind an open write transaction`, async () => {
-      const { client, sent } = counting(mysql2Client(pool));
+      const { client, sent } = counting(mysql2Client(db.pool));
       const tr = await createTaskrow<Mysql2Connection>({ client, joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } });
       const q = tr.queue('scan');
       // A write transaction older than every delete below: purge keeps their entries.
@@ -70,7 +63,7 @@ for (const target of targets().filter((t) => t.engine === 'mariadb')) {
       const expr = /, (EXISTS \(SELECT 1 .*?UTC_TIMESTAMP\(6\)\)|\(\(SELECT 1 .*? LIMIT 1\) IS NOT NULL\)) AS due\b/s.exec(read!)?.[1];
       expect(expr, 'the question in the claim').toBeDefined();
       const question = `SELECT ${expr} AS due`;
-      const conn = await pool.getConnection();
+      const conn = await db.pool.getConnection();
       try {
         const [[answer]] = await conn.query<mysql.RowDataPacket[]>(question, ['scan']);
         expect(Number(answer!['due'])).toBe(0);

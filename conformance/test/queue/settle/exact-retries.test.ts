@@ -5,15 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTaskrow, type QueryOptions, type SqlClient, type SqlResult, type SqlValue, type Taskrow } from '@taskrow/core';
 import { dropPrefix, runningStatement } from '@taskrow/core/conformance';
 import { mysql2Client, type Mysql2Connection } from '@taskrow/mysql2';
-import { mysql2Probe } from '../../../src/harnesses/mysql2.js';
+import { until, useMigratedPool } from '../../../src/setup.js';
 import { label, targets } from '../../../src/targets.js';
-
-/** Polls `check` every 150 ms until it holds (another session's state, read from the server); fails after 10 s. */
-async function until(check: () => Promise<boolean>): Promise<void> {
-  for (const end = Date.now() + 10_000; !(await check()); await new Promise((r) => setTimeout(r, 150))) {
-    if (Date.now() > end) throw new Error('timed out waiting for another session');
-  }
-}
 
 /** What the lossy client reports instead of a COMMIT's reply: a lost connection. */
 class LostReply extends Error {
@@ -108,23 +101,15 @@ function lossy(inner: SqlClient): Lossy {
 for (const target of targets()) {
   describe(`${label(target)} · mysql2 · exact retries after a lost reply`, () => {
     const prefix = `xr${process.pid.toString(36)}_`;
-    let pool: mysql.Pool;
+    const srv = useMigratedPool(target, { prefix });
+    /** The pool's client losing the replies it is told to, and taskrow over it. */
     let client: ReturnType<typeof lossy>;
     let tr: Taskrow<Mysql2Connection>;
-    let probe: Awaited<ReturnType<typeof mysql2Probe>>;
-    const rows = async <R>(sql: string, params: unknown[] = []): Promise<R[]> => probe.query<R>(sql, params);
+    const rows = async <R>(sql: string, params: unknown[] = []): Promise<R[]> => srv.probe.query<R>(sql, params);
 
     beforeAll(async () => {
-      pool = mysql.createPool({ uri: target.url, connectionLimit: 4 });
-      client = lossy(mysql2Client(pool));
+      client = lossy(mysql2Client(srv.pool));
       tr = await createTaskrow<Mysql2Connection>({ client, joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } });
-      await tr.migrate();
-      probe = await mysql2Probe(target.url);
-    });
-    afterAll(async () => {
-      await dropPrefix(probe, prefix);
-      await probe.end();
-      await pool.end();
     });
 
     const jobsOf = (queue: string) =>
@@ -170,7 +155,7 @@ for (const target of targets()) {
       const t0 = Date.now();
       // Interrupted: MySQL ends the SLEEP with 1, MariaDB with error 1317.
       const slept = conn.query('SELECT SLEEP(20) AS r').then(() => Date.now() - t0, () => Date.now() - t0);
-      await until(async () => (await runningStatement(probe, target.engine, 'SELECT SLEEP')) === conn.threadId);
+      await until('the sleeper\'s SLEEP running', async () => (await runningStatement(srv.probe, target.engine, 'SELECT SLEEP')) === conn.threadId, 10);
       return { slept };
     }
 
@@ -250,8 +235,8 @@ for (const target of targets()) {
       const name = `rk${Date.now()}`;
       const user = `trk${process.pid.toString(36)}${Date.now().toString(36)}`.slice(0, 32);
       const db = new URL(target.url).pathname.slice(1);
-      await probe.query(`CREATE USER '${user}'@'%' IDENTIFIED BY 'pw'`);
-      await probe.query(`GRANT SELECT, INSERT, UPDATE, DELETE, EXECUTE ON \`${db}\`.* TO '${user}'@'%'`);
+      await srv.probe.query(`CREATE USER '${user}'@'%' IDENTIFIED BY 'pw'`);
+      await srv.probe.query(`GRANT SELECT, INSERT, UPDATE, DELETE, EXECUTE ON \`${db}\`.* TO '${user}'@'%'`);
       const url = new URL(target.url);
       [url.username, url.password] = [user, 'pw'];
       const weakPool = mysql.createPool({ uri: url.toString(), connectionLimit: 2 });
@@ -266,13 +251,13 @@ for (const target of targets()) {
         expect(calls).toEqual([`CALL \`${prefix}enqueue_job_and_hand\``, `CALL \`${prefix}enqueue_job\``]);
         expect((await jobsOf(name)).map((r) => Number(r.id))).toEqual([first.id, second.id]);
         // Not interrupted: the KILL was refused.
-        expect(await runningStatement(probe, target.engine, 'SELECT SLEEP')).toBe(conn.threadId);
-        await probe.query(`KILL QUERY ${conn.threadId}`);
+        expect(await runningStatement(srv.probe, target.engine, 'SELECT SLEEP')).toBe(conn.threadId);
+        await srv.probe.query(`KILL QUERY ${conn.threadId}`);
         await slept;
       } finally {
         await conn.end();
         await weakPool.end();
-        await probe.query(`DROP USER '${user}'@'%'`);
+        await srv.probe.query(`DROP USER '${user}'@'%'`);
       }
     });
 
@@ -316,7 +301,7 @@ for (const target of targets()) {
           client.lose(1, when, (sql) => sql.some((x) => leasedCall.test(x)));
           const out = await q.enqueueMany(Array.from({ length: 5 }, (_, i) => ({ payload: i })));
           expect(client.lostStatements.at(-1)![0]).toMatch(leasedCall);
-          await until(async () => ran.length >= 5 && (await jobsOf(q.name)).length === 0);
+          await until('5 runs and no job left', async () => ran.length >= 5 && (await jobsOf(q.name)).length === 0, 10);
           expect([...ran].sort()).toEqual([0, 1, 2, 3, 4]);
           expect([...attempts]).toEqual([1]);
           expect(w.counts).toEqual({ completed: 5, failed: 0, lost: 0 });
@@ -333,7 +318,7 @@ for (const target of targets()) {
       const caller = await mysql.createConnection({ uri: target.url });
       const call = (receipt: Buffer) =>
         caller.query(`CALL \`${prefix}enqueue_job\`(?, '', 0, 0, 0, NULL, 0, 3, 7, '"p"', NULL, ?)`, [queue, receipt]).then(([r]) => Number((r as Array<Array<{ id: unknown }>>)[0]![0]!.id));
-      const holder = await pool.getConnection();
+      const holder = await srv.pool.getConnection();
       try {
         for (const outcome of ['COMMIT', 'ROLLBACK'] as const) {
           const receipt = randomBytes(16);
@@ -341,7 +326,7 @@ for (const target of targets()) {
           await holder.query('BEGIN');
           await holder.query(`INSERT INTO \`${prefix}receipts\` (token, made_at, result) VALUES (?, UTC_TIMESTAMP(6), '424242')`, [receipt]);
           const retry = call(receipt);
-          await until(async () => (await runningStatement(probe, target.engine, `INSERT INTO \`${prefix}receipts\``)) === caller.threadId);
+          await until('the caller\'s receipt INSERT waiting', async () => (await runningStatement(srv.probe, target.engine, `INSERT INTO \`${prefix}receipts\``)) === caller.threadId, 10);
           await holder.query(outcome);
           const id = await retry;
           const stored = (await jobsOf(queue)).map((r) => Number(r.id));
@@ -353,7 +338,7 @@ for (const target of targets()) {
           }
           expect(await call(receipt)).toBe(outcome === 'COMMIT' ? 424242 : id); // and again: the same answer, nothing inserted
           expect(await jobsOf(queue)).toHaveLength(outcome === 'COMMIT' ? 0 : 1);
-          await probe.query(`DELETE FROM \`${prefix}queue_jobs\` WHERE queue = ?`, [queue]);
+          await srv.probe.query(`DELETE FROM \`${prefix}queue_jobs\` WHERE queue = ?`, [queue]);
         }
       } finally {
         holder.release();
@@ -363,15 +348,15 @@ for (const target of targets()) {
 
     it('an enqueue on a schema without the procedure (older than version 17) enqueues in a transaction, once, and keeps doing so', async () => {
       const old = `${prefix}o_`;
-      const plain = await createTaskrow<Mysql2Connection>({ client: mysql2Client(pool), joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix: old } });
+      const plain = await createTaskrow<Mysql2Connection>({ client: mysql2Client(srv.pool), joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix: old } });
       await plain.migrate();
-      await probe.query(`DROP PROCEDURE \`${old}enqueue_job\``);
+      await srv.probe.query(`DROP PROCEDURE \`${old}enqueue_job\``);
       const q = plain.queue('q');
       const ids = [(await q.enqueue(1)).id, (await q.enqueue(2)).id];
       const stored = await rows<{ id: number }>(`SELECT id FROM \`${old}queue_jobs\` ORDER BY id`);
       expect(stored.map((r) => Number(r.id))).toEqual(ids);
       expect(await rows(`SELECT result FROM \`${old}receipts\``)).toHaveLength(2);
-      await dropPrefix(probe, old);
+      await dropPrefix(srv.probe, old);
     });
 
     it('an enqueue whose CALL is killed inside the procedure\'s transaction leaves no job, and the connection\'s next user commits only its own', async () => {
@@ -390,8 +375,8 @@ for (const target of targets()) {
           await holder.query('BEGIN');
           await holder.query(`SELECT token FROM \`${prefix}receipts\` FOR UPDATE`);
           const killed = one.queue(queue).enqueue('killed').then(() => 'enqueued', (err: unknown) => err);
-          await until(async () => (await runningStatement(probe, target.engine, `INSERT INTO \`${prefix}receipts\``)) === caller);
-          await probe.query(`KILL QUERY ${caller}`);
+          await until('the caller\'s receipt INSERT waiting', async () => (await runningStatement(srv.probe, target.engine, `INSERT INTO \`${prefix}receipts\``)) === caller, 10);
+          await srv.probe.query(`KILL QUERY ${caller}`);
           expect(await killed).toMatchObject({ code: 'DATABASE_ERROR', errno: 1317 });
           await holder.query('ROLLBACK');
           const next = await one.queue(queue).enqueue('next');
@@ -410,7 +395,7 @@ for (const target of targets()) {
         await s.upsert(name, { queue, every: 60 });
         const next = async (): Promise<number> => Number((await rows<{ n: unknown }>(`SELECT TIMESTAMPDIFF(MICROSECOND, '1970-01-01', next_at) AS n FROM \`${prefix}queue_schedules\` WHERE name = ?`, [name]))[0]!.n);
         const first = await next();
-        await probe.query(`UPDATE \`${prefix}queue_schedules\` SET next_at = next_at - INTERVAL 60 SECOND WHERE name = ?`, [name]);
+        await srv.probe.query(`UPDATE \`${prefix}queue_schedules\` SET next_at = next_at - INTERVAL 60 SECOND WHERE name = ?`, [name]);
         const lostBefore = client.lost;
         client.lose(1, when);
         // After a lost reply the retry finds the tick taken (its own lost run committed it): it reports 0.
@@ -470,9 +455,7 @@ for (const target of targets()) {
       await q.enqueueMany(Array.from({ length: 300 }, (_, i) => ({ payload: i })));
       const from = client.units.length;
       const worker = q.work((job) => result(job.payload), { concurrency: 5, batchSize: 5, lease: 60, pollInterval: 0.05 });
-      const deadline = Date.now() + 20_000;
-      while (worker.counts.completed < 300 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-      await worker.stop();
+      await until('300 completions', () => worker.counts.completed >= 300, 20).finally(() => worker.stop());
       expect(worker.counts.completed).toBe(300);
       return client.units.slice(from);
     };
@@ -537,7 +520,7 @@ for (const target of targets()) {
       const jobs = await q.claim({ limit: 3, lease: 60 });
       const taken = jobs[1]!;
       // Another claim holds that job now: its token moved on.
-      await probe.query(`UPDATE \`${prefix}queue_jobs\` SET token = token + 1 WHERE id = ?`, [taken.id]);
+      await srv.probe.query(`UPDATE \`${prefix}queue_jobs\` SET token = token + 1 WHERE id = ?`, [taken.id]);
       const from = client.units.length;
       const err = (await q.complete(jobs).catch((e: unknown) => e)) as { code?: string; lost?: number[]; applied?: number[] };
       expect([err.code, err.lost, [...(err.applied ?? [])].sort((a, b) => a - b)]).toEqual(['LEASE_LOST', [taken.id], [jobs[0]!.id, jobs[2]!.id].sort((a, b) => a - b)]);
@@ -576,9 +559,7 @@ for (const target of targets()) {
       const lostBefore = client.lostStatements.length;
       client.lose(count, when, match);
       const worker = q.work((job) => void ran.push(job.id), { concurrency: 10, batchSize: 10, lease: 60, pollInterval: 0.05 });
-      const deadline = Date.now() + 10_000;
-      while (worker.counts.completed < ids.size && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-      await worker.stop();
+      await until(`${ids.size} completions`, () => worker.counts.completed >= ids.size, 10).finally(() => worker.stop());
       expect([...ran].sort((a, b) => a - b)).toEqual([...ids].sort((a, b) => a - b));
       expect(worker.counts).toEqual({ completed: ids.size, failed: 0, lost: 0 });
       expect(await jobsOf(q.name)).toEqual([]);

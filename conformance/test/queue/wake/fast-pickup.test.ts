@@ -2,15 +2,19 @@ import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import mysql from 'mysql2/promise';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { once } from 'node:events';
+import { describe, expect, it } from 'vitest';
 import { createTaskrow, type QueueWorker, type SqlClient, type Taskrow } from '@taskrow/core';
 import { mysql2Client, taskrow, type Mysql2Connection } from '@taskrow/mysql2';
 import { counting } from '../../../src/counting.js';
-import { mysql2Probe } from '../../../src/harnesses/mysql2.js';
+import { openMigratedPool, until, useMigratedPool } from '../../../src/setup.js';
 import { label, targets } from '../../../src/targets.js';
 
 /** A claim as the server receives it: its locking read in a transaction, or its CALL (schema version 20). */
 const CLAIMS = /ORDER BY `ready_priority`.*SKIP LOCKED|^CALL `[^`]*claim_jobs`/s;
+
+/** An idle worker's poll (`claimable`: one statement, its first parameter the queue). */
+const POLL = /\) AS go$/;
 
 /** Resolves after `ms` on the local clock: an observation window, not a wait for the database. */
 const pause = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -103,28 +107,43 @@ async function pickedAfter(picked: () => number, since: number, ms: number): Pro
   return picked() === 0 ? Infinity : picked() - since;
 }
 
-/** Drops the tables of `prefix` in the database of `url`. */
-async function dropTables(url: string, prefix: string): Promise<void> {
-  const probe = await mysql2Probe(url);
-  try {
-    for (const { t } of await probe.query<{ t: string }>('SELECT table_name AS t FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE ?', [`${prefix}%`])) {
-      await probe.query(`DROP TABLE IF EXISTS \`${t}\``);
-    }
-  } finally {
-    await probe.end();
-  }
+/**
+ * taskrow over `pool` as `taskrow(pool, { prefix })` makes it, whose workers' idle polls are
+ * counted per queue (`polls(queue)`): a worker's polls tell where it is in its waits (see below).
+ */
+async function pollCounting(pool: mysql.Pool, prefix: string): Promise<{ tr: Taskrow<Mysql2Connection>; polls: (queue: string) => number }> {
+  const inner = mysql2Client(pool);
+  const counts = new Map<string, number>();
+  const client: SqlClient = {
+    ...inner,
+    query: (sql, params, options) => {
+      if (POLL.test(sql)) counts.set(String(params?.[0]), (counts.get(String(params?.[0])) ?? 0) + 1);
+      return inner.query(sql, params, options);
+    },
+  };
+  const tr = await createTaskrow<Mysql2Connection>({ client, joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } });
+  return { tr, polls: (queue) => counts.get(queue) ?? 0 };
 }
 
 /**
- * Statements counted over a window of about 1 s once the waits of workers polling every 0.05 s have
- * grown to that, and how many 50 ms intervals the window really had: a loaded machine stretches
- * timers, so the window is measured, not assumed.
+ * Resolves once the idle workers counted by `polls` sent their `n`th poll since they found the
+ * queue empty. Their waits double from 10 ms: after the 8th poll (about 2.55 s in) a worker waits
+ * to about 5.1 s without a statement, after the 9th to about 10.2 s (with `pollInterval` 30).
  */
-async function pollWindow(statements: () => number): Promise<{ polls: number; intervals: number }> {
-  await pause(500);
+async function inWait(polls: () => number, n: 8 | 9): Promise<void> {
+  await until(`the idle worker's poll ${n}`, () => polls() >= n, 30);
+}
+
+/**
+ * Statements counted over a window of 20 polls once the waits of workers polling every 0.05 s have
+ * grown to that (their 4th poll, `polled()`), and how many 50 ms intervals the window really had:
+ * the window ends at an event and is measured, not assumed.
+ */
+async function pollWindow(statements: () => number, polled: () => number): Promise<{ polls: number; intervals: number }> {
+  await until('the waits grown to pollInterval', () => polled() >= 4, 10);
   const before = statements();
   const w0 = performance.now();
-  await pause(1000);
+  await until('20 polls', () => statements() - before >= 20, 10);
   return { polls: statements() - before, intervals: (performance.now() - w0) / 50 };
 }
 
@@ -134,38 +153,30 @@ async function pollWindow(statements: () => number): Promise<{ polls: number; in
 for (const target of targets()) {
   describe(`${label(target)} · mysql2 · fast pickup`, () => {
     const prefix = `fp${process.pid.toString(36)}_`;
-    let pool: mysql.Pool;
-    let tr: Taskrow;
-    beforeAll(async () => {
-      pool = mysql.createPool({ uri: target.url, connectionLimit: 4 });
-      tr = await taskrow(pool, { prefix });
-      await tr.migrate();
-    });
-    afterAll(async () => {
-      await dropTables(target.url, prefix);
-      await pool?.end();
-    });
+    const db = useMigratedPool(target, { prefix });
 
     /** An idle doorbell worker of `name`; `picked()` is when its handler first ran (`performance.now()`, 0 before). */
-    const pickingWorker = (name: string): { w: QueueWorker; picked: () => number } => {
+    const pickingWorker = async (name: string): Promise<{ w: QueueWorker; picked: () => number; polls: () => number }> => {
       let at = 0;
-      const w = tr.queue<number>(name).work(async () => void (at ||= performance.now()), { pollInterval: 30, doorbell: true });
-      return { w, picked: () => at };
+      const watched = await pollCounting(db.pool, prefix);
+      const w = watched.tr.queue<number>(name).work(async () => void (at ||= performance.now()), { pollInterval: 30, doorbell: true });
+      return { w, picked: () => at, polls: () => watched.polls(name) };
     };
 
     /** Enqueues one job into `name` inside an application transaction on `app`: nothing in this process rings for it. */
     const enqueueUnrung = async (app: mysql.PoolConnection, name: string): Promise<void> => {
       await app.beginTransaction();
-      await tr.in(app).queue(name).enqueue(1);
+      await db.tr.in(app).queue(name).enqueue(1);
       await app.commit();
     };
 
     it('an enqueue wakes an idle worker of the same process at once, not at its next poll', async () => {
-      const q = tr.queue<number>(`w${Date.now()}`);
+      const watched = await pollCounting(db.pool, prefix);
+      const q = watched.tr.queue<number>(`w${Date.now()}`);
       const started = new Map<number, number>();
       const w = q.work(async (job) => void started.set(job.payload, performance.now()), { pollInterval: 30 });
       try {
-        await pause(3000);
+        await inWait(() => watched.polls(q.name), 8);
         const t0 = performance.now();
         await q.enqueue(1);
         while (!started.has(1) && performance.now() - t0 < 10_000) await pause(5);
@@ -177,7 +188,7 @@ for (const target of targets()) {
 
     // Workers of one group: a worker of every group would be leased the job by the enqueue itself (local-hand.test.ts), with no claim at all.
     it('an enqueue of one job wakes one of 4 idle workers of the process: one claim, not four', async () => {
-      const { client, matching } = counting(mysql2Client(pool));
+      const { client, matching } = counting(mysql2Client(db.pool));
       const counted = await createTaskrow<Mysql2Connection>({ client, joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } });
       const q = counted.queue<number>(`o${Date.now()}`);
       const started: number[] = [];
@@ -185,10 +196,10 @@ for (const target of targets()) {
       const workers = Array.from({ length: 4 }, () => q.work(async (job) => void started.push(job.payload), { pollInterval: 30, concurrency: 2, group: 'g' }));
       const claims = (): number => matching(CLAIMS);
       try {
-        await pause(3000); // every worker is inside its 2.55 s to 5.1 s wait (see above)
+        await inWait(() => matching(POLL), 8); // the workers share their polls: inside their 2.55 s to 5.1 s wait (see above)
         const before = claims();
         const t0 = performance.now();
-        await tr.queue<number>(q.name).enqueue(1, { group: 'g' });
+        await db.tr.queue<number>(q.name).enqueue(1, { group: 'g' });
         while (started.length === 0 && performance.now() - t0 < 10_000) await pause(5);
         expect(started).toEqual([1]);
         await pause(200); // an observation window for claims of the workers not rung
@@ -199,21 +210,21 @@ for (const target of targets()) {
     }, 30_000);
 
     it('an idle worker polls with one statement per poll, and still picks up a job another process enqueued', async () => {
-      const { client, statements } = counting(mysql2Client(pool));
+      const { client, statements, matching } = counting(mysql2Client(db.pool));
       const counted = await createTaskrow<Mysql2Connection>({ client, joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } });
       const name = `i${Date.now()}`;
       let picked = 0;
       const w = counted.queue(name).work(async () => void (picked = performance.now()), { pollInterval: 0.05 });
       try {
         // One poll per pollInterval (jittered) of the window as it really ran.
-        const { polls, intervals } = await pollWindow(statements);
+        const { polls, intervals } = await pollWindow(statements, () => matching(POLL));
         expect(polls).toBeGreaterThanOrEqual(Math.floor(intervals / 3));
         expect(polls).toBeLessThanOrEqual(Math.floor(intervals * 1.25) + 1);
         // Enqueued inside an application transaction: nothing rings in this process, as for another process.
-        const conn = await pool.getConnection();
+        const conn = await db.pool.getConnection();
         try {
           await conn.beginTransaction();
-          await tr.in(conn).queue(name).enqueue('x');
+          await db.tr.in(conn).queue(name).enqueue('x');
           await conn.commit();
         } finally {
           conn.release();
@@ -230,7 +241,7 @@ for (const target of targets()) {
       // The first transaction begun while `held` is set waits there (after BEGIN, before its first statement).
       let held: Promise<void> | undefined;
       let reached: () => void = () => undefined;
-      const inner = mysql2Client(pool);
+      const inner = mysql2Client(db.pool);
       const gate = async (): Promise<void> => {
         const h = held;
         held = undefined;
@@ -245,12 +256,12 @@ for (const target of targets()) {
       const w = counted.queue<number>(name).work(async (job) => void started.push(job.payload), { pollInterval: 30, concurrency: 4 });
       const claims = (): number => matching(CLAIMS);
       try {
-        await pause(3000); // the worker is inside its 2.55 s to 5.1 s wait (see above)
+        await inWait(() => matching(POLL), 8); // the worker is inside its 2.55 s to 5.1 s wait (see above)
         let open: () => void = () => undefined;
         held = new Promise<void>((r) => (open = r));
         const atGate = new Promise<void>((r) => (reached = r));
         const before = claims();
-        await tr.queue<number>(name).enqueue(1); // rings the napping worker: its claim waits at the gate
+        await db.tr.queue<number>(name).enqueue(1); // rings the napping worker: its claim waits at the gate
         await atGate;
         await counted.queue<number>(name).enqueue(2); // committed through the worker's client before that claim reads
         open();
@@ -265,12 +276,12 @@ for (const target of targets()) {
     }, 30_000);
 
     it('4 idle workers of one process poll as one: about one statement per pollInterval, not four', async () => {
-      const { client, statements } = counting(mysql2Client(pool));
+      const { client, statements, matching } = counting(mysql2Client(db.pool));
       const counted = await createTaskrow<Mysql2Connection>({ client, joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } });
       const q = counted.queue(`s${Date.now()}`);
       const workers = Array.from({ length: 4 }, () => q.work(async () => undefined, { pollInterval: 0.05 }));
       try {
-        const { polls, intervals } = await pollWindow(statements);
+        const { polls, intervals } = await pollWindow(statements, () => matching(POLL));
         expect(polls).toBeGreaterThanOrEqual(Math.floor(intervals / 3));
         expect(polls).toBeLessThanOrEqual(Math.floor(intervals * 1.25) + 2);
       } finally {
@@ -280,7 +291,7 @@ for (const target of targets()) {
 
     it('a backlog from another process wakes every idle worker of the process, not only the one whose poll found it', async () => {
       const name = `b${Date.now()}`;
-      const q = tr.queue<number>(name);
+      const q = db.tr.queue<number>(name);
       let running = 0;
       let most = 0;
       const ran: number[] = [];
@@ -295,13 +306,14 @@ for (const target of targets()) {
       };
       // One slot and one job per claim each: a worker that found the backlog takes one job at a time.
       const workers = Array.from({ length: 4 }, () => q.work(handler, { pollInterval: 5, concurrency: 1, batchSize: 1 }));
+      const napping = Promise.all(workers.map((w) => once(w, 'idle')));
       try {
-        await pause(300); // every worker found the queue empty and naps
+        await napping; // every worker found the queue empty and naps
         // Enqueued inside an application transaction: nothing rings in this process, as for another process.
-        const conn = await pool.getConnection();
+        const conn = await db.pool.getConnection();
         try {
           await conn.beginTransaction();
-          await tr.in(conn).queue<number>(name).enqueueMany(Array.from({ length: 8 }, (_, i) => ({ payload: i })));
+          await db.tr.in(conn).queue<number>(name).enqueueMany(Array.from({ length: 8 }, (_, i) => ({ payload: i })));
           await conn.commit();
         } finally {
           conn.release();
@@ -316,19 +328,19 @@ for (const target of targets()) {
     }, 30_000);
 
     it('with doorbell: true, an enqueue in another process wakes an idle worker within milliseconds, not at its next poll; idle, it costs at most 7 statements a second', async () => {
-      const { client, statements } = counting(mysql2Client(pool));
+      const { client, statements, matching } = counting(mysql2Client(db.pool));
       const counted = await createTaskrow<Mysql2Connection>({ client, joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } });
       const name = `d${Date.now()}`;
       const started = new Map<number, number>();
       const w = counted.queue<number>(name).work(async (job) => void started.set(job.payload, wallNow()), { pollInterval: 30, doorbell: true });
       try {
-        await pause(2500);
+        await inWait(() => matching(POLL), 8);
         // Idle: one sleep a second (isolation, BEGIN, register, SLEEP(1), guard, ROLLBACK) and
         // the worker's own polls, fewer than one a second here; counted against the window as it
-        // really ran.
+        // really ran, from its 8th poll (about 2.55 s in) to its 9th (about 5.1 s in).
         const before = statements();
         const w0 = performance.now();
-        await pause(3000);
+        await inWait(() => matching(POLL), 9);
         expect(statements() - before).toBeLessThanOrEqual(Math.ceil(((performance.now() - w0) / 1000) * 7) + 6);
         // Past 5.1 s the worker is inside its wait that runs to about 10.2 s (see above): polling
         // alone would pick the job up seconds after the enqueue.
@@ -344,9 +356,10 @@ for (const target of targets()) {
     it('a producer process\'s ring never holds up its enqueue: through a pool of one connection, with doorbell workers asleep elsewhere, each enqueue takes a few milliseconds and wakes them', async () => {
       const name = `p${Date.now()}`;
       const started = new Map<number, number>();
-      const w = tr.queue<number>(name).work(async (job) => void started.set(job.payload, wallNow()), { pollInterval: 30, doorbell: true });
+      const w = db.tr.queue<number>(name).work(async (job) => void started.set(job.payload, wallNow()), { pollInterval: 30, doorbell: true });
+      const idle = once(w, 'idle');
       try {
-        await pause(300);
+        await idle;
         // The producer has no worker of the queue, so it rings alongside its enqueues (with dedup
         // keys, so each runs its transaction in the client: a single job's CALL is rung after);
         // its one connection MUST go to the enqueue first (a ring waiting there for the commit
@@ -375,17 +388,18 @@ for (const target of targets()) {
       // sleeping connection goes back to the pool again and again while the application's
       // statements run on the same pool; a ring that reached a connection after its sleeper gave
       // it back would interrupt one of them (error 1317).
-      const workers = [0, 1].map(() => tr.queue<number>(name).work(async (job) => void runs.set(job.payload, (runs.get(job.payload) ?? 0) + 1), { pollInterval: 30, doorbell: true }));
+      const workers = [0, 1].map(() => db.tr.queue<number>(name).work(async (job) => void runs.set(job.payload, (runs.get(job.payload) ?? 0) + 1), { pollInterval: 30, doorbell: true }));
       const appErrors: unknown[] = [];
       let appStatements = 0;
       let producing = true;
       const app = (async () => {
         while (producing) {
-          await pool.query('SELECT SLEEP(0.002)').then(() => void (appStatements += 1), (err: unknown) => void appErrors.push(err));
+          await db.pool.query('SELECT SLEEP(0.002)').then(() => void (appStatements += 1), (err: unknown) => void appErrors.push(err));
         }
       })();
+      const idle = Promise.all(workers.map((w) => once(w, 'idle')));
       try {
-        await pause(300);
+        await idle;
         await enqueueFromAnotherProcess(target.url, prefix, name, 300, 5);
         const t0 = performance.now();
         while (runs.size < 300 && performance.now() - t0 < 20_000) await pause(10);
@@ -401,7 +415,7 @@ for (const target of targets()) {
     }, 60_000);
 
     it('an enqueue in another process hands its job to a doorbell worker asleep here: the worker runs it without a claim, attempt 1, with the token and no more lease than the database has', async () => {
-      const { client, matching } = counting(mysql2Client(pool));
+      const { client, matching } = counting(mysql2Client(db.pool));
       const counted = await createTaskrow<Mysql2Connection>({ client, joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } });
       const name = `h${Date.now()}`;
       const seen: { id: number; attempt: number; token: number; leftMs: number; readMs: number; at: number; db: { token: unknown; phase: unknown; left_us: unknown } }[] = [];
@@ -409,7 +423,7 @@ for (const target of targets()) {
         const at = wallNow();
         const t0 = performance.now();
         const leftMs = job.leaseLeft();
-        const [rows] = await pool.query(`SELECT token, phase, TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), due_at) AS left_us FROM \`${prefix}queue_jobs\` WHERE id = ?`, [job.id]);
+        const [rows] = await db.pool.query(`SELECT token, phase, TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), due_at) AS left_us FROM \`${prefix}queue_jobs\` WHERE id = ?`, [job.id]);
         seen.push({ id: job.id, attempt: job.attempt, token: job.token, leftMs, readMs: performance.now() - t0, at, db: (rows as never[])[0]! });
       }, { pollInterval: 30, doorbell: true, lease: 20 });
       const started = performance.now();
@@ -423,7 +437,7 @@ for (const target of targets()) {
         expect(await handRegistration(probe, `\`${prefix}queue_sleepers\``, name)).toBeGreaterThan(0);
         // From about 2.55 s to 5.1 s after it started the idle worker waits without a statement:
         // no poll of its finds the job ready in the moment between the enqueue's commit and the ring.
-        await pause(Math.max(0, 2600 - (performance.now() - started)));
+        await inWait(() => matching(POLL), 8);
         const claims = matching(CLAIMS);
         open();
         const enqueuedAt = await producer;
@@ -450,18 +464,22 @@ for (const target of targets()) {
     it('a job enqueued into a paused queue is not handed to a sleeping worker: it stays ready until the queue is resumed', async () => {
       const name = `hp${Date.now()}`;
       let at = 0;
-      const w = tr.queue<number>(name).work(async () => void (at ||= performance.now()), { pollInterval: 0.5, doorbell: true });
+      const watched = await pollCounting(db.pool, prefix);
+      const w = watched.tr.queue<number>(name).work(async () => void (at ||= performance.now()), { pollInterval: 0.5, doorbell: true });
       const probe = await mysql.createConnection({ uri: target.url });
       try {
-        await tr.queue(name).pause();
+        await db.tr.queue(name).pause();
         expect(await handRegistration(probe, `\`${prefix}queue_sleepers\``, name)).toBeGreaterThan(0);
         await enqueueFromAnotherProcess(target.url, prefix, name, 1, 0);
-        await pause(1500); // an observation window: rung, the worker claims nothing from a paused queue
+        // Rung, the worker claims nothing from a paused queue: it looks at the queue twice more, the
+        // job there all along (a negative check: no event tells that nothing ran).
+        const looked = watched.polls(name);
+        await until('two polls of the paused queue', () => watched.polls(name) >= looked + 2, 10);
         expect(at).toBe(0);
         const [rows] = await probe.query(`SELECT phase, attempt FROM \`${prefix}queue_jobs\` WHERE queue = ?`, [name]);
         expect((rows as { phase: unknown; attempt: unknown }[]).map((r) => [Number(r.phase), Number(r.attempt)])).toEqual([[0, 0]]);
         const resumedAt = performance.now();
-        await tr.queue(name).resume();
+        await db.tr.queue(name).resume();
         expect(await pickedAfter(() => at, resumedAt, 5000)).toBeLessThan(5000);
       } finally {
         await probe.end();
@@ -473,20 +491,20 @@ for (const target of targets()) {
       const name = `hs${Date.now()}`;
       const ran: string[] = [];
       const attempts: number[] = [];
-      const first = tr.queue<number>(name).work(async () => void ran.push('first'), { pollInterval: 30, doorbell: true });
-      const started = performance.now();
+      const watched = await pollCounting(db.pool, prefix);
+      const first = watched.tr.queue<number>(name).work(async () => void ran.push('first'), { pollInterval: 30, doorbell: true });
       const ringer = await mysql.createConnection({ uri: target.url });
       let second: QueueWorker | undefined;
       try {
         expect(await handRegistration(ringer, `\`${prefix}queue_sleepers\``, name)).toBeGreaterThan(0);
         // From about 2.55 s to 5.1 s after it started the idle worker waits without a statement.
-        await pause(Math.max(0, 2700 - (performance.now() - started)));
+        await inWait(() => watched.polls(name), 8);
         const stopped = first.stop();
         // A producer's enqueue that hands its job to the stopping worker's registration.
         const [res] = await ringer.query(`CALL \`${prefix}enqueue_job_and_hand\`(?, '', 0, 0, 0, NULL, 0, 3, 1, '1', NULL, ?, 1)`, [name, randomBytes(16)]);
         expect((res as { handed: unknown }[][])[0]!.map((r) => Number(r.handed))).toEqual([1]);
         await stopped;
-        second = tr.queue<number>(name).work(async (job) => void (ran.push('second'), attempts.push(job.attempt)), { pollInterval: 0.05 });
+        second = db.tr.queue<number>(name).work(async (job) => void (ran.push('second'), attempts.push(job.attempt)), { pollInterval: 0.05 });
         const t0 = performance.now();
         while (ran.length === 0 && performance.now() - t0 < 10_000) await pause(10);
         await pause(300); // an observation window: run once
@@ -502,17 +520,17 @@ for (const target of targets()) {
     it('a job handed to a sleeper whose connection is lost before it read it is read by its next sleep and run once, long before the lease ends', async () => {
       const name = `hl${Date.now()}`;
       const ran: number[] = [];
-      const w = tr.queue<number>(name).work(async (job) => void ran.push(job.attempt), { pollInterval: 30, doorbell: true });
-      const started = performance.now();
+      const watched = await pollCounting(db.pool, prefix);
+      const w = watched.tr.queue<number>(name).work(async (job) => void ran.push(job.attempt), { pollInterval: 30, doorbell: true });
       const ringer = await mysql.createConnection({ uri: target.url });
-      const app = await pool.getConnection();
+      const app = await db.pool.getConnection();
       const sleepers = `\`${prefix}queue_sleepers\``;
       try {
         const token = await handRegistration(ringer, sleepers, name);
         expect(token).toBeGreaterThan(0);
-        await pause(Math.max(0, 2700 - (performance.now() - started))); // the idle worker's wait without a statement (see above)
+        await inWait(() => watched.polls(name), 8); // the idle worker's wait without a statement (see above)
         await app.beginTransaction();
-        const { id } = await tr.in(app).queue(name).enqueue(1); // nothing in this process rings for it
+        const { id } = await db.tr.in(app).queue(name).enqueue(1); // nothing in this process rings for it
         await app.commit();
         // A ring taken apart: it holds the guard row, hands the job to the sleeper's current token
         // (for 30 s), and the sleeper's connection is killed before it can read it.
@@ -541,7 +559,7 @@ for (const target of targets()) {
 
     it('a sleeper whose registration a ring has read stays in its transaction until that ring\'s KILL is done, and gives its connection back after', async () => {
       const name = `g${Date.now()}`;
-      const w = tr.queue<number>(name).work(async () => undefined, { pollInterval: 30, doorbell: true });
+      const w = db.tr.queue<number>(name).work(async () => undefined, { pollInterval: 30, doorbell: true });
       const ringer = await mysql.createConnection({ uri: target.url });
       const sleepers = `\`${prefix}queue_sleepers\``;
       const t0 = performance.now();
@@ -571,17 +589,17 @@ for (const target of targets()) {
 
     it('a ring whose KILL reaches a sleeper after its sleep ended (waiting for the guard row) still wakes the workers at once', async () => {
       const name = `k${Date.now()}`;
-      const { w, picked } = pickingWorker(name);
+      const { w, picked, polls } = await pickingWorker(name);
       const started = performance.now();
       const ringer = await mysql.createConnection({ uri: target.url });
-      const app = await pool.getConnection();
+      const app = await db.pool.getConnection();
       try {
         // A ring taken apart, as above: it holds the guard row and has read the registration.
         const id = await ringApart(ringer, `\`${prefix}queue_sleepers\``, name);
         expect(id).toBeGreaterThan(0);
         // The idle worker's waits double from 10 ms: from about 2.55 s to 5.1 s after it started it
         // waits without a statement. The sleeper's SLEEP(1) has ended; it waits for the guard row.
-        while ((!/LOCK IN SHARE MODE/.test((await statementOf(app, id)) ?? '') || performance.now() - started < 3000) && performance.now() - started < 15_000) await pause(20);
+        while ((!/LOCK IN SHARE MODE/.test((await statementOf(app, id)) ?? '') || polls() < 8) && performance.now() - started < 15_000) await pause(20);
         expect(await statementOf(app, id)).toMatch(/LOCK IN SHARE MODE/);
         // A job committed where nothing in this process rings for it, then the ring's KILL.
         await enqueueUnrung(app, name);
@@ -598,14 +616,13 @@ for (const target of targets()) {
 
     it('a ring whose KILL never reaches the sleeper (counted on the guard row, no KILL) still wakes the workers by the end of that sleep', async () => {
       const name = `c${Date.now()}`;
-      const { w, picked } = pickingWorker(name);
-      const started = performance.now();
+      const { w, picked, polls } = await pickingWorker(name);
       const ringer = await mysql.createConnection({ uri: target.url });
-      const app = await pool.getConnection();
+      const app = await db.pool.getConnection();
       try {
         await ringer.query('SET SESSION TRANSACTION ISOLATION LEVEL READ UNCOMMITTED');
         // The idle worker waits without a statement from about 5.1 s to 10.2 s after it started.
-        await pause(Math.max(0, 5300 - (performance.now() - started)));
+        await inWait(polls, 9);
         await enqueueUnrung(app, name);
         // A ring whose KILL is lost (it reached the connection between two statements): it counts
         // itself on the guard row and reads the registration, and no KILL arrives.
@@ -627,8 +644,8 @@ for (const target of targets()) {
     it('a ring that comes while the sleeper is between two sleeps (no registration) wakes the workers as soon as it sleeps again', async () => {
       const name = `b${Date.now()}`;
       const started = new Map<number, number>();
-      const w = tr.queue<number>(name).work(async (job) => void started.set(job.payload, wallNow()), { pollInterval: 30, doorbell: true });
-      const t0 = performance.now();
+      const watched = await pollCounting(db.pool, prefix);
+      const w = watched.tr.queue<number>(name).work(async (job) => void started.set(job.payload, wallNow()), { pollInterval: 30, doorbell: true });
       const probe = await mysql.createConnection({ uri: target.url });
       const sleepers = `\`${prefix}queue_sleepers\``;
       const rings = async (): Promise<number> => Number(((await probe.query(`SELECT rings FROM ${sleepers} WHERE queue = ? AND conn = 0`, [name]))[0] as { rings: unknown }[])[0]?.rings ?? -1);
@@ -636,9 +653,9 @@ for (const target of targets()) {
       try {
         await probe.query('SET SESSION TRANSACTION ISOLATION LEVEL READ UNCOMMITTED');
         // The idle worker waits without a statement from about 5.1 s to 10.2 s after it started.
-        await pause(Math.max(0, 5300 - (performance.now() - t0)));
-        // Every connection of the pool, the sleeper's once its sleep ends: it cannot register again.
-        held = await Promise.all(Array.from({ length: 4 }, () => pool.getConnection()));
+        await inWait(() => watched.polls(name), 9);
+        // Every connection of the db.pool, the sleeper's once its sleep ends: it cannot register again.
+        held = await Promise.all(Array.from({ length: 4 }, () => db.pool.getConnection()));
         const [registered] = await probe.query(`SELECT conn FROM ${sleepers} WHERE queue = ? AND conn > 0`, [name]);
         expect(registered).toEqual([]);
         const before = await rings();
@@ -674,15 +691,16 @@ describe('fast pickup · two databases, one process, same tables', () => {
     expect(pair.length).toBe(2);
     const prefix = `fq${process.pid.toString(36)}_`;
     const name = `two${Date.now()}`;
-    const pools = pair.map((t) => mysql.createPool({ uri: t.url, connectionLimit: 4 }));
-    const trs = await Promise.all(pools.map((p) => taskrow(p, { prefix })));
-    for (const t of trs) await t.migrate();
+    const dbs = await Promise.all(pair.map((t) => openMigratedPool(t, { prefix })));
+    const pools = dbs.map((d) => d.pool);
+    const watched = await Promise.all(pools.map((p) => pollCounting(p, prefix)));
+    const trs = watched.map((w) => w.tr);
     let picked = 0;
     // The first polls five times as often: every 0.05 s wait of the second sees one of its looks.
     const first = trs[0]!.queue(name).work(async () => undefined, { pollInterval: 0.01 });
     const second = trs[1]!.queue(name).work(async () => void (picked = performance.now()), { pollInterval: 0.05 });
     try {
-      await pause(500); // both poll at their pollInterval now
+      await until('the second worker\'s waits grown to its pollInterval', () => watched[1]!.polls(name) >= 4, 10); // both poll at their pollInterval now
       // Enqueued inside an application transaction: nothing rings in this process.
       const conn = await pools[1]!.getConnection();
       try {
@@ -698,10 +716,7 @@ describe('fast pickup · two databases, one process, same tables', () => {
       expect(picked - t0).toBeLessThan(500);
     } finally {
       await Promise.all([first.stop(), second.stop()]);
-      for (const [i, t] of pair.entries()) {
-        await dropTables(t.url, prefix);
-        await pools[i]!.end();
-      }
+      for (const d of dbs) await d.end();
     }
   }, 30_000);
 
@@ -710,8 +725,10 @@ describe('fast pickup · two databases, one process, same tables', () => {
     expect(pair.length).toBe(2);
     const prefix = `fr${process.pid.toString(36)}_`;
     const name = `cover${Date.now()}`;
-    const pools = pair.map((t) => mysql.createPool({ uri: t.url, connectionLimit: 4 }));
-    const first = await taskrow(pools[0]!, { prefix });
+    const dbs = await Promise.all(pair.map((t) => openMigratedPool(t, { prefix })));
+    const pools = dbs.map((d) => d.pool);
+    const watched = await pollCounting(pools[0]!, prefix);
+    const first = watched.tr;
     // The second database's transactions wait at `held` (after BEGIN, before their first statement).
     let open: () => void = () => undefined;
     const held = new Promise<void>((r) => (open = r));
@@ -721,13 +738,11 @@ describe('fast pickup · two databases, one process, same tables', () => {
     // No kept connection (`session`) and no CALLs (`endsInterrupted` unknown): every claim of the second database is a transaction through the gate.
     const gated: SqlClient = { ...inner, session: undefined, endsInterrupted: false, transaction: (fn, options) => inner.transaction(async (conn) => (reached(), await held, fn(conn)), options) };
     const second = await createTaskrow<Mysql2Connection>({ client: gated, joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } });
-    await first.migrate();
-    await (await taskrow(pools[1]!, { prefix })).migrate();
     let picked = 0;
     const w1 = first.queue(name).work(async () => void (picked = performance.now()), { pollInterval: 30 });
     let w2: QueueWorker | undefined;
     try {
-      await pause(3000); // the first worker is inside its 2.55 s to 5.1 s wait
+      await inWait(() => watched.polls(name), 8); // the first worker is inside its 2.55 s to 5.1 s wait
       w2 = second.queue(name).work(async () => undefined, { pollInterval: 30 });
       await atGate; // its first claim has begun and not read the queue
       const t0 = performance.now();
@@ -738,10 +753,7 @@ describe('fast pickup · two databases, one process, same tables', () => {
     } finally {
       open();
       await Promise.all([w1.stop(), w2?.stop()]);
-      for (const [i, t] of pair.entries()) {
-        await dropTables(t.url, prefix);
-        await pools[i]!.end();
-      }
+      for (const d of dbs) await d.end();
     }
   }, 30_000);
 });

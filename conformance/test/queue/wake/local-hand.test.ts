@@ -1,11 +1,9 @@
 import { once } from 'node:events';
-import mysql from 'mysql2/promise';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTaskrow, type Job, type QueueWorker, type Taskrow } from '@taskrow/core';
-import { dropPrefix } from '@taskrow/core/conformance';
-import { mysql2Client, taskrow, type Mysql2Connection } from '@taskrow/mysql2';
+import { describe, expect, it } from 'vitest';
+import { createTaskrow, type Job, type QueueWorker } from '@taskrow/core';
+import { mysql2Client, type Mysql2Connection } from '@taskrow/mysql2';
 import { counting } from '../../../src/counting.js';
-import { mysql2Probe } from '../../../src/harnesses/mysql2.js';
+import { openMigratedPool, until, useMigratedPool } from '../../../src/setup.js';
 import { label, targets } from '../../../src/targets.js';
 
 // The local hand-off (core README, "Worker"): an enqueue whose process has a napping worker of the
@@ -18,13 +16,6 @@ const CLAIMS = /ORDER BY `ready_priority`.*SKIP LOCKED|^CALL `[^`]*claim_jobs`/s
 /** Resolves after `ms` on the local clock: an observation window, not a wait for the database. */
 const pause = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-/** Polls `check` every 20 ms until it holds; fails after 10 s. */
-async function until(check: () => boolean | Promise<boolean>): Promise<void> {
-  for (const end = Date.now() + 10_000; !(await check()); await pause(20)) {
-    if (Date.now() > end) throw new Error('timed out');
-  }
-}
-
 /** Starts `w` and resolves once its first claim found nothing: it naps from then on. */
 async function napping<P>(start: () => QueueWorker<P>): Promise<QueueWorker<P>> {
   const w = start();
@@ -35,31 +26,17 @@ async function napping<P>(start: () => QueueWorker<P>): Promise<QueueWorker<P>> 
 for (const target of targets()) {
   describe(`${label(target)} · mysql2 · local hand-off`, () => {
     const prefix = `lh${process.pid.toString(36)}_`;
-    let pool: mysql.Pool;
-    let tr: Taskrow<Mysql2Connection>;
-    let probe: Awaited<ReturnType<typeof mysql2Probe>>;
-
-    beforeAll(async () => {
-      pool = mysql.createPool({ uri: target.url, connectionLimit: 8 });
-      tr = await taskrow(pool, { prefix });
-      await tr.migrate();
-      probe = await mysql2Probe(target.url);
-    });
-    afterAll(async () => {
-      await dropPrefix(probe, prefix);
-      await probe.end();
-      await pool.end();
-    });
+    const db = useMigratedPool(target, { prefix, connectionLimit: 8 });
 
     /** The phase of each job of `ids` (0 ready, 1 delayed, 2 running), in order. */
     const phases = async (ids: readonly number[]): Promise<number[]> => {
-      const rows = await probe.query<{ id: number; phase: number }>(`SELECT id, phase FROM \`${prefix}queue_jobs\` WHERE id IN (${ids.map(() => '?').join(', ')}) ORDER BY id`, [...ids]);
+      const rows = await db.probe.query<{ id: number; phase: number }>(`SELECT id, phase FROM \`${prefix}queue_jobs\` WHERE id IN (${ids.map(() => '?').join(', ')}) ORDER BY id`, [...ids]);
       return rows.map((r) => Number(r.phase));
     };
 
     /** A taskrow over the pool whose statements are counted (no CALLs: its claims are transactions the count sees). */
     const counted = async () => {
-      const c = counting(mysql2Client(pool));
+      const c = counting(mysql2Client(db.pool));
       return { ...c, tr: await createTaskrow<Mysql2Connection>({ client: c.client, joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } }) };
     };
 
@@ -71,7 +48,7 @@ for (const target of targets()) {
         c.tr.queue<number>(name).work(async (job) => {
           const leftMs = job.leaseLeft();
           const t0 = performance.now();
-          const [row] = await probe.query<{ phase: number; token: string; left_us: number }>(
+          const [row] = await db.probe.query<{ phase: number; token: string; left_us: number }>(
             `SELECT phase, CAST(token AS CHAR) AS token, TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), due_at) AS left_us FROM \`${prefix}queue_jobs\` WHERE id = ?`,
             [job.id],
           );
@@ -80,8 +57,8 @@ for (const target of targets()) {
       );
       try {
         const before = c.matching(CLAIMS);
-        const out = await tr.queue<number>(name).enqueueMany(Array.from({ length: 5 }, (_, i) => ({ payload: i })));
-        await until(() => w.counts.completed === 5);
+        const out = await db.tr.queue<number>(name).enqueueMany(Array.from({ length: 5 }, (_, i) => ({ payload: i })));
+        await until('5 completions', () => w.counts.completed === 5, 10);
         expect(c.matching(CLAIMS) - before).toBe(0);
         expect(seen.map((s) => s.job.payload).sort()).toEqual([0, 1, 2, 3, 4]);
         expect(seen.map((s) => s.job.id).sort((a, b) => a - b)).toEqual(out.map((e) => e.id));
@@ -94,7 +71,7 @@ for (const target of targets()) {
           expect(s.leftMs).toBeGreaterThan(10_000);
         }
         expect(new Set(seen.map((s) => s.job.token)).size).toBe(5);
-        expect(await probe.query(`SELECT id FROM \`${prefix}queue_jobs\` WHERE queue = ?`, [name])).toEqual([]);
+        expect(await db.probe.query(`SELECT id FROM \`${prefix}queue_jobs\` WHERE queue = ?`, [name])).toEqual([]);
       } finally {
         await w.stop();
       }
@@ -103,19 +80,19 @@ for (const target of targets()) {
     it('a job waiting ready is not passed: a new job enqueued behind it is made ready, and the rung worker claims both in order', async () => {
       const name = `order${Date.now()}`;
       const order: string[] = [];
-      const w = await napping(() => tr.queue<string>(name).work(async (job) => void order.push(job.payload), { concurrency: 1, pollInterval: 30 }));
+      const w = await napping(() => db.tr.queue<string>(name).work(async (job) => void order.push(job.payload), { concurrency: 1, pollInterval: 30 }));
       try {
         // Inside an application transaction: nothing in this process rings, and the napping worker sleeps on.
-        const conn = await pool.getConnection();
+        const conn = await db.pool.getConnection();
         try {
           await conn.beginTransaction();
-          await tr.in(conn).queue(name).enqueue('first');
+          await db.tr.in(conn).queue(name).enqueue('first');
           await conn.commit();
         } finally {
           conn.release();
         }
-        await tr.queue<string>(name).enqueue('second');
-        await until(() => order.length === 2);
+        await db.tr.queue<string>(name).enqueue('second');
+        await until('both jobs ran', () => order.length === 2, 10);
         expect(order).toEqual(['first', 'second']);
       } finally {
         await w.stop();
@@ -124,7 +101,7 @@ for (const target of targets()) {
 
     it('a paused queue\'s new jobs stay ready; once resumed they are claimed and run once', async () => {
       const name = `paused${Date.now()}`;
-      const q = tr.queue<number>(name);
+      const q = db.tr.queue<number>(name);
       const ran: number[] = [];
       const w = await napping(() => q.work(async (job) => void ran.push(job.attempt), { concurrency: 5, pollInterval: 0.2 }));
       try {
@@ -132,7 +109,7 @@ for (const target of targets()) {
         const out = await q.enqueueMany([{ payload: 1 }, { payload: 2 }]);
         expect(await phases(out.map((e) => e.id))).toEqual([0, 0]);
         await q.resume();
-        await until(() => ran.length === 2);
+        await until('both jobs ran', () => ran.length === 2, 10);
         expect(ran).toEqual([1, 1]);
       } finally {
         await w.stop();
@@ -141,7 +118,7 @@ for (const target of targets()) {
 
     it('delayed and keyed jobs are not leased: they start delayed, as without a worker', async () => {
       const name = `later${Date.now()}`;
-      const q = tr.queue<number>(name);
+      const q = db.tr.queue<number>(name);
       const w = await napping(() => q.work(async () => undefined, { concurrency: 5, pollInterval: 30 }));
       try {
         const [delayed] = await q.enqueueMany([{ payload: 1, delay: 3600 }]);
@@ -154,18 +131,18 @@ for (const target of targets()) {
 
     it('a worker is leased no more jobs than it has free handler slots: the rest stay ready for claims', async () => {
       const name = `room${Date.now()}`;
-      const q = tr.queue<number>(name);
+      const q = db.tr.queue<number>(name);
       let open: () => void = () => undefined;
       const gate = new Promise<void>((r) => (open = r));
       const ran: number[] = [];
       const w = await napping(() => q.work(async (job) => (await gate, void ran.push(job.payload)), { concurrency: 2, pollInterval: 30 }));
       try {
         const [first] = await q.enqueueMany([{ payload: 0 }]);
-        await until(async () => (await phases([first!.id]))[0] === 2);
+        await until('the first job running', async () => (await phases([first!.id]))[0] === 2, 10);
         const three = await q.enqueueMany([{ payload: 1 }, { payload: 2 }, { payload: 3 }]);
         expect(await phases(three.map((e) => e.id))).toEqual([0, 0, 0]);
         open();
-        await until(() => ran.length === 4);
+        await until('4 jobs ran', () => ran.length === 4, 10);
         expect([...ran].sort()).toEqual([0, 1, 2, 3]);
       } finally {
         open();
@@ -180,8 +157,8 @@ for (const target of targets()) {
       const w = await napping(() => c.tr.queue<string>(name).work(async (job) => void ran.push(job.payload), { group: 'g', pollInterval: 30 }));
       try {
         const before = c.matching(CLAIMS);
-        const [one] = await tr.queue<string>(name).enqueueMany([{ payload: 'x', group: 'g' }]);
-        await until(() => ran.length === 1);
+        const [one] = await db.tr.queue<string>(name).enqueueMany([{ payload: 'x', group: 'g' }]);
+        await until('the job ran', () => ran.length === 1, 10);
         // Taken by a claim (a group's claim is a transaction of several reads), not leased by the enqueue.
         expect(c.matching(CLAIMS) - before).toBeGreaterThan(0);
         expect(one!.id).toBeGreaterThan(0);
@@ -199,25 +176,19 @@ describe('local hand-off · two databases, one process, same tables', () => {
     expect(pair.length).toBe(2);
     const prefix = `lt${process.pid.toString(36)}_`;
     const name = `two${Date.now()}`;
-    const pools = pair.map((t) => mysql.createPool({ uri: t.url, connectionLimit: 4 }));
-    const trs = await Promise.all(pools.map((p) => taskrow(p, { prefix })));
-    const probes = await Promise.all(pair.map((t) => mysql2Probe(t.url)));
-    for (const t of trs) await t.migrate();
+    const dbs = await Promise.all(pair.map((t) => openMigratedPool(t, { prefix })));
+    const trs = dbs.map((d) => d.tr);
     const ran: unknown[] = [];
     const second = await napping(() => trs[1]!.queue(name).work(async (job) => void ran.push(job.payload), { pollInterval: 30 }));
     try {
       const [one] = await trs[0]!.queue(name).enqueueMany([{ payload: 'x' }]);
-      const [row] = await probes[0]!.query<{ phase: number }>(`SELECT phase FROM \`${prefix}queue_jobs\` WHERE id = ?`, [one!.id]);
+      const [row] = await dbs[0]!.probe.query<{ phase: number }>(`SELECT phase FROM \`${prefix}queue_jobs\` WHERE id = ?`, [one!.id]);
       expect(Number(row!.phase)).toBe(0);
       await pause(200); // an observation window: the second database's worker must not run it
       expect(ran).toEqual([]);
     } finally {
       await second.stop();
-      for (const [i, p] of probes.entries()) {
-        await dropPrefix(p, prefix);
-        await p.end();
-        await pools[i]!.end();
-      }
+      for (const d of dbs) await d.end();
     }
   });
 });
