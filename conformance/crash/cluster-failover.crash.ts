@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Job } from '@taskrow/core';
+import { until } from '@taskrow/core/conformance';
 import { taskrow } from '@taskrow/mysql2';
 import { startCluster, type ClusterKind } from '@taskrow/servers';
 import { failoverPool } from '../src/failover-pool.js';
@@ -20,14 +21,6 @@ const JOBS = Number(process.env['TASKROW_FAILOVER_JOBS'] ?? 3000);
 const KINDS = (process.env['TASKROW_FAILOVER_CLUSTERS'] ?? 'galera,group-replication').split(',').map((s) => s.trim()) as ClusterKind[];
 const VICTIM = 1;
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-async function until(what: string, cond: () => boolean | Promise<boolean>, seconds: number): Promise<void> {
-  const end = Date.now() + seconds * 1000;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error(`timed out after ${seconds} s waiting for: ${what}`);
-    await sleep(50);
-  }
-}
 
 /** What the clients saw, kept outside the database. */
 class Ledger {

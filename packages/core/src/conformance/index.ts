@@ -6,6 +6,7 @@ export { describeResourcesConformance } from './resources/index.js';
 export { describeScheduleConformance } from './schedule/index.js';
 export { useSession, type SuiteContext } from './session.js';
 export { runningStatement } from './queue/probe.js';
+export { until } from './queue/probe.js';
 export {
   dropPrefix,
   freshName,
