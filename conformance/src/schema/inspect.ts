@@ -23,6 +23,11 @@ export async function schemaOf(probe: Probe, prefix: string, skip: readonly stri
   return out;
 }
 
+/** `schemaOf` without the stored procedures: the tables a migration runner's steps create (the procedures are `migrate()`'s). */
+export async function tablesOf(probe: Probe, prefix: string, skip: readonly string[] = []): Promise<Map<string, string>> {
+  return new Map([...(await schemaOf(probe, prefix, skip))].filter(([name]) => !name.startsWith('procedure ')));
+}
+
 /** Columns of each table under `prefix` in ordinal order, by table name without the prefix. */
 export async function columnsOf(probe: Probe, prefix: string): Promise<Record<string, string[]>> {
   const rows = await probe.query<{ t: string; c: string }>(

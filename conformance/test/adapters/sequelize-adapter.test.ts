@@ -7,7 +7,7 @@ import { taskrow, taskrowMigrations } from '@taskrow/sequelize';
 import { mysql2Probe } from '../../src/harnesses/mysql2.js';
 import { inSequelizeTransaction, sequelizeFor } from '../../src/harnesses/sequelize.js';
 import { invalidClient, NOT_CLIENTS, throwsCode } from '../../src/factory-checks.js';
-import { schemaOf, versionsOf } from '../../src/schema/inspect.js';
+import { tablesOf, versionsOf } from '../../src/schema/inspect.js';
 import { useReference } from '../../src/schema/reference.js';
 import { label, targets } from '../../src/targets.js';
 
@@ -94,9 +94,9 @@ for (const target of targets()) {
       const { probe, reference } = ref();
       const ran = await umzug().up();
       expect(ran.map((m) => m.name)).toEqual(NAMES(prefix));
-      const expected = await schemaOf(probe, reference);
+      const expected = await tablesOf(probe, reference);
       expect(expected.size).toBeGreaterThan(1);
-      expect(await schemaOf(probe, prefix, ['umzug_meta'])).toEqual(expected);
+      expect(await tablesOf(probe, prefix, ['umzug_meta'])).toEqual(expected);
       expect(await versionsOf(probe, prefix)).toEqual(VERSIONS);
     });
 
@@ -115,7 +115,7 @@ for (const target of targets()) {
       expect(undone.map((m) => m.name)).toEqual(NAMES(prefix).reverse());
       expect(await tr.dones(ns).isDone('kept')).toBe(true);
       expect((await umzug().up()).map((m) => m.name)).toEqual(NAMES(prefix));
-      expect(await schemaOf(probe, prefix, ['umzug_meta'])).toEqual(await schemaOf(probe, reference));
+      expect(await tablesOf(probe, prefix, ['umzug_meta'])).toEqual(await tablesOf(probe, reference));
       expect(await tr.dones(ns).areDone(['kept', 'other'])).toEqual(['kept']);
     });
 
@@ -125,7 +125,7 @@ for (const target of targets()) {
       ref().prefixes.push(other);
       const ran = await new Umzug({ migrations: taskrowMigrations({ prefix: other }), context: db, storage: new SequelizeStorage({ sequelize: db, tableName: `${other}umzug_meta` }), logger: undefined }).up();
       expect(ran.length).toBe(MIGRATIONS.length);
-      expect(await schemaOf(probe, other, ['umzug_meta'])).toEqual(await schemaOf(probe, reference));
+      expect(await tablesOf(probe, other, ['umzug_meta'])).toEqual(await tablesOf(probe, reference));
       throwsCode(() => taskrowMigrations({ prefix: 'no-dashes!' }), 'INVALID_NAME');
     });
   });

@@ -6,7 +6,7 @@ import { taskrow, taskrowMigrations } from '@taskrow/typeorm';
 import { mysql2Probe } from '../../src/harnesses/mysql2.js';
 import { inTypeormTransaction, typeormFor } from '../../src/harnesses/typeorm.js';
 import { invalidClient, NOT_CLIENTS, throwsCode } from '../../src/factory-checks.js';
-import { schemaOf, versionsOf } from '../../src/schema/inspect.js';
+import { tablesOf, versionsOf } from '../../src/schema/inspect.js';
 import { useReference } from '../../src/schema/reference.js';
 import { label, targets } from '../../src/targets.js';
 
@@ -90,9 +90,9 @@ for (const target of targets()) {
       const ran = await ds.runMigrations();
       expect(ran.map((m) => m.name)).toEqual(names());
       expect(names().map((n) => n.slice(0, -13))).toEqual(MIGRATIONS.map((m) => `${prefix}${String(m.version).padStart(4, '0')}_${m.name}`));
-      const expected = await schemaOf(probe, reference);
+      const expected = await tablesOf(probe, reference);
       expect(expected.size).toBeGreaterThan(1);
-      expect(await schemaOf(probe, prefix, ['typeorm_migrations'])).toEqual(expected);
+      expect(await tablesOf(probe, prefix, ['typeorm_migrations'])).toEqual(expected);
       expect(await versionsOf(probe, prefix)).toEqual(VERSIONS);
     });
 
@@ -112,7 +112,7 @@ for (const target of targets()) {
       expect(await ds.showMigrations()).toBe(true);
       expect(await tr.dones(ns).isDone('kept')).toBe(true);
       expect((await ds.runMigrations()).map((m) => m.name)).toEqual(names().slice(-1));
-      expect(await schemaOf(probe, prefix, ['typeorm_migrations'])).toEqual(await schemaOf(probe, reference));
+      expect(await tablesOf(probe, prefix, ['typeorm_migrations'])).toEqual(await tablesOf(probe, reference));
       expect(await tr.dones(ns).areDone(['kept', 'other'])).toEqual(['kept']);
     });
 

@@ -2,8 +2,8 @@
 export const USAGE = `usage: taskrow COMMAND [ARGS] [--url URL | --embedded] [--prefix P] [--json]
 
 commands:
-  migrate                                  create or upgrade taskrow's tables
-  schema                                   print the DDL (no connection needed)
+  migrate                                  create or upgrade taskrow's tables and stored procedures
+  schema [--engine mysql|mariadb]          print the DDL (no connection needed), the procedures too with --engine
   dones mark|unmark NS [KEY...]            mark / unmark keys (stdin, one per line, when no KEY)
   dones check NS [KEY...]                  print done/pending for each key; exit 1 when any is pending
   dones pending NS                         read candidate keys on stdin, write the not-done ones

@@ -119,10 +119,18 @@ export function dialectFromVersion(versionString: string, maxAllowedPacket: numb
     maxAllowedPacket,
     multiWriter,
     plainReadFirst: engine === 'mariadb',
-    rangeEndStops: engine === 'mariadb' ? 'descending' : 'ascending',
+    rangeEndStops: routineDialect(engine).rangeEndStops,
     snapshotCheckedLocks: engine === 'mariadb' && snapshotCheckedLocks,
     lockingReadsAlone: engine === 'mysql' && multiWriter,
   });
+}
+
+/** What a stored routine is built with: the server family's facts that would otherwise need a branch inside it. */
+export type RoutineDialect = Pick<Dialect, 'engine' | 'rangeEndStops'>;
+
+/** The `RoutineDialect` of `engine`. */
+export function routineDialect(engine: Dialect['engine']): RoutineDialect {
+  return { engine, rangeEndStops: engine === 'mariadb' ? 'descending' : 'ascending' };
 }
 
 /**

@@ -160,7 +160,7 @@ function build<Tx>(setup: TaskrowSetup<Tx>, client: SqlClient, base: Executor, p
     dialect,
     prefix,
     migrate: () => migrate(exec, prefix),
-    schemaSql: () => schemaSql(prefix),
+    schemaSql: () => schemaSql(prefix, dialect.engine),
     dones: (namespace) => createDones(exec, dt, namespace, background, knownNamespaces),
     resources: (options) => createResources(exec, resourcesTables(prefix), options),
     loop: <T extends LoopIdType>(name: string, options?: LoopOptions<T>) => openLoop(exec, prefix, name, options) as unknown as Loop<LoopIdOf<T>>,

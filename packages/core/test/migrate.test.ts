@@ -1,44 +1,44 @@
 import { describe, expect, it } from 'vitest';
-import { applyMigrationStep, migrationSteps } from '../src/schema/migrate.js';
+import { ROUTINES, routineStatements } from '../src/queue/routines/index.js';
+import { withHash } from '../src/queue/routines/install.js';
+import { MIGRATIONS } from '../src/schema/migrations.js';
+import { migrationSteps, schemaSql } from '../src/schema/migrate.js';
 
-/** A runner over which the optional step's change fails with `err`; resolves to the statements it ran. */
-async function applyOptional(err: unknown): Promise<{ ran: string[]; outcome: 'applied' | 'failed' }> {
-  const step = migrationSteps('t_').find((s) => s.optional === true)!;
-  const ran: string[] = [];
-  const run = async (sql: string): Promise<readonly unknown[]> => {
-    ran.push(sql);
-    if (step.change.includes(sql)) throw err;
-    return [];
-  };
-  const outcome = await applyMigrationStep(step, run).then(() => 'applied' as const, () => 'failed' as const);
-  return { ran, outcome };
-}
-
-const recorded = (ran: readonly string[]): boolean => ran.some((s) => s.startsWith('INSERT INTO `t_schema_migrations`'));
-
-describe('applyMigrationStep of an optional change', () => {
-  it('records the version when the server refused the change (its driver error, or one the runner wrapped it in)', async () => {
-    for (const err of [Object.assign(new Error('denied'), { errno: 1044 }), { original: { errno: 1064 } }, { parent: { errno: 1227 } }, { driverError: { errno: 1142 } }]) {
-      const { ran, outcome } = await applyOptional(err);
-      expect(outcome).toBe('applied');
-      expect(recorded(ran)).toBe(true);
-    }
+describe('schema', () => {
+  it('is one baseline of tables and indexes: no stored procedure is a schema version', () => {
+    expect(MIGRATIONS.map((m) => [m.version, m.name])).toEqual([[1, 'baseline']]);
+    const ddl = migrationSteps('t_').flatMap((s) => s.change);
+    expect(ddl.every((sql) => sql.startsWith('CREATE TABLE IF NOT EXISTS `t_'))).toBe(true);
+    expect(ddl.length).toBe(19);
   });
 
-  it('fails, recording nothing, when the connection failed or the error is not a refusal', async () => {
-    const notRefusals = [
-      Object.assign(new Error('lost'), { code: 'PROTOCOL_CONNECTION_LOST', fatal: true }),
-      Object.assign(new Error('reset'), { code: 'ECONNRESET', errno: -104 }),
-      Object.assign(new Error('socket closed'), { errno: 45009, sqlState: '08S01' }),
-      Object.assign(new Error('gone away'), { errno: 2013 }),
-      Object.assign(new Error('killed'), { errno: 1927 }),
-      Object.assign(new Error('deadlock'), { errno: 1213 }),
-      new Error('no number'),
-    ];
-    for (const err of notRefusals) {
-      const { ran, outcome } = await applyOptional(err);
-      expect(outcome, String((err as Error).message)).toBe('failed');
-      expect(recorded(ran)).toBe(false);
+  it('schemaSql lists the procedures of the server family it is given, once each, between DELIMITER lines', () => {
+    expect(schemaSql('t_')).not.toContain('CREATE PROCEDURE');
+    for (const engine of ['mysql', 'mariadb'] as const) {
+      const sql = schemaSql('t_', engine);
+      expect(sql.match(/CREATE PROCEDURE/g)?.length).toBe(ROUTINES.length);
+      expect(sql.match(/^DELIMITER \/\/$/gm)?.length).toBe(ROUTINES.length);
     }
+  });
+});
+
+describe('routines', () => {
+  it('carry the hash of their text in their comment: the same text the same hash, another text another', () => {
+    const a = withHash("CREATE PROCEDURE p() COMMENT 'taskrow: x' BEGIN END");
+    expect(a.sql).toBe(`CREATE PROCEDURE p() COMMENT 'taskrow ${a.hash}: x' BEGIN END`);
+    expect(withHash("CREATE PROCEDURE p() COMMENT 'taskrow: x' BEGIN END").hash).toBe(a.hash);
+    expect(withHash("CREATE PROCEDURE p() COMMENT 'taskrow: x' BEGIN SELECT 1; END").hash).not.toBe(a.hash);
+    expect(() => withHash('CREATE PROCEDURE p() BEGIN END')).toThrow(/COMMENT/);
+  });
+
+  it('are built for each server family without asking the server which it is', () => {
+    const mysql = routineStatements(ROUTINES, 't_', 'mysql');
+    const mariadb = routineStatements(ROUTINES, 't_', 'mariadb');
+    expect(mysql.map((r) => r.name)).toEqual(mariadb.map((r) => r.name));
+    expect(new Set(mysql.map((r) => r.name)).size).toBe(ROUTINES.length);
+    for (const r of [...mysql, ...mariadb]) expect(r.sql).not.toMatch(/VERSION\(\)/);
+    // The due read goes the way each server stops at the end of an index range.
+    expect(mysql.find((r) => r.name === 't_claim_jobs')!.sql).not.toContain('`due_at` DESC');
+    expect(mariadb.find((r) => r.name === 't_claim_jobs')!.sql).toContain('`due_at` DESC');
   });
 });

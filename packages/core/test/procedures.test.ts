@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Executor } from '../src/engine/executor.js';
 import { TaskrowError } from '../src/errors.js';
+import { InstanceState } from '../src/instance.js';
 import { callProcedure, mayCall, MISSING_RECHECK_MS } from '../src/queue/routines/call.js';
 
 /** An executor over one server whose CALLs fail with `errno` until `heal()`, and answer `{ ok: 1 }` after. */
@@ -9,6 +10,7 @@ function server(errno: number) {
   let failing = true;
   const exec = {
     dialect: {},
+    state: new InstanceState(),
     client: { joined: false, endsInterrupted: true },
     query: async (sql: string) => {
       calls.push(sql);

@@ -25,8 +25,8 @@ const BREAKPOINT = '\n--> statement-breakpoint\n';
 const whenOf = (version: number): number => Date.UTC(2026, 0, 1) + version * 1000;
 
 /**
- * taskrow's schema as a drizzle-kit migrations folder: one `<prefix><version>_<primitive>.sql` per
- * schema version (`taskrow_0001_dones.sql`) holding exactly the statements core's `migrate()` runs,
+ * taskrow's schema as a drizzle-kit migrations folder: one `<prefix><version>_<name>.sql` per
+ * schema version (`taskrow_0001_baseline.sql`) holding exactly the table statements core's `migrate()` runs,
  * separated by drizzle-kit's `--> statement-breakpoint`, and the `meta/_journal.json` that lists
  * them. Drizzle's migrator (`migrate(db, { migrationsFolder })` from `drizzle-orm/mysql2/migrator`)
  * and `drizzle-kit migrate` apply it; `tr.migrate()` afterwards applies nothing. Every statement is

@@ -14,8 +14,8 @@ interface KnexTaskrowMigration extends Knex.Migration {
 
 /**
  * taskrow's schema as a Knex migration source, for `knex.migrate.latest({ migrationSource })`.
- * Each schema version is one migration named `<prefix><version>_<primitive>` (`taskrow_0001_dones`)
- * whose `up` runs exactly the statements core's `migrate()` runs, so the tables are identical
+ * Each schema version is one migration named `<prefix><version>_<name>` (`taskrow_0001_baseline`)
+ * whose `up` runs exactly the table statements core's `migrate()` runs, so the tables are identical
  * and a later `tr.migrate()` applies nothing. Running a step again after a Knex rollback changes
  * nothing (`applyMigrationStep`).
  *

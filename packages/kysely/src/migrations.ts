@@ -24,7 +24,7 @@ export interface TaskrowMigrationProvider {
 
 /**
  * taskrow's schema as a Kysely `MigrationProvider`, for `new Migrator({ db, provider })`. Each
- * schema version is one migration named `<prefix><version>_<primitive>` (`taskrow_0001_dones`, so
+ * schema version is one migration named `<prefix><version>_<name>` (`taskrow_0001_baseline`, so
  * Kysely's name order is version order) whose `up` runs exactly the statements core's `migrate()`
  * runs: the tables are identical and a later `tr.migrate()` applies nothing. Running a step twice
  * changes nothing (`applyMigrationStep`).

@@ -32,7 +32,7 @@ async function rowsOf(db: { query(sql: string): Promise<unknown> }, sql: string)
  * taskrow's schema as Umzug migrations, for `new Umzug({ migrations: taskrowMigrations(), context,
  * storage: new SequelizeStorage({ sequelize, tableName }) })` with `context` the Sequelize instance
  * or `sequelize.getQueryInterface()` (sequelize-cli's convention). Each schema version is one
- * migration named `<prefix><version>_<primitive>` (`taskrow_0001_dones`) whose `up` runs exactly the
+ * migration named `<prefix><version>_<name>` (`taskrow_0001_baseline`) whose `up` runs exactly the
  * statements core's `migrate()` runs, through `sequelize.query()` and core's `applyMigrationStep`
  * (which skips a change that cannot be re-run, such as a column rename, once it is in place), so
  * the tables are identical, a later `tr.migrate()` applies nothing, and a re-run changes nothing.

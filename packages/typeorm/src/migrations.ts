@@ -8,7 +8,7 @@ export interface TaskrowMigrationsOptions {
 
 /** One taskrow schema version as a TypeORM migration (`MigrationInterface`), typed structurally. */
 export interface TaskrowMigration {
-  /** `<prefix><version>_<primitive>` followed by the 13-digit timestamp TypeORM orders migrations by. */
+  /** `<prefix><version>_<name>` followed by the 13-digit timestamp TypeORM orders migrations by. */
   readonly name: string;
   up(queryRunner: { query(query: string): Promise<unknown> }): Promise<void>;
   down(queryRunner: unknown): Promise<void>;
@@ -25,8 +25,8 @@ const timestampOf = (version: number): number => Date.UTC(2026, 0, 1) + version 
  * taskrow's schema as TypeORM migration classes, for the DataSource's `migrations` option
  * (`migrations: [...taskrowMigrations(), ...yours]`) and `dataSource.runMigrations()` or the
  * `typeorm migration:run` command. Each schema version is one class whose instances are named
- * `<prefix><version>_<primitive><timestamp>` (`taskrow_0001_dones1767225601000`) and whose `up`
- * runs exactly the statements core's `migrate()` runs through the QueryRunner and core's
+ * `<prefix><version>_<name><timestamp>` (`taskrow_0001_baseline1767225601000`) and whose `up`
+ * runs exactly the table statements core's `migrate()` runs through the QueryRunner and core's
  * `applyMigrationStep` (which skips a change that cannot be re-run, such as a column rename, once it
  * is in place), so the tables are identical, a later `tr.migrate()` applies nothing, and a re-run
  * changes nothing.

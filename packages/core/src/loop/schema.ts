@@ -1,21 +1,6 @@
-import type { Migration } from '../schema/migration.js';
 import { TABLE_OPTIONS } from '../schema/tables.js';
 import type { IdCodec } from './ids.js';
 import { loopRegistryTable, type LoopTable } from './tables.js';
-
-/** Schema version 2: the loop registry. Each loop's own table is created by `createLoop()`. */
-export const LOOP_MIGRATION: Migration = {
-  version: 2,
-  name: 'loop',
-  statements: (prefix) => [
-    `CREATE TABLE IF NOT EXISTS ${loopRegistryTable(prefix)} (
-  \`name\` VARCHAR(32) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
-  \`id_type\` VARCHAR(32) CHARACTER SET ascii COLLATE ascii_bin NOT NULL COMMENT 'int, bigint or string(N), N in UTF-8 bytes',
-  \`created_at\` DATETIME(6) NOT NULL COMMENT 'UTC',
-  PRIMARY KEY (\`name\`)
-) ${TABLE_OPTIONS}`,
-  ],
-};
 
 /**
  * A loop's table, as the original's `create-doloop-table` prints it, with times as BIGINT unix

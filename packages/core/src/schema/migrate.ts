@@ -1,6 +1,6 @@
+import type { Dialect } from '../dialect.js';
 import type { Executor } from '../engine/executor.js';
-import { TaskrowError } from '../errors.js';
-import { classify } from '../retry.js';
+import { installRoutines, ROUTINES, routineStatements, type RoutinesResult } from '../queue/routines/index.js';
 import { toNumber } from '../validate.js';
 import { validatePrefix } from '../names.js';
 import { MIGRATIONS, migrationsTableSql, SCHEMA_VERSION, type Migration } from './migrations.js';
@@ -12,13 +12,18 @@ export interface MigrateResult {
   readonly applied: number[];
   /** The schema version now recorded. */
   readonly version: number;
+  /** What became of the Queue's stored procedures (see `RoutinesResult`): none is a schema version. */
+  readonly routines: RoutinesResult;
 }
 
 /**
- * Creates or upgrades taskrow's tables. Idempotent: a second call applies nothing; two processes
- * migrating at once both succeed, because every statement is `IF NOT EXISTS` and versions are
- * recorded with a keyed upsert (a rename, which no statement makes idempotent, is checked for
- * first: `Migration.appliedIf`). MUST NOT drop or rewrite data.
+ * Creates or upgrades taskrow's tables, then installs the Queue's stored procedures by content
+ * (each created once, replaced only when its text changed: see `installRoutines`). Idempotent: a
+ * second call applies and creates nothing; two processes migrating at once both succeed, because
+ * every statement is `IF NOT EXISTS` and versions are recorded with a keyed upsert (a rename, which
+ * no statement makes idempotent, is checked for first: `Migration.appliedIf`). A procedure the
+ * server refuses is reported in `routines.refused`, and tried again by the next call. MUST NOT
+ * drop or rewrite data.
  */
 export async function migrate(exec: Executor, prefix: string): Promise<MigrateResult> {
   const migrations = table(prefix, 'schema_migrations');
@@ -36,28 +41,23 @@ export async function migrate(exec: Executor, prefix: string): Promise<MigrateRe
     );
     applied.push(m.version);
   }
-  return { applied, version: Math.max(SCHEMA_VERSION, ...done) };
+  const routines = await installRoutines(exec, ROUTINES, prefix);
+  return { applied, version: Math.max(SCHEMA_VERSION, ...done), routines };
 }
 
 /** Runs `m`'s statements, unless (or, after a failure, because) its `appliedIf` finds the change in place. */
 function applyStatements(exec: Executor, prefix: string, m: Migration): Promise<void> {
-  const run = async (sql: string): Promise<readonly unknown[]> => (await exec.query(sql)).rows;
-  // An optional change the server refused (an error of the server, not of the connection) is done without.
-  const refused = (err: unknown): boolean => m.optional === true && err instanceof TaskrowError && err.code === 'DATABASE_ERROR';
-  return applyChange(m.statements(prefix), m.appliedIf?.(prefix), run, refused);
+  return applyChange(m.statements(prefix), m.appliedIf?.(prefix), async (sql) => (await exec.query(sql)).rows);
 }
 
-/**
- * Runs `change` in order, unless `appliedIf` returns a row before, or after a failure of, the
- * change. A failure that `refused` accepts (see `Migration.optional`) ends the change quietly.
- */
-async function applyChange(change: readonly string[], appliedIf: string | undefined, run: (sql: string) => Promise<readonly unknown[]>, refused: (err: unknown) => boolean = () => false): Promise<void> {
+/** Runs `change` in order, unless `appliedIf` returns a row before, or after a failure of, the change. */
+async function applyChange(change: readonly string[], appliedIf: string | undefined, run: (sql: string) => Promise<readonly unknown[]>): Promise<void> {
   const inPlace = async (): Promise<boolean> => appliedIf !== undefined && (await run(appliedIf)).length > 0;
   if (await inPlace()) return;
   try {
     for (const sql of change) await run(sql);
   } catch (err) {
-    if (!refused(err) && !(await inPlace())) throw err;
+    if (!(await inPlace())) throw err;
   }
 }
 
@@ -68,12 +68,15 @@ function recordVersionSql(prefix: string, m: Migration): string {
 
 /**
  * The full DDL under `prefix` (validated), each statement ending in `;`, for review or for applying
- * by hand; needs no connection. Applied in order it leaves the schema `migrate()` would.
+ * by hand; needs no connection. Applied in order it leaves the tables `migrate()` would, and with
+ * `engine` the stored procedures `migrate()` installs on that server family too (without it, none:
+ * taskrow then takes its path without them).
  */
-export function schemaSql(prefix: string): string {
+export function schemaSql(prefix: string, engine?: Dialect['engine']): string {
   const p = validatePrefix(prefix);
   const out = [migrationsTableSql(p)];
-  for (const m of MIGRATIONS) out.push(...m.statements(p).map(forCommandLine), recordVersionSql(p, m));
+  for (const m of MIGRATIONS) out.push(...m.statements(p), recordVersionSql(p, m));
+  if (engine !== undefined) out.push(...routineStatements(ROUTINES, p, engine).map((r) => forCommandLine(r.sql)));
   return `${out.join(';\n\n')};\n`;
 }
 
@@ -85,7 +88,10 @@ function forCommandLine(sql: string): string {
   return sql.startsWith('CREATE PROCEDURE') ? `DELIMITER //\n${sql}//\nDELIMITER ` : sql;
 }
 
-/** One schema version as another migration runner (Knex, Kysely) applies it. */
+/**
+ * One schema version as another migration runner (Knex, Kysely) applies it. The stored procedures
+ * are no step: `tr.migrate()` at start-up installs them (it changes no table a runner applied).
+ */
 export interface MigrationStep {
   readonly version: number;
   readonly name: string;
@@ -105,8 +111,6 @@ export interface MigrationStep {
    * once its change is in place.
    */
   readonly appliedIf?: string;
-  /** The change may be refused by the server (see `Migration.optional`): `applyMigrationStep` then records the version all the same. */
-  readonly optional?: boolean;
 }
 
 /** Every schema version under `prefix` (validated), oldest first, for applying through another migration runner. */
@@ -119,7 +123,6 @@ export function migrationSteps(prefix: string): MigrationStep[] {
     statements: [migrationsTableSql(p), ...m.statements(p), recordVersionSql(p, m)],
     change: m.statements(p),
     ...(m.appliedIf ? { appliedIf: m.appliedIf(p) } : {}),
-    ...(m.optional ? { optional: true } : {}),
   }));
 }
 
@@ -132,33 +135,6 @@ export function migrationSteps(prefix: string): MigrationStep[] {
 export async function applyMigrationStep(step: MigrationStep, run: (sql: string) => Promise<readonly unknown[]>): Promise<void> {
   const [setup, record] = [step.statements[0]!, step.statements[step.statements.length - 1]!];
   await run(setup);
-  // The runner's errors are its driver's: an optional change is done without when the server refused it.
-  await applyChange(step.change, step.appliedIf, run, (err) => step.optional === true && refusedByServer(err));
+  await applyChange(step.change, step.appliedIf, run);
   await run(record);
-}
-
-/**
- * True when a migration runner's error is the server refusing the statement: it carries a server
- * error number (on the driver's error, or on one the runner wrapped it in: `original`, `parent`,
- * `driverError`, `cause`) that is neither a lost connection nor a transient conflict. A connection
- * that failed, or an error without a number, MUST NOT pass for a refusal: the version would be
- * recorded without its change, and never tried again.
- */
-function refusedByServer(err: unknown): boolean {
-  const errno = serverErrno(err, 0);
-  // Server errors: 1000-1999, and MySQL's 3000+ and MariaDB's 4000+. Not the client's own (2000s,
-  // the `mariadb` connector's 45000s) nor a socket's (Node's negative errno).
-  const server = errno !== undefined && ((errno >= 1000 && errno < 2000) || (errno >= 3000 && errno < 5000));
-  return server && classify({ errno }) === 'other';
-}
-
-function serverErrno(err: unknown, depth: number): number | undefined {
-  if (typeof err !== 'object' || err === null || depth > 3) return undefined;
-  const e = err as { errno?: unknown; original?: unknown; parent?: unknown; driverError?: unknown; cause?: unknown };
-  if (typeof e.errno === 'number') return e.errno;
-  for (const inner of [e.original, e.parent, e.driverError, e.cause]) {
-    const errno = serverErrno(inner, depth + 1);
-    if (errno !== undefined) return errno;
-  }
-  return undefined;
 }

@@ -2,7 +2,7 @@
 export interface Migration {
   readonly version: number;
   readonly name: string;
-  /** The statements for table prefix `prefix`. */
+  /** The statements for table prefix `prefix`: tables and indexes only. */
   statements(prefix: string): string[];
   /**
    * For a change no statement can make idempotent (a column rename): a SELECT that returns a row
@@ -10,13 +10,6 @@ export interface Migration {
    * statement's failure when it does afterwards (another process made the change meanwhile).
    */
   readonly appliedIf?: (prefix: string) => string;
-  /**
-   * For a change the engine works without (a stored procedure that saves round trips): a server
-   * that refuses it (an older MySQL 8.0 without `CREATE PROCEDURE IF NOT EXISTS`, a proxy without
-   * stored procedures, a user without `CREATE ROUTINE`) still gets the version recorded, and the
-   * engine finds the change missing at run time and does without it.
-   */
-  readonly optional?: boolean;
 }
 
 /** `information_schema` says whether `column` of `prefix` + `name` exists (a migration's `appliedIf`). */

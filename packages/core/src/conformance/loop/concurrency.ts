@@ -171,7 +171,7 @@ export function loopConcurrency<Tx>(ctx: () => SuiteContext<Tx>): void {
   });
 
   /**
-   * Runs `fn` with a loop of ids 1-10 and `n` extra clients while the probe holds the loop's turn
+   * Runs `fn` with a loop of ids 1-10 and `n` handles of the session's taskrow while the probe holds the loop's turn
    * (its gate), as a getter between its first read and its commit does; rolls back after (if `fn` did not).
    */
   const whileTurnHeld = async (name: string, n: number, fn: (loops: Loop<number>[], probe: Probe, prefix: string) => Promise<void>): Promise<void> => {
@@ -179,14 +179,13 @@ export function loopConcurrency<Tx>(ctx: () => SuiteContext<Tx>): void {
     const session = await lockingSession(c, `loop › concurrency › ${name}`);
     const loop = await freshLoop(c);
     await loop.add(range(1, 10));
-    const { clients, close } = await session.openClients(n);
     await session.probe.query('START TRANSACTION');
     try {
       await session.probe.query(gateSql(c.target, c.prefix), [loop.name]);
-      await fn(clients.map((t) => t.loop(loop.name, { idType: 'int', turns: true })), session.probe, c.prefix);
+      // Handles of one taskrow instance: its turns are the instance's, shared by its handles.
+      await fn(Array.from({ length: n }, () => session.taskrow.loop(loop.name, { idType: 'int', turns: true })), session.probe, c.prefix);
     } finally {
       await session.probe.query('ROLLBACK');
-      await close();
     }
   };
 
@@ -200,7 +199,7 @@ export function loopConcurrency<Tx>(ctx: () => SuiteContext<Tx>): void {
     });
   });
 
-  const inProcess = 'getters of one process that take turns, through separate clients, wait for the turn in the process: one waits on the server at a time';
+  const inProcess = 'getters of one taskrow instance that take turns wait for the turn in the process: one waits on the server at a time';
   it(inProcess, async () => {
     await whileTurnHeld(inProcess, 3, async (loops, probe, prefix) => {
       const t0 = performance.now();

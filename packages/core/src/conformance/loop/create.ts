@@ -16,10 +16,10 @@ async function registryRow<Tx>(c: SuiteContext<Tx>, name: string): Promise<strin
 
 /** createLoop, the registry, loop() on missing loops, loopSchemaSql, names. */
 export function loopCreate<Tx>(ctx: () => SuiteContext<Tx>): void {
-  it('migrate() records schema version 2 and creates the loop registry', async () => {
+  it('migrate() records the baseline schema version and creates the loop registry', async () => {
     const c = ctx();
     const versions = await c.session.probe.query<{ v: unknown }>(`SELECT \`version\` AS v FROM \`${c.prefix}schema_migrations\``);
-    expect(versions.map((r) => Number(r.v))).toContain(2);
+    expect(versions.map((r) => Number(r.v))).toContain(1);
     expect(await tableExists(c, `${c.prefix}loops`)).toBe(true);
   });
 

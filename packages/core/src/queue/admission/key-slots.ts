@@ -1,6 +1,5 @@
 import { placeholderList } from '../../chunk.js';
 import type { SqlConnection } from '../../port.js';
-import type { Migration } from '../../schema/migration.js';
 import { TABLE_OPTIONS } from '../../schema/tables.js';
 import { toNumber } from '../../validate.js';
 import { PHASE, queueTables, type QueueTables } from '../model/tables.js';
@@ -10,42 +9,6 @@ import { MAX_CONCURRENCY_KEY_CHARS } from '../model/options.js';
 const HOLDS = PHASE.ready;
 /** A `<prefix>queue_keyed` row's `state`: its job waits for a slot (blocked). */
 const WAITS = PHASE.blocked;
-
-/**
- * Schema version 31: the jobs of a concurrency key are found through `<prefix>queue_keyed`, not an
- * index of the jobs table. One row per keyed job that was admitted (`state` 0: made ready, so ready
- * or running) or blocked (`state` 5), written by the admission that decided it, under the key's
- * lock. The job's own row stays the truth: readers join it by primary key and count a job only in
- * the phase its row says, so a row whose job moved on (completed, dead, retrying later) costs a
- * lookup and is deleted by the next admission of its key, which every such move runs in its own
- * transaction. The jobs table loses its `keyed` index and `key_phase` column: a job without a key
- * (most of them) no longer writes and deletes an index entry on every enqueue and completion.
- * Existing admitted and blocked jobs get their rows. Processes of a build that predates it read
- * the dropped index: stop them before migrating.
- */
-export const KEYED_TABLE_MIGRATION: Migration = {
-  version: 31,
-  name: 'queue-keyed-table',
-  statements: (prefix) => {
-    const t = queueTables(prefix);
-    return [
-      `CREATE TABLE IF NOT EXISTS ${t.keyed} (
-  \`queue\` VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
-  \`conc_key\` VARCHAR(${MAX_CONCURRENCY_KEY_CHARS}) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
-  \`state\` TINYINT UNSIGNED NOT NULL COMMENT '${HOLDS}: admitted (the job was made ready); ${WAITS}: blocked',
-  \`id\` BIGINT UNSIGNED NOT NULL COMMENT 'the job; its row says whether it still holds or waits',
-  PRIMARY KEY (\`queue\`, \`conc_key\`, \`state\`, \`id\`)
-) ${TABLE_OPTIONS}`,
-      `INSERT IGNORE INTO ${t.keyed} (\`queue\`, \`conc_key\`, \`state\`, \`id\`)
-  SELECT \`queue\`, \`conc_key\`, IF(\`phase\` = ${PHASE.blocked}, ${WAITS}, ${HOLDS}), \`id\` FROM ${t.jobs}
-  WHERE \`conc_key\` IS NOT NULL AND \`phase\` IN (${PHASE.ready}, ${PHASE.running}, ${PHASE.blocked})`,
-      `ALTER TABLE ${t.jobs} DROP INDEX \`keyed\`, DROP COLUMN \`key_phase\``,
-    ];
-  },
-  appliedIf: (prefix) =>
-    `SELECT 1 FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = '${prefix}queue_keyed'
-       AND NOT EXISTS (SELECT 1 FROM information_schema.statistics WHERE table_schema = DATABASE() AND table_name = '${prefix}queue_jobs' AND index_name = 'keyed')`,
-};
 
 /** Ids by key. */
 export type IdsByKey = ReadonlyMap<string, readonly number[]>;

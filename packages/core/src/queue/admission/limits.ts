@@ -1,7 +1,6 @@
 import { placeholderList } from '../../chunk.js';
 import { InvalidArgumentError } from '../../errors.js';
 import type { SqlConnection } from '../../port.js';
-import type { Migration } from '../../schema/migration.js';
 import { TABLE_OPTIONS } from '../../schema/tables.js';
 import { intArg, optionsOf, show, toNumber } from '../../validate.js';
 import type { Executor } from '../../engine/executor.js';
@@ -16,38 +15,6 @@ export const MAX_CONCURRENCY_LIMIT = 1_000_000;
 export const DEFAULT_CONCURRENCY_LIMIT = 1;
 /** The `conc_key` of the row that holds a queue's default limit (no key is empty). */
 export const QUEUE_DEFAULT_ROW = '';
-
-/**
- * Schema version 11: per-key concurrency limits. A job enqueued with a concurrency key carries it
- * in `conc_key`; `key_phase` repeats its phase for keyed jobs only (null for the others, so the
- * `keyed` index is never rewritten when an unkeyed job changes phase). The index served the two
- * reads an admission makes: the ready and running jobs of a key (counted) and its blocked jobs
- * in enqueue order. Schema version 31 drops the index and `key_phase`; both reads go
- * through `<prefix>queue_keyed` instead (see `key-slots.ts`). One `<prefix>queue_keys` row per key in use
- * holds its limit override and is locked (and written) by whoever admits jobs of the key.
- */
-export const LIMITS_MIGRATION: Migration = {
-  version: 11,
-  name: 'queue-concurrency-keys',
-  statements: (prefix) => {
-    const t = queueTables(prefix);
-    return [
-      `CREATE TABLE IF NOT EXISTS ${t.keys} (
-  \`queue\` VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
-  \`conc_key\` VARCHAR(${MAX_CONCURRENCY_KEY_CHARS}) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL COMMENT 'empty: the queue default limit',
-  \`max_running\` INT UNSIGNED NULL COMMENT 'most ready and running jobs of the key; null: the queue default',
-  \`admissions\` BIGINT UNSIGNED NOT NULL DEFAULT 0 COMMENT 'written by every admission, so two on different cluster nodes conflict',
-  PRIMARY KEY (\`queue\`, \`conc_key\`)
-) ${TABLE_OPTIONS}`,
-      `ALTER TABLE ${t.jobs}
-  ADD COLUMN \`conc_key\` VARCHAR(${MAX_CONCURRENCY_KEY_CHARS}) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NULL COMMENT 'concurrency key; null: none',
-  ADD COLUMN \`key_phase\` TINYINT UNSIGNED AS (IF(\`conc_key\` IS NULL, NULL, \`phase\`)) VIRTUAL COMMENT 'phase of keyed jobs only',
-  ADD KEY \`keyed\` (\`queue\`, \`conc_key\`, \`key_phase\`)`,
-    ];
-  },
-  appliedIf: (prefix) =>
-    `SELECT 1 FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = '${prefix}queue_jobs' AND column_name = 'conc_key'`,
-};
 
 /** Limits by key, as the admission reads them. */
 type Limits = ReadonlyMap<string, number>;

@@ -1,38 +1,8 @@
 import type { Executor } from '../../engine/executor.js';
 import type { SqlConnection } from '../../port.js';
-import { columnExists, type Migration } from '../../schema/migration.js';
 import { TABLE_OPTIONS } from '../../schema/tables.js';
 import { toNumber } from '../../validate.js';
 import { epochMicros, queueTables, type QueueTables } from '../model/tables.js';
-
-/**
- * Schema version 15: `head_read_at` on the queue rows, the database time a claim of any process
- * last took the turn to read the queue's ready rows from the head (see `cursor.ts`).
- */
-export const QUEUE_HEAD_MIGRATION: Migration = {
-  version: 15,
-  name: 'queue-head-reads',
-  statements: (prefix) => [
-    `ALTER TABLE ${queueTables(prefix).queues} ADD COLUMN \`head_read_at\` DATETIME(6) NULL COMMENT 'UTC; when a claim last took the turn to read the ready rows from the head'`,
-  ],
-  appliedIf: (prefix) => columnExists(prefix, 'queues', 'head_read_at'),
-};
-
-/**
- * Schema version 8: one row per queue that has fleet-wide state. `paused_at` is set while the
- * queue is paused (`Queue.pause()`): every claim of the queue reads it first and takes nothing.
- */
-export const QUEUES_MIGRATION: Migration = {
-  version: 8,
-  name: 'queues',
-  statements: (prefix) => [
-    `CREATE TABLE IF NOT EXISTS ${queueTables(prefix).queues} (
-  \`queue\` VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
-  \`paused_at\` DATETIME(6) NULL COMMENT 'UTC; set while the queue is paused',
-  PRIMARY KEY (\`queue\`)
-) ${TABLE_OPTIONS}`,
-  ],
-};
 
 /**
  * Pauses `queue` for every worker and `claim()` caller: from the commit on, claims of the queue

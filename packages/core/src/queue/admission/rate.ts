@@ -1,7 +1,6 @@
 import type { Executor } from '../../engine/executor.js';
 import { invalid } from '../../errors.js';
 import type { SqlConnection } from '../../port.js';
-import type { Migration } from '../../schema/migration.js';
 import { TABLE_OPTIONS } from '../../schema/tables.js';
 import { intArg, optionsOf, secondsArg, show, toNumber } from '../../validate.js';
 import { placeholderList } from '../../chunk.js';
@@ -12,27 +11,6 @@ export const MAX_RATE_LIMIT = 100_000;
 /** The longest and shortest rate window, in seconds. */
 export const MAX_RATE_WINDOW_SECONDS = 24 * 3600;
 export const MIN_RATE_WINDOW_SECONDS = 0.001;
-
-/**
- * Schema version 12: rate limits. A rate-limited queue has one row per start its window allows.
- * A claim takes free rows (`free_at` passed, database clock) with `FOR UPDATE SKIP LOCKED`, one per
- * job it starts, and sets each row's `free_at` a window ahead: a row serves at most one start per
- * window, so no window of that length ever holds more starts than the queue has rows.
- */
-export const RATE_MIGRATION: Migration = {
-  version: 12,
-  name: 'queue-rate-limits',
-  statements: (prefix) => [
-    `CREATE TABLE IF NOT EXISTS ${queueTables(prefix).rateSlots} (
-  \`queue\` VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
-  \`slot\` INT UNSIGNED NOT NULL COMMENT '0 to limit - 1',
-  \`window_us\` BIGINT UNSIGNED NOT NULL COMMENT 'the window, in microseconds',
-  \`free_at\` DATETIME(6) NOT NULL COMMENT 'UTC; when the slot may serve another start',
-  PRIMARY KEY (\`queue\`, \`slot\`),
-  KEY \`free\` (\`queue\`, \`free_at\`)
-) ${TABLE_OPTIONS}`,
-  ],
-};
 
 /** A queue's rate limit: at most `limit` jobs start in any `per` seconds. */
 export interface RateLimit {

@@ -2,8 +2,7 @@ import { slot } from '../../instance.js';
 import { performance } from 'node:perf_hooks';
 import type { Executor } from '../../engine/executor.js';
 import { TaskrowError } from '../../errors.js';
-import type { Migration } from '../../schema/migration.js';
-import { TABLE_OPTIONS } from '../../schema/tables.js';
+import type { RoutineDialect } from '../../dialect.js';
 import type { SqlClient, SqlValue } from '../../port.js';
 import { epochMicros } from '../../sql.js';
 import { toNumber } from '../../validate.js';
@@ -11,7 +10,9 @@ import type { ClaimRow } from '../model/claimed.js';
 import type { Position } from './cursor.js';
 import { callRows, mayCall } from '../routines/call.js';
 import { perQueue } from '../model/registry.js';
-import { DUE_ROWS, PHASE, queueTables, type QueueTables } from '../model/tables.js';
+import { PHASE, type QueueTables } from '../model/tables.js';
+import { dueSql, pausedSql, ratedSql } from '../model/gate.js';
+import type { Routine } from '../routines/routine.js';
 
 /** Seconds a claim waits for its queue's claim lock before it claims without it (MySQL takes whole seconds). */
 const SERIAL_WAIT_S = 1;
@@ -35,8 +36,6 @@ const readReady = (jobs: string, from: boolean): string => `SELECT GROUP_CONCAT(
 const LEASED_COLUMNS = `\`id\`, \`grp\`, \`conc_key\`, \`priority\`, \`attempt\` - 1 AS \`attempt\`, \`max_attempts\`, \`token\`, \`payload\`,
   ${epochMicros('`run_at`')} AS run_us, ${epochMicros('`due_at`')} AS due_us`;
 
-/** `sql` inside an SQL string literal. */
-const literal = (sql: string): string => sql.replaceAll("'", "''");
 
 /** Variables that hold the ids of a claim of a few jobs: its lease and answer then name them in plain statements, not prepared ones. */
 const FEW_IDS = ['v_id1', 'v_id2', 'v_id3', 'v_id4', 'v_id5', 'v_id6', 'v_id7', 'v_id8'];
@@ -80,45 +79,17 @@ const takeLock = (prefix: string): string => {
 `;
 };
 
-/** True in a procedure running on MariaDB. */
-const IS_MARIADB = "VERSION() LIKE '%MariaDB%'";
-
-/**
- * Whether due jobs of `p_queue` wait to be made ready, as a procedure on `server` asks it: the index
- * range read from the end MariaDB stops at (see `dueWaiting`), from its start on MySQL.
- */
-export const dueOn = (t: QueueTables, server: 'mariadb' | 'mysql'): string =>
-  `(SELECT 1 FROM ${t.jobs} FORCE INDEX (\`claim\`) WHERE ${DUE_ROWS.replace('?', 'p_queue')}${server === 'mariadb' ? ' ORDER BY `phase` DESC, `ready_priority` DESC, `due_at` DESC' : ''} LIMIT 1) IS NOT NULL`;
-
-/** `dueOn` for the server the procedure runs on, both forms in one expression behind `IF()`. */
-export const dueInProcedure = (t: QueueTables): string => `IF(${IS_MARIADB}, ${dueOn(t, 'mariadb')}, ${dueOn(t, 'mysql')})`;
-
-/** The gate's reads into `v_paused`, `v_rated`, `v_due`, with `due` as the third. */
-const gateReads = (t: QueueTables, due: string): string => `SELECT EXISTS (SELECT 1 FROM ${t.queues} WHERE \`queue\` = p_queue AND \`paused_at\` IS NOT NULL),
-    EXISTS (SELECT 1 FROM ${t.rateSlots} WHERE \`queue\` = p_queue),
-    ${due}
+/** The gate's reads (see `model/gate.ts`) into `v_paused`, `v_rated`, `v_due`. */
+const gateReads = (t: QueueTables, d: RoutineDialect): string => `SELECT ${pausedSql(t, 'p_queue')},
+    ${ratedSql(t, 'p_queue')},
+    ${dueSql(t, d.rangeEndStops, 'p_queue')}
     INTO v_paused, v_rated, v_due;`;
 
-/**
- * The gate's reads: one statement holding both servers' forms of the due read, chosen by
- * `IF()` (`branched` false, versions 20 to 26), or the one statement of the server it runs on,
- * chosen by the procedure (version 28: the server then optimises one subquery, not both; 120-180
- * us less a CALL measured on MySQL 9.7 and MariaDB 11.8).
- */
-const gateStatement = (t: QueueTables, branched: boolean): string =>
-  branched
-    ? `IF ${IS_MARIADB} THEN
-    ${gateReads(t, dueOn(t, 'mariadb'))}
-  ELSE
-    ${gateReads(t, dueOn(t, 'mysql'))}
-  END IF;`
-    : gateReads(t, dueInProcedure(t));
-
 /** The transaction's start and its gate: paused (state 1), rate-limited (2), due jobs to make ready first (3). */
-const gate = (t: QueueTables, branched: boolean): string => `  IF v_len < 1048576 THEN SET SESSION group_concat_max_len = 1048576; END IF;
+const gate = (t: QueueTables, d: RoutineDialect): string => `  IF v_len < 1048576 THEN SET SESSION group_concat_max_len = 1048576; END IF;
   SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
   START TRANSACTION;
-  ${gateStatement(t, branched)}
+  ${gateReads(t, d)}
   IF v_paused = 1 THEN
     SET v_state = 1;
   ELSEIF v_rated = 1 THEN
@@ -185,153 +156,66 @@ const MID = `  IF v_state = 0 THEN COMMIT; ELSE ROLLBACK; SET v_ids = NULL; END 
 const LEASED_STATUS = '0 AS `state`, v_head AS `head`, v_due AS `due`, v_last AS `last`, v_locked AS `locked`';
 
 /**
- * The read-back of more than 8 leased jobs: a prepared statement naming the ids, sorted by
- * `FIELD()` (`joined` false, versions 20 to 28: parsed on every claim), or a join of the ids of
- * `v_ids` as a `JSON_TABLE` with the jobs by primary key, in the list's order (version 29: no
- * parse, no `FIELD()` sort; 125-345 microseconds less server time per read-back of 100 jobs,
- * measured on MySQL 9.7, MariaDB 10.11 and 11.8).
+ * The read-back of more than 8 leased jobs: a join of the ids of `v_ids` as a `JSON_TABLE` with
+ * the jobs by primary key, in the list's order (no statement prepared per claim, no `FIELD()`
+ * sort; 125-345 microseconds less server time per read-back of 100 jobs than a prepared
+ * statement naming the ids, measured on MySQL 9.7, MariaDB 10.11 and 11.8).
  */
-const readBack = (t: QueueTables, joined: boolean): string =>
-  joined
-    ? `    SELECT ${LEASED_STATUS},
+const readBack = (t: QueueTables): string => `    SELECT ${LEASED_STATUS},
       ${LEASED_COLUMNS}, ${epochMicros('`due_at`')} - p_lease AS now_us
       FROM JSON_TABLE(CONCAT('[', v_ids, ']'), '$[*]' COLUMNS (\`ord\` FOR ORDINALITY, \`kid\` BIGINT UNSIGNED PATH '$')) AS k
       STRAIGHT_JOIN ${t.jobs} AS j ON j.\`id\` = k.\`kid\`
       WHERE j.\`token\` = p_token ORDER BY k.\`ord\`;
-`
-    : `    SET @taskrow_claim = CONCAT('SELECT 0 AS \`state\`, ', v_head, ' AS \`head\`, ', v_due, ' AS \`due\`, ', QUOTE(v_last), ' AS \`last\`, ', v_locked, ' AS \`locked\`,
-      ${literal(LEASED_COLUMNS)}, ${literal(epochMicros('`due_at`'))} - ', p_lease, ' AS now_us FROM ${t.jobs} FORCE INDEX (PRIMARY)
-      WHERE \`id\` IN (', v_ids, ') AND \`token\` = ', p_token, ' ORDER BY FIELD(\`id\`, ', v_ids, ')');
-    PREPARE taskrow_claim FROM @taskrow_claim;
-    EXECUTE taskrow_claim;
-    DEALLOCATE PREPARE taskrow_claim;
 `;
 
 /** The answer: one status row when nothing was leased, else the leased rows (read back by id, in claim order) with the status on each. */
-const answer = (t: QueueTables, joined: boolean): string => `  IF v_ids IS NULL THEN
+const answer = (t: QueueTables): string => `  IF v_ids IS NULL THEN
     SELECT v_state AS \`state\`, v_head AS \`head\`, v_due AS \`due\`, v_last AS \`last\`, v_locked AS \`locked\`, NULL AS \`id\`;
   ELSEIF v_n <= ${FEW_IDS.length} THEN
     SELECT ${LEASED_STATUS},
       ${LEASED_COLUMNS}, ${epochMicros('`due_at`')} - p_lease AS now_us FROM ${t.jobs} FORCE INDEX (PRIMARY)
       WHERE \`id\` IN (${FEW_IDS.join(', ')}) AND \`token\` = p_token ORDER BY FIELD(\`id\`, ${FEW_IDS.join(', ')});
   ELSE
-${readBack(t, joined)}  END IF;
+${readBack(t)}  END IF;
 `;
 
 /**
- * The claim procedure of schema version `version`, as `CREATE PROCEDURE <head>` would create it:
- * from 26 reading from and keeping the fleet's place, from 28 with the gate's one statement of the
- * server it runs on (see `gateStatement`), from 29 reading more than 8 leased jobs back through a
- * join (see `readBack`).
+ * `CALL <prefix>claim_jobs(queue, limit, lease, token, from_priority, from_due, stale, serial)`: a
+ * claim of ready jobs as one statement, for the common claim (no group filter, a queue not
+ * rate-limited: see `claimByCall`). In the server, in the order the client would send it: with
+ * `serial`, the queue's claim lock (a named lock, `GET_LOCK`, waited on 1 s at most: claims of a
+ * queue then enter InnoDB one at a time, instead of 32 claimers skip-reading each other's rows and
+ * the entries purge has not removed yet; one that does not get it claims all the same), then at
+ * READ COMMITTED the gate (paused, rate-limited, due jobs waiting: plain reads), the locking read of
+ * up to `limit` ready rows (`FOR UPDATE SKIP LOCKED`, from the fleet's place when the lock is held,
+ * else from the priority and due time given, then from the head when that finds fewer), the lease
+ * (token, lease expiry on the database clock, one more attempt), the fleet's place kept, COMMIT,
+ * the lock released, and last the leased rows, read back by id in claim order (so the lock is
+ * never held while the server writes to the network). It leases nothing and answers a state
+ * instead when the queue is paused (1), rate-limited (2) or has due jobs to make ready first (3:
+ * `stale`, or the read found fewer than `limit`): the client then claims in its own transaction.
+ * One result set, at least one row: `state`, `head` (the read began at the head), `due`, `last`,
+ * `locked` (3 got the lock at once, 1 after a wait, 0 waited in vain, 2 refused or not asked for),
+ * then the job columns (NULL on the one row of an empty claim). Any error rolls back and releases
+ * the lock before it reaches the client. `SQL SECURITY INVOKER`.
+ *
+ * The fleet's place: claims of a queue take turns through the lock, so each begins where the one
+ * before it ended (`<prefix>queue_cursors`, written in the claim's transaction; NULL after a short
+ * read) instead of walking the index entries of the rows every other process claimed since its
+ * own last claim. A claim with no place of its own still reads from the head, and so do claims
+ * without the lock; what a place may pass over is taken by a read that comes back short and by the
+ * fleet's turn at the head about once a second (see `cursor.ts`).
  */
-const claimProcedure = (head: string, t: QueueTables, prefix: string, version: 20 | 22 | 26 | 28 | 29): string => {
-  const fleet = version >= 26;
-  return `CREATE PROCEDURE ${head}${t.claimCall}(
+export const CLAIM_JOBS_ROUTINE: Routine = {
+  name: (t) => t.claimCall,
+  create: (t, d, prefix) => `CREATE PROCEDURE ${t.claimCall}(
   IN p_queue VARCHAR(64) CHARACTER SET ascii, IN p_limit INT UNSIGNED, IN p_lease BIGINT UNSIGNED, IN p_token BIGINT UNSIGNED,
   IN p_from_priority SMALLINT, IN p_from_due BIGINT, IN p_stale TINYINT, IN p_serial TINYINT)
 MODIFIES SQL DATA SQL SECURITY INVOKER COMMENT 'taskrow: one claim of ready jobs'
 BEGIN
-${DECLARATIONS}${takeLock(prefix)}${gate(t, version >= 28)}${fleet ? fleetFrom(t) : ''}${readAndLease(t)}${fleet ? fleetTo(t) : ''}${MID}${answer(t, version >= 29)}  SET @taskrow_claim = NULL;
-END`;
+${DECLARATIONS}${takeLock(prefix)}${gate(t, d)}${fleetFrom(t)}${readAndLease(t)}${fleetTo(t)}${MID}${answer(t)}  SET @taskrow_claim = NULL;
+END`,
 };
-
-/**
- * Schema version 20: a claim of ready jobs as one statement, `CALL <prefix>claim_jobs(queue, limit,
- * lease, token, from_priority, from_due, stale, serial)`, for the common claim (no group filter, a
- * queue not rate-limited: see `claimByCall`). In the server, in the order the client would send
- * it: with `serial`, the queue's claim lock (a named lock, `GET_LOCK`, waited on 1 s at most:
- * claims of a queue then enter InnoDB one at a time, instead of 32 claimers skip-reading each
- * other's rows and the entries purge has not removed yet; one that does not get it claims all the
- * same), then at READ COMMITTED the gate (paused, rate-limited, due jobs waiting: plain reads),
- * the locking read of up to `limit` ready rows (`FOR UPDATE SKIP LOCKED`, from the priority and
- * due time given, then from the head when that finds fewer), the lease (token, lease expiry on
- * the database clock, one more attempt), COMMIT, the lock released, and last the leased rows, read
- * back by id in claim order (so the lock is never held while the server writes to the network).
- * It leases nothing and answers a state instead when the queue is paused (1), rate-limited (2) or
- * has due jobs to make ready first (3: `stale`, or the read found fewer than `limit`): the client
- * then claims in its own transaction. One result set, at least one row: `state`, `head` (the read
- * began at the head), `due`, `last`, `locked` (3 got the lock at once, 1 after a wait, 0 waited in
- * vain, 2 refused or not asked for), then the job columns (NULL on the one row of an empty claim). Any error rolls back and releases the
- * lock before it reaches the client. `SQL SECURITY INVOKER`; optional, as version 17.
- */
-export const CLAIM_CALL_MIGRATION: Migration = {
-  version: 20,
-  name: 'queue-claim-call',
-  optional: true,
-  statements: (prefix) => [claimProcedure('IF NOT EXISTS ', queueTables(prefix), prefix, 20)],
-};
-
-/**
- * A schema version that drops the claim procedure and creates it as of `version`: optional, as
- * version 20. A claim whose CALL comes between the two finds no procedure and claims in its own
- * transaction (see `procedures.ts`).
- */
-const claimProcedureAgain = (version: 22 | 26 | 28 | 29, name: string): Migration => ({
-  version,
-  name,
-  optional: true,
-  statements: (prefix) => {
-    const t = queueTables(prefix);
-    return [`DROP PROCEDURE IF EXISTS ${t.claimCall}`, claimProcedure('', t, prefix, version)];
-  },
-});
-
-/**
- * Schema version 22: the claim procedure of version 20 again, whose lease and answer of a claim of
- * up to 8 jobs are plain statements naming the ids (a prepared statement is parsed on every
- * claim); the same arguments and answer. Dropped and created again: a claim whose CALL comes
- * between the two finds no procedure and claims in its own transaction (see `procedures.ts`).
- */
-export const CLAIM_CALL_FEW_MIGRATION: Migration = claimProcedureAgain(22, 'queue-claim-call-few');
-
-/**
- * Schema version 25: one row per queue whose claims hold its claim lock, where the last of them
- * ended its read (see `CLAIM_CALL_FLEET_MIGRATION`).
- */
-export const QUEUE_CURSORS_MIGRATION: Migration = {
-  version: 25,
-  name: 'queue-cursors',
-  statements: (prefix) => [
-    `CREATE TABLE IF NOT EXISTS ${queueTables(prefix).cursors} (
-  \`queue\` VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
-  \`priority\` SMALLINT NULL COMMENT 'the last row read by the last claim that held the claim lock; NULL: that read was short (read from the head)',
-  \`due_us\` BIGINT NULL COMMENT 'that row''s due time, microseconds since 1970 UTC',
-  PRIMARY KEY (\`queue\`)
-) ${TABLE_OPTIONS}`,
-  ],
-};
-
-/**
- * Schema version 26: the claim procedure again, whose claims that hold the queue's claim lock read
- * from the fleet's place instead of their process's: where the last claim that held the lock ended
- * its read (`<prefix>queue_cursors`, written in the claim's transaction; NULL after a short read).
- * Claims of a queue take turns through the lock, so each begins where the one before it ended
- * instead of walking the index entries of the rows every other process claimed since its own last
- * claim (entries purge has not removed yet, each checked for its lock). A claim with no place of
- * its own (a process's first, a turn at the head, one after its process made jobs ready behind
- * its place) still reads from the head, and so do claims without the lock. What a place may pass
- * over is taken as before: by a read that comes back short and by the fleet's turn at the head
- * about once a second (see `cursor.ts`). The same arguments and answer as version 22.
- */
-export const CLAIM_CALL_FLEET_MIGRATION: Migration = claimProcedureAgain(26, 'queue-claim-call-fleet');
-
-/**
- * Schema version 28: the claim procedure of version 26 again, whose gate (paused, rate-limited,
- * due jobs waiting) is the one statement of the server it runs on, chosen by the procedure's
- * control flow, instead of one statement holding both servers' forms of the due read behind an
- * `IF()` (the server optimised both subqueries on every CALL). The same arguments and answer;
- * dropped and created again as version 26 was.
- */
-export const CLAIM_CALL_GATE_MIGRATION: Migration = claimProcedureAgain(28, 'queue-claim-call-gate');
-
-/**
- * Schema version 29: the claim procedure of version 28 again, whose answer of more than 8 leased
- * jobs reads them back through a join of the leased ids (a `JSON_TABLE` of the id list) with the
- * jobs by primary key, in claim order, instead of a statement prepared on every claim that names
- * the ids and sorts them by `FIELD()`. The same arguments and answer; dropped and created again as
- * version 28 was.
- */
-export const CLAIM_CALL_READ_BACK_MIGRATION: Migration = claimProcedureAgain(29, 'queue-claim-call-read-back');
 
 /** A row of the procedure's answer: the claim's outcome, and a leased job (columns NULL when none). */
 interface CallRow extends ClaimRow {
@@ -347,7 +231,7 @@ export type CallClaim =
   | { readonly state: 'claimed'; readonly rows: readonly CallRow[]; readonly head: boolean; readonly last: Position | undefined }
   | { readonly state: 'paused' | 'rated' | 'due' | 'unheld' };
 
-/** The state `complete_claim_jobs` answers when a job of the completion was no longer held (see `complete-claim-call.ts`). */
+/** The state `complete_claim_jobs` answers when a job of the completion was no longer held (see `settle/complete-claim-call.ts`). */
 export const UNHELD_STATE = 5;
 
 /** Claims in a row that found their queue's claim lock free after which a process counts itself alone on the queue. */
@@ -397,7 +281,7 @@ export interface CallArgs {
 }
 
 /**
- * One claim of `queue` by `CALL <prefix>claim_jobs(...)` (see `CLAIM_CALL_MIGRATION`), sent once:
+ * One claim of `queue` by `CALL <prefix>claim_jobs(...)` (see `CLAIM_JOBS_ROUTINE`), sent once:
  * a failure reaches the caller unretried, and the caller claims in its own transaction then (after
  * a lost reply, looking first for what this call leased by its token). Undefined, having run
  * nothing, when the procedure cannot be called (`mayCall`). For `UNSERIAL_MS` after a wait for

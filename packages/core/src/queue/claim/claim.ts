@@ -16,6 +16,7 @@ import { claimByCall, claimByProcedure } from './call.js';
 import { mayCall } from '../routines/call.js';
 import { TaskrowError } from '../../errors.js';
 import type { Job, JobRef } from '../model/types.js';
+import { pausedSql, ratedSql } from '../model/gate.js';
 import { claimColumns, newToken, WINDOW_SLACK_US, type ClaimRow, type Handed } from '../model/claimed.js';
 
 /** How often (ms) a queue handle looks for due delayed jobs and expired leases while its claims find enough ready jobs. */
@@ -58,7 +59,7 @@ async function takenBefore(conn: SqlConnection, t: QueueTables, queue: string, t
 }
 
 /**
- * Whether a claim with `args` may go as one CALL (`claim-call.ts`): no group filter, a queue this
+ * Whether a claim with `args` may go as one CALL (`claim/call.ts`): no group filter, a queue this
  * handle has not seen rate-limited, not on a node of a multi-writer cluster (the claim lock would
  * serialize only that node's claims), where the procedure may be called (`mayCall`).
  */
@@ -69,7 +70,7 @@ export function claimCallable(exec: Executor, t: QueueTables, args: ClaimArgs, s
 /** A claim's CALL whose reply was lost: it may have committed. */
 export const LOST = Symbol('lost');
 
-/** A CALL that carried a completion (see `complete-claim-call.ts`): the procedure and the completion's arguments before the claim's. */
+/** A CALL that carried a completion (see `settle/complete-claim-call.ts`): the procedure and the completion's arguments before the claim's. */
 export interface Carried {
   readonly procedure: string;
   readonly leading: readonly SqlValue[];
@@ -109,7 +110,7 @@ export class ClaimCall<P> {
   }
 
   /**
-   * The claim as one CALL (see `claim-call.ts`), for a claim without a group filter of a queue this
+   * The claim as one CALL (see `claim/call.ts`), for a claim without a group filter of a queue this
    * handle has not seen rate-limited: the rows it leased, or `LOST` when its reply was lost (it may
    * have committed: the caller looks for its rows by token first), or undefined when the caller
    * MUST claim in its own transaction (no procedure; the queue rate-limited or with due jobs to
@@ -196,7 +197,7 @@ export function jobOf<P>(r: ClaimRow, queue: string, token: number, attempt: num
 }
 
 /**
- * The jobs a ring leased to a sleeper's `token` (see `hand-call.ts`), from the rows its read
+ * The jobs a ring leased to a sleeper's `token` (see `wake/hand-call.ts`), from the rows its read
  * (sent at `sentAt`, `performance.now()`, after the ring committed) found, with their attempt as
  * the ring counted it. Each lease began at the ring, before that read: it is counted locally from
  * `sentAt` less the part of `leaseMicros` the database says had passed when the read ran
@@ -292,9 +293,7 @@ interface Gate {
  */
 async function claimGate(conn: SqlConnection, t: QueueTables, queue: string, due: string): Promise<Gate> {
   const { rows } = await conn.query<{ paused: unknown; rated: unknown; due: unknown }>(
-    `SELECT EXISTS (SELECT 1 FROM ${t.queues} WHERE \`queue\` = ? AND \`paused_at\` IS NOT NULL) AS paused,
-       EXISTS (SELECT 1 FROM ${t.rateSlots} WHERE \`queue\` = ?) AS rated,
-       ${due} AS due`,
+    `SELECT ${pausedSql(t, '?')} AS paused, ${ratedSql(t, '?')} AS rated, ${due} AS due`,
     [queue, queue, queue],
   );
   const r = rows[0];
@@ -332,8 +331,8 @@ async function lockReady(conn: SqlConnection, t: QueueTables, queue: string, arg
   const select = `SELECT ${CLAIM_COLUMNS}${gated ? `, ${gate.due} AS due` : ''}
      FROM ${t.jobs} FORCE INDEX (\`claim\`)
      WHERE \`queue\` = ?${grp} AND \`phase\` = ${PHASE.ready}${after}${gated ? `
-       AND NOT EXISTS (SELECT 1 FROM ${t.queues} WHERE \`queue\` = ? AND \`paused_at\` IS NOT NULL)
-       AND NOT EXISTS (SELECT 1 FROM ${t.rateSlots} WHERE \`queue\` = ?)` : ''}
+       AND NOT ${pausedSql(t, '?')}
+       AND NOT ${ratedSql(t, '?')}` : ''}
      ORDER BY \`ready_priority\`, \`due_at\`, \`grp\`, \`id\` LIMIT ${limit} FOR UPDATE SKIP LOCKED`;
   const { rows } = await conn.query<GatedRow>(gated ? gate.gated(select) : select, gated ? [queue, ...params, queue, queue] : params);
   return rows;

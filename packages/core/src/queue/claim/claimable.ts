@@ -1,6 +1,7 @@
 import type { Executor } from '../../engine/executor.js';
 import { toNumber } from '../../validate.js';
-import { dueWaiting, PHASE, type QueueTables } from '../model/tables.js';
+import type { QueueTables } from '../model/tables.js';
+import { dueSql, pausedSql, ratedSql, readySql } from '../model/gate.js';
 
 /**
  * Whether a claim of `queue` (of `group`) could take anything now: the queue is not paused, has a
@@ -10,13 +11,11 @@ import { dueWaiting, PHASE, type QueueTables } from '../model/tables.js';
  * the job to the next poll.
  */
 export async function claimable(exec: Executor, t: QueueTables, queue: string, group: string | undefined): Promise<boolean> {
-  const grp = group === undefined ? '' : ' AND `grp` = ?';
   const { rows } = await exec.query<{ go: unknown }>(
-    `SELECT NOT EXISTS (SELECT 1 FROM ${t.queues} WHERE \`queue\` = ? AND \`paused_at\` IS NOT NULL)
-       AND (NOT EXISTS (SELECT 1 FROM ${t.rateSlots} WHERE \`queue\` = ?)
+    `SELECT NOT ${pausedSql(t, '?')}
+       AND (NOT ${ratedSql(t, '?')}
          OR EXISTS (SELECT 1 FROM ${t.rateSlots} FORCE INDEX (\`free\`) WHERE \`queue\` = ? AND \`free_at\` <= UTC_TIMESTAMP(6)))
-       AND (EXISTS (SELECT 1 FROM ${t.jobs} FORCE INDEX (\`claim\`) WHERE \`queue\` = ? AND \`phase\` = ${PHASE.ready}${grp})
-         OR ${dueWaiting(t.jobs, exec.dialect.rangeEndStops)}) AS go`,
+       AND (${readySql(t, '?', group !== undefined)} OR ${dueSql(t, exec.dialect.rangeEndStops, '?')}) AS go`,
     group === undefined ? [queue, queue, queue, queue, queue] : [queue, queue, queue, queue, group, queue],
   );
   return toNumber(rows[0]?.go) === 1;

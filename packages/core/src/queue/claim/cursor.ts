@@ -51,7 +51,7 @@ interface LastRow {
  * removed yet. So such a job waits about `CURSOR_MS` at most behind a backlog that another
  * process feeds, and never while the queue has no backlog.
  *
- * A claim by CALL that holds the queue's claim lock (schema version 26, see `claim-call.ts`) is
+ * A claim by CALL that holds the queue's claim lock (see `claim/call.ts`) is
  * sent with this place but reads from the fleet's: where the last claim that held the lock ended.
  * A claim sent with no place (the head) reads the head there too.
  */

@@ -3,13 +3,13 @@ import type { Executor } from '../../engine/executor.js';
 import { TaskrowError } from '../../errors.js';
 import { receiptToken } from '../../receipts/receipts.js';
 import type { SqlValue } from '../../port.js';
-import type { Migration } from '../../schema/migration.js';
 import { toNumber } from '../../validate.js';
 import { MAX_CONCURRENCY_KEY_CHARS } from '../model/options.js';
 import { startState, type JobRow } from '../model/options.js';
 import { mayCall } from '../routines/call.js';
 import { enqueueCallRows, type RingInCall } from './ring.js';
-import { queueTables, type QueueTables } from '../model/tables.js';
+import type { QueueTables } from '../model/tables.js';
+import type { Routine } from '../routines/routine.js';
 import type { Enqueued } from '../model/types.js';
 
 /** `enqueue_job`'s parameters, name and type, in order. */
@@ -24,26 +24,20 @@ export const ENQUEUE_JOB_PARAMS = [
 export const inParams = (params: readonly string[]): string => params.map((p) => `IN ${p}`).join(', ');
 
 /**
- * Schema version 17: one job's enqueue as one statement, `CALL <prefix>enqueue_job(...)`. The
- * procedure runs the transaction the client would otherwise run statement by statement (BEGIN,
- * INSERT job, INSERT receipt, COMMIT) and returns the new id, so a single `enqueue()` is one round
- * trip. It is idempotent per receipt token: a second call with the token of one that committed
- * meets that receipt's key (error 1062, after waiting for a commit still in flight), rolls its own
- * insert back and returns the committed run's id. A retry after a lost reply is therefore the same
- * CALL again. Any other error rolls the transaction back before it reaches the client, so the
- * connection never goes back to the pool inside it. `SQL SECURITY INVOKER`: it runs with the
- * caller's privileges and survives its creator's account. Optional: a server that refuses it
- * (MySQL before 8.0.29 has no `CREATE PROCEDURE IF NOT EXISTS`; Vitess has no stored procedures; a
- * user without `CREATE ROUTINE`) enqueues in the client's transaction, as before.
+ * `CALL <prefix>enqueue_job(...)`: one job's enqueue as one statement. The procedure runs the
+ * transaction the client would otherwise run statement by statement (BEGIN, INSERT job, INSERT
+ * receipt, COMMIT) and returns the new id, so a single `enqueue()` is one round trip. It is
+ * idempotent per receipt token: a second call with the token of one that committed meets that
+ * receipt's key (error 1062, after waiting for a commit still in flight), rolls its own insert back
+ * and returns the committed run's id. A retry after a lost reply is therefore the same CALL again.
+ * Any other error rolls the transaction back before it reaches the client, so the connection never
+ * goes back to the pool inside it. `SQL SECURITY INVOKER`: it runs with the caller's privileges and
+ * survives its creator's account. A server without it (no `CREATE ROUTINE`, Vitess) enqueues in
+ * the client's transaction.
  */
-export const ENQUEUE_CALL_MIGRATION: Migration = {
-  version: 17,
-  name: 'queue-enqueue-call',
-  optional: true,
-  statements: (prefix) => {
-    const t = queueTables(prefix);
-    return [
-      `CREATE PROCEDURE IF NOT EXISTS ${t.enqueueCall}(${inParams(ENQUEUE_JOB_PARAMS)})
+export const ENQUEUE_JOB_ROUTINE: Routine = {
+  name: (t) => t.enqueueCall,
+  create: (t) => `CREATE PROCEDURE ${t.enqueueCall}(${inParams(ENQUEUE_JOB_PARAMS)})
 MODIFIES SQL DATA SQL SECURITY INVOKER COMMENT 'taskrow: one enqueue with its receipt, idempotent per receipt token'
 BEGIN
   DECLARE v_id BIGINT UNSIGNED;
@@ -53,8 +47,6 @@ BEGIN
 ${insertJob(t)}
 ${commitWithReceipt(t.receipts, 'CAST(v_id AS CHAR)', 'v_id', 'id')}
 END`,
-    ];
-  },
 };
 
 /** An enqueue procedure's INSERT of one job from `enqueue_job`'s parameters, its id then in `v_id`. */
@@ -65,7 +57,7 @@ export const insertJob = (t: QueueTables): string => `  INSERT INTO ${t.jobs} (\
   SET v_id = LAST_INSERT_ID();`;
 
 /**
- * The end of an enqueue procedure (versions 17 and 19), as SQL lines: write the receipt of token
+ * The end of an enqueue procedure (`enqueue_job`, `enqueue_jobs`), as SQL lines: write the receipt of token
  * `p_receipt` with `result`; when a run with that token committed one first (error 1062, met after
  * waiting for a commit in flight), roll this run back and answer that run's result, else commit
  * and answer `answer`; the answer's column is `column`. Needs `v_seen TINYINT` at 0.
@@ -117,11 +109,11 @@ export function callable(exec: Executor, t: QueueTables, rows: readonly JobRow[]
  * Enqueues one job (see `callable`) in one statement, with its receipt; retried as a whole (the
  * procedure is idempotent per receipt token, so a retry after a lost reply returns the lost run's
  * id when it committed and inserts when it did not: never twice, never lost). Resolves to
- * undefined, having written nothing, when the procedure cannot be called (a schema older than
- * version 17, a server that refused to create it, a user without `EXECUTE`): the caller enqueues
- * the usual way, and this process does so for that server and prefix for a while (see `procedures.ts`).
+ * undefined, having written nothing, when the procedure cannot be called (missing: a server that
+ * refused to create it; a user without `EXECUTE`): the caller enqueues the usual way, and this
+ * instance does so for a while (see `routines/call.ts`).
  * With `ring`, the same CALL rings the queue's doorbell after the commit where the server has the
- * procedure for it (see `enqueue-ring-call.ts`).
+ * procedure for it (see `enqueue/ring-call.ts`).
  */
 export async function enqueueByCall(exec: Executor, t: QueueTables, queue: string, row: JobRow, ring?: RingInCall): Promise<Enqueued[] | undefined> {
   const params: SqlValue[] = [queue, row.group, ...startState(row), row.runAt, row.delayMicros, row.maxAttempts];

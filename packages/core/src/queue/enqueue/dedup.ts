@@ -2,43 +2,10 @@ import { placeholderList } from '../../chunk.js';
 import type { Executor } from '../../engine/executor.js';
 import { INDEX_KEY_BYTES } from '../../keys.js';
 import type { SqlConnection } from '../../port.js';
-import type { Migration } from '../../schema/migration.js';
 import { TABLE_OPTIONS } from '../../schema/tables.js';
 import { toNumber } from '../../validate.js';
 import { queueTables, type QueueTables } from '../model/tables.js';
 import { purgeAllWindows, throttledPurge, type PurgeWindow } from '../admission/windows.js';
-
-/**
- * Schema version 27: dedup keys move out of the jobs table's indexes. A job keeps its key in
- * `dedup_k` while it is live (cleared when it finishes or dies, as before); the unique `dedup`
- * index goes, so jobs without a key (most of them) no longer write, and delete, an index entry of
- * it on every enqueue and completion. One `<prefix>queue_dedup` row per key names the job that
- * took it last; that job holds the key while its own `dedup_k` still equals it. Finishing and
- * dying leave the row behind (nothing on their path changes); the next taker of the key takes it
- * over, and purges delete rows whose job no longer holds them. Processes of a build that predates
- * it rely on the unique index: stop them before migrating.
- */
-export const DEDUP_TABLE_MIGRATION: Migration = {
-  version: 27,
-  name: 'queue-dedup-table',
-  statements: (prefix) => {
-    const t = queueTables(prefix);
-    return [
-      `CREATE TABLE IF NOT EXISTS ${t.dedup} (
-  \`queue\` VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
-  \`dedup_k\` VARBINARY(${INDEX_KEY_BYTES}) NOT NULL COMMENT 'index form of the dedup key (see keys.ts)',
-  \`id\` BIGINT UNSIGNED NOT NULL COMMENT 'the job that took the key; it holds it while its dedup_k equals it',
-  \`met\` BIGINT UNSIGNED NOT NULL DEFAULT 0 COMMENT 'takers that found the row already there (written, so two on different cluster nodes conflict)',
-  PRIMARY KEY (\`queue\`, \`dedup_k\`)
-) ${TABLE_OPTIONS}`,
-      `INSERT IGNORE INTO ${t.dedup} (\`queue\`, \`dedup_k\`, \`id\`) SELECT \`queue\`, \`dedup_k\`, \`id\` FROM ${t.jobs} WHERE \`dedup_k\` IS NOT NULL`,
-      `ALTER TABLE ${t.jobs} DROP INDEX \`dedup\``,
-    ];
-  },
-  appliedIf: (prefix) =>
-    `SELECT 1 FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = '${prefix}queue_dedup'
-       AND NOT EXISTS (SELECT 1 FROM information_schema.statistics WHERE table_schema = DATABASE() AND table_name = '${prefix}queue_jobs' AND index_name = 'dedup')`,
-};
 
 /** A dedup key's index form as a map key: its bytes in hex. */
 export const keyHex = (b: Buffer | Uint8Array): string => Buffer.from(b).toString('hex');

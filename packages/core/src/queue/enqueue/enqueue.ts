@@ -94,10 +94,10 @@ function itemRow(item: EnqueueItem<unknown>, settings: QueueSettings, what: stri
  * REPEATABLE READ, MariaDB 11.6+ snapshot isolation fails that write with error 1020 when another
  * enqueue of the same key committed after the snapshot). `started` is called as each run begins
  * inside its transaction (its connection taken, BEGIN sent), never on a joined client. One job
- * without a dedup key is one statement instead (`enqueue-call.ts`: the same transaction and
+ * without a dedup key is one statement instead (`call.ts`: the same transaction and
  * receipt, run by a procedure) where the schema has it,
- * and so is a small batch without dedup keys (`enqueue-many-call.ts`); with `ring`, that statement
- * also rings the queue's doorbell after its commit (`enqueue-ring-call.ts`).
+ * and so is a small batch without dedup keys (`many-call.ts`); with `ring`, that statement
+ * also rings the queue's doorbell after its commit (`ring-call.ts`).
  */
 export async function insertJobs(exec: Executor, t: QueueTables, queue: string, rows: readonly JobRow[], ahead?: { started?: () => void; ring?: RingInCall }): Promise<Enqueued[]> {
   if (rows.length === 0) return [];

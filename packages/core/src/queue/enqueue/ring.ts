@@ -5,8 +5,8 @@ import { callResults, mayCall } from '../routines/call.js';
 import type { QueueTables } from '../model/tables.js';
 
 /**
- * Enqueues by CALL that also ring the queue's doorbell (the procedures of `enqueue-ring-call.ts`,
- * schema version 21), for `enqueue-call.ts` and `enqueue-many-call.ts`.
+ * Enqueues by CALL that also ring the queue's doorbell (the procedures of `ring-call.ts`), for
+ * `call.ts` and `many-call.ts`.
  */
 
 /** What the ring of an enqueue's CALL found: sleepers interrupted (-1: the queue has no guard row), or the server's error number when it failed. */
@@ -22,8 +22,8 @@ export interface RingInCall {
 
 /**
  * `CALL procedure(params)`, or, with `ring`, its counterpart that also rings where the server has
- * it: for one job `…_and_hand` (version 24: the ring may lease the job to a sleeper that can run
- * it, see `hand-call.ts`), else `…_and_ring` (version 21), with `ring.max`, which reports the
+ * it: for one job `…_and_hand` (the ring may lease the job to a sleeper that can run
+ * it, see `hand-call.ts`), else `…_and_ring`, with `ring.max`, which reports the
  * ring's answer to `ring.rang`. The enqueue's first result set's rows, or undefined, having run
  * nothing, when no procedure can be called. A ring not sent (no procedure) is left to the caller:
  * `rang` was not called.
@@ -39,7 +39,7 @@ async function callRinging(exec: Executor, t: QueueTables, many: boolean, params
   for (const procedure of many ? [t.enqueueManyRingCall] : [t.enqueueHandCall, t.enqueueRingCall]) {
     const sets = mayCall(exec, procedure) ? await callResults(exec, procedure, [...params, ring.max]) : undefined;
     if (sets === undefined) continue;
-    // The ring's answer: its own result set after the enqueue's (version 21), or the enqueue's one row (version 24).
+    // The ring's answer: its own result set after the enqueue's (`…_and_ring`), or the enqueue's one row (`…_and_hand`).
     const first = sets[0]?.[0] as Record<string, unknown> | undefined;
     ring.rang(answerOf((sets[1]?.[0] ?? (first !== undefined && 'found' in first ? first : undefined)) as RingRow | undefined));
     return { rows: sets[0] };

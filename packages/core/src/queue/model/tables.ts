@@ -12,7 +12,7 @@ export interface QueueTables {
   readonly dedup: string;
   /** One row per queue with fleet-wide state: paused (see `pause.ts`). */
   readonly queues: string;
-  /** Where the last claim of a queue that held its claim lock ended its read (see `claim-call.ts`). */
+  /** Where the last claim of a queue that held its claim lock ended its read (see `claim/call.ts`). */
   readonly cursors: string;
   /** One row per concurrency key in use, locked while its running jobs are counted (see `limits.ts`). */
   readonly keys: string;
@@ -22,22 +22,22 @@ export interface QueueTables {
   readonly rateSlots: string;
   /** The doorbell's guard rows and (uncommitted) registrations of sleeping connections (see `doorbell.ts`). */
   readonly sleepers: string;
-  /** The procedure that enqueues one job in one statement (see `enqueue-call.ts`). */
+  /** The procedure that enqueues one job in one statement (see `enqueue/call.ts`). */
   readonly enqueueCall: string;
-  /** The procedure that enqueues a batch of jobs in one statement (see `enqueue-many-call.ts`). */
+  /** The procedure that enqueues a batch of jobs in one statement (see `enqueue/many-call.ts`). */
   readonly enqueueManyCall: string;
-  /** The procedure that rings a queue's sleepers (schema version 18). */
+  /** The procedure that rings a queue's sleepers (see `wake/ring-call.ts`). */
   readonly ringCall: string;
-  /** The procedure that claims ready jobs in one statement (see `claim-call.ts`). */
+  /** The procedure that claims ready jobs in one statement (see `claim/call.ts`). */
   readonly claimCall: string;
-  /** The procedure that completes a worker's batch and claims the next in one statement (see `complete-claim-call.ts`). */
+  /** The procedure that completes a worker's batch and claims the next in one statement (see `settle/complete-claim-call.ts`). */
   readonly completeClaimCall: string;
-  /** The procedure that completes a batch in one statement (see `complete-call.ts`). */
+  /** The procedure that completes a batch in one statement (see `settle/complete-call.ts`). */
   readonly completeCall: string;
-  /** The procedures that enqueue and then ring the queue's doorbell in one statement (see `enqueue-ring-call.ts`). */
+  /** The procedures that enqueue and then ring the queue's doorbell in one statement (see `enqueue/ring-call.ts`). */
   readonly enqueueRingCall: string;
   readonly enqueueManyRingCall: string;
-  /** The procedure that enqueues one job, rings its queue's doorbell and hands the job to a sleeper, in one statement (see `hand-call.ts`). */
+  /** The procedure that enqueues one job, rings its queue's doorbell and hands the job to a sleeper, in one statement (see `wake/hand-call.ts`). */
   readonly enqueueHandCall: string;
   /** The procedure that enqueues a batch leased to a worker of the enqueuing process when a claim would take it now (see `local-hand.ts`). */
   readonly enqueueLeaseCall: string;
@@ -84,7 +84,8 @@ export { epochMicros, NOW_MICROS } from '../../sql.js';
 export const DUE_ROWS = `\`queue\` = ? AND \`phase\` IN (${PHASE.delayed}, ${PHASE.running}) AND \`ready_priority\` = 0 AND \`due_at\` <= UTC_TIMESTAMP(6)`;
 
 /**
- * An SQL expression, 1 when rows of `DUE_ROWS` wait in `jobs` for the queue `?`, else 0: one row of
+ * An SQL expression, 1 when rows of `DUE_ROWS` wait in `jobs` for the queue `queue` (`?`, or a routine's
+ * parameter), else 0: one row of
  * their `claim` index ranges, read in the direction in which the server stops at the range end
  * (`Dialect.rangeEndStops`). Read ascending, the range of leases ends where the leases of the jobs
  * completed since the last purge begin (deleted rows: their entries wait for purge), and MariaDB
@@ -92,8 +93,8 @@ export const DUE_ROWS = `\`queue\` = ? AND \`phase\` IN (${PHASE.delayed}, ${PHA
  * its start are the ready and delayed rows, live while there is a backlog. Either way the answer is
  * the same. A plain read: inside a locking read it locks nothing.
  */
-export function dueWaiting(jobs: string, rangeEndStops: Dialect['rangeEndStops']): string {
-  const one = `SELECT 1 FROM ${jobs} FORCE INDEX (\`claim\`) WHERE ${DUE_ROWS}`;
+export function dueWaiting(jobs: string, rangeEndStops: Dialect['rangeEndStops'], queue = '?'): string {
+  const one = `SELECT 1 FROM ${jobs} FORCE INDEX (\`claim\`) WHERE ${DUE_ROWS.replace('?', queue)}`;
   return rangeEndStops === 'ascending'
     ? `EXISTS (${one})`
     : `((${one} ORDER BY \`phase\` DESC, \`ready_priority\` DESC, \`due_at\` DESC LIMIT 1) IS NOT NULL)`;

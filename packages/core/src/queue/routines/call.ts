@@ -5,8 +5,8 @@ import { TaskrowError } from '../../errors.js';
 import type { SqlValue } from '../../port.js';
 
 /**
- * Calling the Queue's stored procedures (`enqueue-call.ts`, `ring-call.ts`): each is created by an
- * optional migration, so a server may lack one; a process that found one missing goes the
+ * Calling the Queue's stored procedures (see `index.ts`): `migrate()` installs them where the server
+ * allows, so a server may lack one; a process that found one missing goes the
  * statement-by-statement way for `MISSING_RECHECK_MS`, then tries the CALL again (a procedure
  * created, or `EXECUTE` granted, meanwhile is used without a restart).
  */

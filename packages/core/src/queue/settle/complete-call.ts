@@ -1,15 +1,14 @@
 import { TaskrowError } from '../../errors.js';
-import type { Migration } from '../../schema/migration.js';
 import { toNumber } from '../../validate.js';
 import { markSettled, type FastOutcome } from './ack.js';
 import { callRows, mayCall } from '../routines/call.js';
 import type { AckContext } from './context.js';
-import { PHASE, queueTables, type QueueTables } from '../model/tables.js';
+import { PHASE, type QueueTables } from '../model/tables.js';
+import type { Routine } from '../routines/routine.js';
 import type { JobRef } from '../model/types.js';
 
 /**
- * A plain completion in one statement: `CALL <prefix>complete_jobs(done, n, queue)` (schema
- * version 33), where a transaction of its own would take three (BEGIN, the fenced DELETE, COMMIT;
+ * A plain completion in one statement: `CALL <prefix>complete_jobs(done, n, queue)`, where a transaction of its own would take three (BEGIN, the fenced DELETE, COMMIT;
  * two on a kept session).
  */
 
@@ -30,7 +29,7 @@ export const deleteDone = (t: QueueTables): string => `SET TRANSACTION ISOLATION
  * them, else rolls back. Answers one row, `applied` 1 or 0. Any error rolls back before it
  * reaches the client.
  */
-const completeProcedure = (t: QueueTables): string => `CREATE PROCEDURE IF NOT EXISTS ${t.completeCall}(
+const completeProcedure = (t: QueueTables): string => `CREATE PROCEDURE ${t.completeCall}(
   IN p_done JSON, IN p_n INT UNSIGNED, IN p_queue VARCHAR(64) CHARACTER SET ascii)
 MODIFIES SQL DATA SQL SECURITY INVOKER COMMENT 'taskrow: complete a batch'
 BEGIN
@@ -45,15 +44,10 @@ BEGIN
   SELECT IF(v_n = p_n, 1, 0) AS \`applied\`;
 END`;
 
-/**
- * Schema version 33: `<prefix>complete_jobs` (see `completeProcedure`). Optional, as version 20:
- * where it is missing, a completion is its own transaction as before.
- */
-export const COMPLETE_CALL_MIGRATION: Migration = {
-  version: 33,
-  name: 'queue-complete-call',
-  optional: true,
-  statements: (prefix) => [completeProcedure(queueTables(prefix))],
+/** `<prefix>complete_jobs` (see `completeProcedure`): where it is missing, a completion is its own transaction. */
+export const COMPLETE_JOBS_ROUTINE: Routine = {
+  name: (t) => t.completeCall,
+  create: (t) => completeProcedure(t),
 };
 
 /**

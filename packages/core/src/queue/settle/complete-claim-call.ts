@@ -1,15 +1,15 @@
-import type { Migration } from '../../schema/migration.js';
 import { LOST, takeHeadTurn, type ClaimArgs, type ClaimCall, type ClaimRows, type ClaimState } from '../claim/claim.js';
 import { UNHELD_STATE } from '../claim/call.js';
 import { markSettled } from './ack.js';
 import { completeUnproven } from './settle.js';
 import type { AckContext } from './context.js';
 import { deleteDone, doneArgs } from './complete-call.js';
-import { queueTables, type QueueTables } from '../model/tables.js';
+import type { QueueTables } from '../model/tables.js';
+import type { Routine } from '../routines/routine.js';
 import type { JobRef } from '../model/types.js';
 
 /**
- * The procedure of schema version 32: a worker's completion of a batch and its next claim in one
+ * A worker's completion of a batch and its next claim in one
  * statement, `CALL <prefix>complete_claim_jobs(done, n, <the claim procedure's arguments>)`. At
  * READ COMMITTED it deletes the jobs of `done` (a JSON array of `[id, token]` pairs) still running
  * under those tokens; when that matched fewer than `n` rows it rolls the deletion back and answers
@@ -17,7 +17,7 @@ import type { JobRef } from '../model/types.js';
  * procedure, whose answer is its own. Any error rolls back what is uncommitted before it reaches
  * the client (the DELETE: see `deleteDone`).
  */
-const completeClaimProcedure = (t: QueueTables): string => `CREATE PROCEDURE IF NOT EXISTS ${t.completeClaimCall}(
+const completeClaimProcedure = (t: QueueTables): string => `CREATE PROCEDURE ${t.completeClaimCall}(
   IN p_done JSON, IN p_n INT UNSIGNED,
   IN p_queue VARCHAR(64) CHARACTER SET ascii, IN p_limit INT UNSIGNED, IN p_lease BIGINT UNSIGNED, IN p_token BIGINT UNSIGNED,
   IN p_from_priority SMALLINT, IN p_from_due BIGINT, IN p_stale TINYINT, IN p_serial TINYINT)
@@ -37,22 +37,17 @@ BEGIN
   END IF;
 END`;
 
-/**
- * Schema version 32: `<prefix>complete_claim_jobs` (see `completeClaimProcedure`). Optional, as
- * version 20: where it is missing, a worker completes and claims as before.
- */
-export const COMPLETE_CLAIM_CALL_MIGRATION: Migration = {
-  version: 32,
-  name: 'queue-complete-claim-call',
-  optional: true,
-  statements: (prefix) => [completeClaimProcedure(queueTables(prefix))],
+/** `<prefix>complete_claim_jobs` (see `completeClaimProcedure`): where it is missing, a worker completes and claims apart. */
+export const COMPLETE_CLAIM_JOBS_ROUTINE: Routine = {
+  name: (t) => t.completeClaimCall,
+  create: (t) => completeClaimProcedure(t),
 };
 
 /** What `completeAndClaimByCall` did: the claimed rows, or that the claim is the caller's; `unheld` when the completion did not apply. */
 export type CarriedClaim = { readonly completed: true; readonly rows: ClaimRows | undefined } | { readonly completed: false };
 
 /**
- * Completes `refs` and claims with `call` in one statement (see `COMPLETE_CLAIM_CALL_MIGRATION`),
+ * Completes `refs` and claims with `call` in one statement (see `COMPLETE_CLAIM_JOBS_ROUTINE`),
  * sent once. MUST NOT complete a job twice nor leave a claimed job leased to nobody: after a lost
  * reply (or a deadlock inside it) the jobs leased under the claim's token are looked for first
  * (found, both parts committed); otherwise the completion is proven job by job (`completeUnproven`,

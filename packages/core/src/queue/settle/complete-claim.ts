@@ -17,7 +17,7 @@ export interface CompletedAndClaimed<P> {
  * Completes `refs` (as `completeJobs`, with `results` by job id) and claims up to `args.limit`
  * jobs (as `claimJobs`). Where the claim is a CALL and the completion a plain delete (no finished
  * jobs kept, no results, no concurrency keys), both go in one statement, `complete_claim_jobs`
- * (see `complete-claim-call.ts`), whether other processes claim the queue or not; a job no longer
+ * (see `settle/complete-claim-call.ts`), whether other processes claim the queue or not; a job no longer
  * held sends them their own ways, as below. Any other completion goes apart from a claim by CALL
  * while other processes claim the queue (not `aloneOn`): fewer round trips than one transaction.
  * Otherwise both go in one transaction when every job was still held: the fenced write, the
@@ -42,7 +42,7 @@ export async function completeAndClaim<P>(
   if (refs.length === 0) return { jobs: await claim(), lost: undefined };
   const callable = args.limit > 0 && claimCallable(c.exec, c.t, args, state);
   if (callable && carriable(c, refs, results, c.t.completeClaimCall)) {
-    // The completion rides in the claim's CALL (see `complete-claim-call.ts`): one statement a batch.
+    // The completion rides in the claim's CALL (see `settle/complete-claim-call.ts`): one statement a batch.
     const call = new ClaimCall<P>(c.t, c.queue, args, state, false, progress);
     const carried = await completeAndClaimByCall(c, refs, call, args, state).catch((err: unknown) => {
       if (err instanceof LeaseLostError) return err;
@@ -52,7 +52,7 @@ export async function completeAndClaim<P>(
     if (carried.completed) return { jobs: carried.rows ? call.jobs(carried.rows) : await claim(), lost: undefined };
   }
   if (callable && !aloneOn(c.exec, c.t, c.queue)) {
-    // The claim is one CALL of its own (see `claim-call.ts`): fewer round trips than sharing the completion's transaction.
+    // The claim is one CALL of its own (see `claim/call.ts`): fewer round trips than sharing the completion's transaction.
     const lost = await completeJobs(c, refs, results).then(
       () => undefined,
       (err: unknown) => {

@@ -1,26 +1,8 @@
 import { INDEX_KEY_BYTES } from '../../keys.js';
 import { placeholderList } from '../../chunk.js';
 import type { SqlConnection } from '../../port.js';
-import type { Migration } from '../../schema/migration.js';
 import { TABLE_OPTIONS } from '../../schema/tables.js';
 import { queueTables, type QueueTables } from '../model/tables.js';
-
-/**
- * Schema version 6: the dedup keys of dead jobs. A job's key is cleared when it dies (so a new job
- * may take it); the key is kept here, by job id, so that `retryDead()` can give it back, and
- * re-drives a dead job only while no live job holds its key.
- */
-export const DEAD_KEYS_MIGRATION: Migration = {
-  version: 6,
-  name: 'queue-dead-keys',
-  statements: (prefix) => [
-    `CREATE TABLE IF NOT EXISTS ${queueTables(prefix).deadKeys} (
-  \`id\` BIGINT UNSIGNED NOT NULL COMMENT 'the dead job',
-  \`dedup_k\` VARBINARY(${INDEX_KEY_BYTES}) NOT NULL COMMENT 'its dedup key, in index form, from when it was live',
-  PRIMARY KEY (\`id\`)
-) ${TABLE_OPTIONS}`,
-  ],
-};
 
 /**
  * Keeps the dedup keys of the jobs `ids` that are about to die (`dying`: an SQL condition on the

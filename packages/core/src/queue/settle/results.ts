@@ -1,30 +1,11 @@
 import type { Executor } from '../../engine/executor.js';
 import { TaskrowError } from '../../errors.js';
-import type { Migration } from '../../schema/migration.js';
 import { optionsOf, secondsArg } from '../../validate.js';
 import { fence } from './ack.js';
 import { LeaseLostError } from '../model/errors.js';
 import { encodePayload } from '../model/payload.js';
 import { queueTables, updateById, type QueueTables } from '../model/tables.js';
 import type { JobInfo, JobOutcome, JobRef } from '../model/types.js';
-
-/**
- * Schema version 9: what a job reports. `result` is the handler's return value (or `complete`'s
- * `result`), stored when finished jobs are kept; `progress` the last `progress()` value. Both JSON
- * text, checked like payloads. Added at the end of the table (an instant change on MySQL 8.0.29+
- * and MariaDB 10.3+); no statement makes an ADD COLUMN idempotent, hence `appliedIf`.
- */
-export const RESULTS_MIGRATION: Migration = {
-  version: 9,
-  name: 'queue-results',
-  statements: (prefix) => [
-    `ALTER TABLE ${queueTables(prefix).jobs}
-  ADD COLUMN \`result\` LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NULL COMMENT 'JSON text: what the job returned (kept finished jobs)',
-  ADD COLUMN \`progress\` LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NULL COMMENT 'JSON text: the last progress() value'`,
-  ],
-  appliedIf: (prefix) =>
-    `SELECT 1 FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = '${prefix}queue_jobs' AND column_name = 'result'`,
-};
 
 /**
  * Stores `value` (JSON, checked like a payload before any SQL) as the job's progress, fenced like

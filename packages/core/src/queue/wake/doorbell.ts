@@ -2,7 +2,6 @@ import { slot } from '../../instance.js';
 import type { Executor } from '../../engine/executor.js';
 import type { SqlClient, SqlConnection, SqlValue } from '../../port.js';
 import { performance } from 'node:perf_hooks';
-import { columnExists, type Migration } from '../../schema/migration.js';
 import { TABLE_OPTIONS } from '../../schema/tables.js';
 import { NoAnswer } from '../../retry.js';
 import { placeholderList } from '../../chunk.js';
@@ -35,35 +34,9 @@ import { perQueue } from '../model/registry.js';
  * workers at once.
  *
  * A registration may carry a fencing token: a ring then leases the job it rings for to that token
- * (see `hand-call.ts`), and the sleeper, holding the guard row, reads the jobs leased to it and
+ * (see `wake/hand-call.ts`), and the sleeper, holding the guard row, reads the jobs leased to it and
  * gives them to the worker it registered for, which need not claim them.
  */
-
-/** Schema version 14: the doorbell's registrations and guard rows. */
-export const DOORBELL_MIGRATION: Migration = {
-  version: 14,
-  name: 'queue-doorbell',
-  statements: (prefix) => [
-    `CREATE TABLE IF NOT EXISTS ${queueTables(prefix).sleepers} (
-  \`queue\` VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
-  \`conn\` BIGINT UNSIGNED NOT NULL COMMENT '0: the guard row of the queue; else CONNECTION_ID() of a sleeping connection (never committed)',
-  PRIMARY KEY (\`queue\`, \`conn\`)
-) ${TABLE_OPTIONS}`,
-  ],
-};
-
-/**
- * Schema version 16: `rings` on the guard rows, the count of rings of the queue so far; a sleeper
- * that sees it move was rung, whether or not the ring's `KILL` reached it.
- */
-export const DOORBELL_RINGS_MIGRATION: Migration = {
-  version: 16,
-  name: 'queue-doorbell-rings',
-  statements: (prefix) => [
-    `ALTER TABLE ${queueTables(prefix).sleepers} ADD COLUMN \`rings\` BIGINT UNSIGNED NOT NULL DEFAULT 0 COMMENT 'guard row: rings of the queue so far (a sleeper that sees it move was rung)'`,
-  ],
-  appliedIf: (prefix) => columnExists(prefix, 'queue_sleepers', 'rings'),
-};
 
 /** The guard row's count of rings as the server sent it, or undefined when the queue has no guard row. */
 const ringsOf = (rows: readonly { rings: unknown }[]): string | undefined => (rows[0] === undefined ? undefined : String(rows[0].rings));
@@ -80,7 +53,7 @@ const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve)
 export const errnoOf = (client: SqlClient, err: unknown): number | undefined => client.describeError(err).errno;
 
 /**
- * A worker a ring may hand a job to through this process's sleeper (see `hand-call.ts`): one with
+ * A worker a ring may hand a job to through this process's sleeper (see `wake/hand-call.ts`): one with
  * no group filter.
  */
 export interface HandTarget {
@@ -319,7 +292,7 @@ const SLEEPERS = slot('doorbell sleepers', () => new Map<string, Sleeper>());
  * Keeps this process sleeping on the doorbell of `queue` until the returned unwatch is called:
  * an enqueue into it that commits in another process (on the same server) then wakes this
  * process's workers of the queue within milliseconds, and, with `target` (a worker without a
- * group filter), may hand it the new job (see `hand-call.ts`): `target.take` then runs it, or
+ * group filter), may hand it the new job (see `wake/hand-call.ts`): `target.take` then runs it, or
  * gives it back. One sleeping connection per client, jobs table and queue serves every worker of
  * the queue in the process; each sleep registers a token for the first target with a free slot
  * (none on a node of a multi-writer cluster, where rings hand nothing). A no-op on a joined client.

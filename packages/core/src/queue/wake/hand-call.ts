@@ -1,8 +1,9 @@
-import { columnExists, type Migration } from '../../schema/migration.js';
-import { dueInProcedure } from '../claim/call.js';
+import type { RoutineDialect } from '../../dialect.js';
+import { takesNewJobNowSql } from '../model/gate.js';
 import { commitWithReceiptInto, ENQUEUE_JOB_PARAMS, inParams, insertJob } from '../enqueue/call.js';
 import { KILL_SLEEPERS } from './ring-call.js';
-import { PHASE, queueTables, type QueueTables } from '../model/tables.js';
+import { PHASE, type QueueTables } from '../model/tables.js';
+import type { Routine } from '../routines/routine.js';
 
 /**
  * The hand-off: a producer's enqueue that rings the doorbell leases its new job to a sleeper able to
@@ -15,36 +16,18 @@ import { PHASE, queueTables, type QueueTables } from '../model/tables.js';
  * sleeper takes the guard row before its registration ends, so it always finds what was handed to it.
  */
 
-/**
- * Schema version 23: on each registration, the fencing token a ring may lease a job to (0: none)
- * and the lease length (µs) of the worker that would run it.
- */
-export const DOORBELL_HAND_MIGRATION: Migration = {
-  version: 23,
-  name: 'queue-doorbell-hand',
-  statements: (prefix) => [
-    `ALTER TABLE ${queueTables(prefix).sleepers}
-  ADD COLUMN \`token\` BIGINT UNSIGNED NOT NULL DEFAULT 0 COMMENT 'registration: the fencing token a ring may lease one job to (0: none)',
-  ADD COLUMN \`lease_us\` BIGINT UNSIGNED NOT NULL DEFAULT 0 COMMENT 'registration: the lease (microseconds) of a job leased to it'`,
-  ],
-  appliedIf: (prefix) => columnExists(prefix, 'queue_sleepers', 'token'),
-};
-
-/** Whether a claim of `p_queue` would take a new ready job of it now: not paused, not rate-limited, no due jobs, no job ready (read uncommitted: a change in flight counts). */
-const takenNow = (t: QueueTables): string => `SELECT NOT EXISTS (SELECT 1 FROM ${t.queues} WHERE \`queue\` = p_queue AND \`paused_at\` IS NOT NULL)
-            AND NOT EXISTS (SELECT 1 FROM ${t.rateSlots} WHERE \`queue\` = p_queue)
-            AND NOT EXISTS (SELECT 1 FROM ${t.jobs} FORCE INDEX (\`claim\`) WHERE \`queue\` = p_queue AND \`phase\` = ${PHASE.ready})
-            AND NOT ${dueInProcedure(t)}
+/** Whether a claim of `p_queue` would take a new ready job of it now (read uncommitted: a change in flight counts), into `v_free`. */
+const takenNow = (t: QueueTables, d: RoutineDialect): string => `SELECT ${takesNewJobNowSql(t, d.rangeEndStops, 'p_queue')}
           INTO v_free;`;
 
 /** The ring's start: count it on the guard row (`v_found` 0, or -1 without one) and, for a job that starts ready, find a registration with a token to hand it to (`v_free`). */
-const ringStart = (t: QueueTables): string => `  IF p_ring > 0 THEN
+const ringStart = (t: QueueTables, d: RoutineDialect): string => `  IF p_ring > 0 THEN
     UPDATE ${t.sleepers} SET \`rings\` = \`rings\` + 1 WHERE \`queue\` = p_queue AND \`conn\` = 0;
     SET v_found = IF(ROW_COUNT() > 0, 0, -1);
     IF v_found = 0 AND p_phase = ${PHASE.ready} THEN
       SELECT \`conn\`, \`token\`, \`lease_us\` INTO v_hand, v_token, v_lease FROM ${t.sleepers} WHERE \`queue\` = p_queue AND \`conn\` > 0 AND \`token\` > 0 LIMIT 1;
       IF v_done = 0 THEN
-        ${takenNow(t)}
+        ${takenNow(t, d)}
       END IF;
       SET v_done = 0;
     END IF;
@@ -73,8 +56,8 @@ const killSleepers = `    IF v_found = 0 THEN
 /** MySQL's and MariaDB's refusal to log a write at READ UNCOMMITTED with `binlog_format` STATEMENT, answered for a ring not sent. */
 const ER_BINLOG_STMT_MODE_AND_ROW_ENGINE = 1665;
 
-/** `enqueue_job_and_hand`: see `HAND_CALL_MIGRATION`. */
-const enqueueAndHand = (t: QueueTables): string => `CREATE PROCEDURE IF NOT EXISTS ${t.enqueueHandCall}(${inParams(ENQUEUE_JOB_PARAMS)}, IN p_ring INT UNSIGNED)
+/** `enqueue_job_and_hand`: see `ENQUEUE_JOB_AND_HAND_ROUTINE`. */
+const enqueueAndHand = (t: QueueTables, d: RoutineDialect): string => `CREATE PROCEDURE ${t.enqueueHandCall}(${inParams(ENQUEUE_JOB_PARAMS)}, IN p_ring INT UNSIGNED)
 MODIFIES SQL DATA SQL SECURITY INVOKER COMMENT 'taskrow: one enqueue and one ring of the doorbell of its queue that hands the job to a sleeper'
 BEGIN
   DECLARE v_id BIGINT UNSIGNED;
@@ -95,12 +78,12 @@ BEGIN
   END IF;
   IF p_ring > 0 THEN SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED; END IF;
   START TRANSACTION;
-${ringStart(t)}${insertMaybeLeased(t)}${commitWithReceiptInto(t.receipts, killSleepers)}
+${ringStart(t, d)}${insertMaybeLeased(t)}${commitWithReceiptInto(t.receipts, killSleepers)}
   SELECT v_id AS \`id\`, IF(v_seen = 1 AND v_found IS NOT NULL, 0, v_found) AS \`found\`, v_errno AS \`ring_errno\`, v_free = 1 AND v_seen = 0 AS \`handed\`;
 END`;
 
 /**
- * Schema version 24: one job's enqueue, its ring of the doorbell and the job handed to a sleeper,
+ * One job's enqueue, its ring of the doorbell and the job handed to a sleeper,
  * as one statement and one transaction: `CALL <prefix>enqueue_job_and_hand(<enqueue_job's
  * arguments>, ring)`. With `ring` > 0, at READ UNCOMMITTED: the ring is counted on the queue's
  * guard row (which it holds until the commit); for a job that starts ready, when a registration
@@ -115,11 +98,9 @@ END`;
  * token of one that committed rolls back (its ring and hand with it) and answers that run's id.
  * Where `binlog_format` is STATEMENT (a server that cannot log writes made at READ UNCOMMITTED) it
  * enqueues as `enqueue_job` does and answers `found` NULL, `ring_errno` 1665, as a ring that
- * failed there. `SQL SECURITY INVOKER`; optional, as version 17.
+ * failed there. `SQL SECURITY INVOKER`.
  */
-export const HAND_CALL_MIGRATION: Migration = {
-  version: 24,
-  name: 'queue-hand-call',
-  optional: true,
-  statements: (prefix) => [enqueueAndHand(queueTables(prefix))],
+export const ENQUEUE_JOB_AND_HAND_ROUTINE: Routine = {
+  name: (t) => t.enqueueHandCall,
+  create: (t, d) => enqueueAndHand(t, d),
 };

@@ -3,19 +3,20 @@ import { performance } from 'node:perf_hooks';
 import type { Executor } from '../../engine/executor.js';
 import { TaskrowError } from '../../errors.js';
 import { purgeReceiptsNow, receiptToken } from '../../receipts/receipts.js';
-import type { Migration } from '../../schema/migration.js';
+import type { RoutineDialect } from '../../dialect.js';
 import { epochMicros } from '../../sql.js';
 import { toNumber } from '../../validate.js';
 import { jobOf } from '../claim/claim.js';
 import type { ClaimRow, Handed } from '../model/claimed.js';
-import { dueOn } from '../claim/call.js';
+import { takesNewJobNowSql } from '../model/gate.js';
 import { inParams, writeReceipt } from '../enqueue/call.js';
-import { callRow, consecutiveIds, ENQUEUE_JOBS_PARAMS, DUE, insertRows, MAX_CALL_BATCH, MAX_CALL_BATCH_BYTES, recreatedEnqueueJobs } from '../enqueue/many-call.js';
+import { callRow, consecutiveIds, ENQUEUE_JOBS_PARAMS, DUE, insertRows, MAX_CALL_BATCH, MAX_CALL_BATCH_BYTES } from '../enqueue/many-call.js';
 import { decodeEnqueued } from '../enqueue/enqueued-text.js';
 import { leaseConfirmed } from '../settle/local-lease.js';
 import type { JobRow } from '../model/options.js';
 import { callResults, mayCall } from '../routines/call.js';
-import { PHASE, queueTables, type QueueTables } from '../model/tables.js';
+import { PHASE, type QueueTables } from '../model/tables.js';
+import type { Routine } from '../routines/routine.js';
 import type { Enqueued, JobRef } from '../model/types.js';
 import { producerOf } from '../enqueue/producer.js';
 import { announce } from './ring.js';
@@ -31,18 +32,15 @@ import { runnerFor, type Runner } from './wake.js';
  * wrote the rows already holds them.
  */
 
-/** `p_free`: a claim of `p_queue` would take a new ready job now (not paused, not rate-limited, no job ready, no due jobs to make ready first), and the statement's time, into `v_free`, `v_now`. */
-const freeNow = (t: QueueTables, server: 'mariadb' | 'mysql'): string => `SELECT NOT EXISTS (SELECT 1 FROM ${t.queues} WHERE \`queue\` = p_queue AND \`paused_at\` IS NOT NULL)
-        AND NOT EXISTS (SELECT 1 FROM ${t.rateSlots} WHERE \`queue\` = p_queue)
-        AND NOT EXISTS (SELECT 1 FROM ${t.jobs} FORCE INDEX (\`claim\`) WHERE \`queue\` = p_queue AND \`phase\` = ${PHASE.ready})
-        AND NOT ${dueOn(t, server)},
+/** `p_free`: a claim of `p_queue` would take a new ready job now (see `takesNewJobNowSql`), and the statement's time, into `v_free`, `v_now`. */
+const freeNow = (t: QueueTables, d: RoutineDialect): string => `SELECT ${takesNewJobNowSql(t, d.rangeEndStops, 'p_queue')},
       UTC_TIMESTAMP(6)
       INTO v_free, v_now;`;
 
 /** The leased rows' values after `queue` and `grp` (see `insertRows`): running, lease expiry `p_lease` µs from `v_now`, fencing tokens mark, mark + 1, ... */
 const LEASED = `${PHASE.running}, r.\`p\`, 0, v_now + INTERVAL p_lease MICROSECOND, v_now, r.\`m\`, p_mark + r.\`i\` - 1, r.\`d\`, NULL, v_now`;
 
-/** The rows' values as `enqueue_jobs` (version 34) inserts them. */
+/** The rows' values as `enqueue_jobs` inserts them. */
 const READY = `r.\`s\`, r.\`p\`, r.\`q\`, ${DUE}, ${DUE}, r.\`m\`, p_mark + r.\`i\` - 1, r.\`d\`, r.\`k\`, UTC_TIMESTAMP(6)`;
 
 /** The answer of a run whose receipt token had committed first: that run's ids, and whether its first job is still leased under its token (then every job is: they were leased together). */
@@ -51,8 +49,8 @@ const replayed = (t: QueueTables): string => `    SELECT x.\`result\` AS \`ids\`
         ON j.\`id\` = CAST(SUBSTRING_INDEX(SUBSTRING_INDEX(x.\`result\`, ',', 1), '-', 1) AS UNSIGNED) AND j.\`token\` = p_mark AND j.\`phase\` = ${PHASE.running} AND j.\`queue\` = p_queue
       WHERE x.\`token\` = p_receipt;`;
 
-/** `CREATE PROCEDURE` of `enqueue_jobs_leased` as of version 35 or 36 (its ids taken as `consecutiveIds` of that version): see `ENQUEUE_LEASED_MIGRATION`. */
-const leasedProcedure = (t: QueueTables, version: 35 | 36): string => `CREATE PROCEDURE ${version === 35 ? 'IF NOT EXISTS ' : ''}${t.enqueueLeaseCall}(${inParams([...ENQUEUE_JOBS_PARAMS, 'p_lease BIGINT UNSIGNED'])})
+/** `CREATE PROCEDURE` of `enqueue_jobs_leased`: see `ENQUEUE_JOBS_LEASED_ROUTINE`. */
+const leasedProcedure = (t: QueueTables, d: RoutineDialect): string => `CREATE PROCEDURE ${t.enqueueLeaseCall}(${inParams([...ENQUEUE_JOBS_PARAMS, 'p_lease BIGINT UNSIGNED'])})
 MODIFIES SQL DATA SQL SECURITY INVOKER COMMENT 'taskrow: a batch of enqueues leased to a worker of the enqueuing process when a claim would take it now'
 BEGIN
   DECLARE v_first BIGINT UNSIGNED;
@@ -65,17 +63,13 @@ BEGIN
   DECLARE v_now DATETIME(6);
   DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
   START TRANSACTION;
-  IF VERSION() LIKE '%MariaDB%' THEN
-    ${freeNow(t, 'mariadb')}
-  ELSE
-    ${freeNow(t, 'mysql')}
-  END IF;
+  ${freeNow(t, d)}
   IF v_free = 1 THEN
   ${insertRows(t, LEASED, '1').replaceAll('\n', '\n  ')}
   ELSE
   ${insertRows(t, READY).replaceAll('\n', '\n  ')}
   END IF;
-${consecutiveIds(t, version === 35 ? 34 : 36)}
+${consecutiveIds(t)}
   IF v_seen = 0 THEN
     SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'taskrow: enqueue_jobs_leased did not find its rows by their mark';
   END IF;
@@ -91,8 +85,8 @@ ${replayed(t)}
 END`;
 
 /**
- * Schema version 35: `CALL <prefix>enqueue_jobs_leased(queue, rows, n, mark, receipt, lease)`, the
- * batch enqueue of `enqueue_jobs` (version 34: the same rows, ids and receipt) that leases the
+ * `CALL <prefix>enqueue_jobs_leased(queue, rows, n, mark, receipt, lease)`, the batch enqueue of
+ * `enqueue_jobs` (the same rows, ids and receipt) that leases the
  * jobs instead of making them ready when a claim of the queue would take them now: the queue
  * neither paused nor rate-limited, no job ready, no due job waiting to be made ready (plain reads
  * in the enqueue's transaction). Leased jobs are inserted running, attempt 1, row k (from 0) under
@@ -102,33 +96,11 @@ END`;
  * Idempotent per receipt token as `enqueue_jobs` is: a call with the token of one that committed
  * rolls back and answers that run's ids, with `handed` 1 only while its first job is still leased
  * under its token. The caller MUST pass only rows that start ready (no delay or run time, no
- * concurrency key) and no dedup keys. `SQL SECURITY INVOKER`; optional, as version 17.
+ * concurrency key) and no dedup keys. `SQL SECURITY INVOKER`.
  */
-export const ENQUEUE_LEASED_MIGRATION: Migration = {
-  version: 35,
-  name: 'queue-enqueue-leased-call',
-  optional: true,
-  statements: (prefix) => [leasedProcedure(queueTables(prefix), 35)],
-};
-
-/**
- * Schema version 36: `enqueue_jobs` and `enqueue_jobs_leased` again (each dropped and created; the
- * same arguments and answers, so processes of older builds keep calling them), whose check that a
- * batch's ids are one consecutive run reads the run's last row without locking it (see
- * `consecutiveIds`). Versions 34 and 35 read it in an `IF`, which takes a shared lock: under
- * `innodb_autoinc_lock_mode` 2 (MySQL's default) two batches enqueued at once could wait on each
- * other's uncommitted rows and deadlock (retried inside taskrow, at the cost of the wait and the
- * retry). A CALL that comes between a drop and its create finds no procedure and enqueues in the
- * client's transaction. Optional, as version 17.
- */
-export const ENQUEUE_UNLOCKED_IDS_MIGRATION: Migration = {
-  version: 36,
-  name: 'queue-enqueue-calls-unlocked-ids',
-  optional: true,
-  statements: (prefix) => {
-    const t = queueTables(prefix);
-    return [...recreatedEnqueueJobs(prefix, 36), `DROP PROCEDURE IF EXISTS ${t.enqueueLeaseCall}`, leasedProcedure(t, 36)];
-  },
+export const ENQUEUE_JOBS_LEASED_ROUTINE: Routine = {
+  name: (t) => t.enqueueLeaseCall,
+  create: (t, d) => leasedProcedure(t, d),
 };
 
 /**
@@ -158,7 +130,7 @@ interface LeasedRow {
 
 /**
  * Enqueues `rows` (see `handable`) in one statement, leased to `runner` when a claim of the queue
- * would take them now (see `ENQUEUE_LEASED_MIGRATION`): the runner then takes them, each lease
+ * would take them now (see `ENQUEUE_JOBS_LEASED_ROUTINE`): the runner then takes them, each lease
  * counted on the local clock from before the statement was first sent (so it ends before the
  * database's); otherwise, or on any failure, the runner's slots are given back (`cancel`) and the
  * jobs are ready for claims as any enqueue's. Retried as a whole after a lost connection: the

@@ -1,8 +1,8 @@
 import type { Executor } from '../../engine/executor.js';
-import type { Migration } from '../../schema/migration.js';
 import { toNumber } from '../../validate.js';
 import { callProcedure, mayCall } from '../routines/call.js';
-import { queueTables, type QueueTables } from '../model/tables.js';
+import type { QueueTables } from '../model/tables.js';
+import type { Routine } from '../routines/routine.js';
 
 /**
  * A ring's `KILL QUERY` of each registration cursor `c_sleepers` reads (`v_conn`), counted in
@@ -23,7 +23,7 @@ export const KILL_SLEEPERS = `    OPEN c_sleepers;
 `;
 
 /**
- * Schema version 18: a ring of the doorbell (see `doorbell.ts`, `ring.ts`) as one statement,
+ * A ring of the doorbell (see `doorbell.ts`, `ring.ts`) as one statement,
  * `CALL <prefix>ring_sleepers(queue, max)`. The procedure runs the ring's transaction in the
  * server, in the order the client would send it: at READ UNCOMMITTED, count the ring on the queue's
  * guard row (which locks it until the commit), read up to `max` registrations, `KILL QUERY` each
@@ -31,16 +31,11 @@ export const KILL_SLEEPERS = `    OPEN c_sleepers;
  * (-1: the queue has no guard row). One round trip instead of six, on the path from an enqueue's
  * commit to the sleeper's wake. Any error rolls the transaction back and reaches the client (a
  * `KILL` the server denies, 1095, among them). `SQL SECURITY INVOKER`: the caller's `KILL`
- * privileges decide, as for a ring sent statement by statement. Optional, as version 17.
+ * privileges decide, as for a ring sent statement by statement.
  */
-export const RING_CALL_MIGRATION: Migration = {
-  version: 18,
-  name: 'queue-ring-call',
-  optional: true,
-  statements: (prefix) => {
-    const t = queueTables(prefix);
-    return [
-      `CREATE PROCEDURE IF NOT EXISTS ${t.ringCall}(IN p_queue VARCHAR(64) CHARACTER SET ascii, IN p_max INT UNSIGNED)
+export const RING_SLEEPERS_ROUTINE: Routine = {
+  name: (t) => t.ringCall,
+  create: (t) => `CREATE PROCEDURE ${t.ringCall}(IN p_queue VARCHAR(64) CHARACTER SET ascii, IN p_max INT UNSIGNED)
 MODIFIES SQL DATA SQL SECURITY INVOKER COMMENT 'taskrow: one ring of the doorbell of a queue'
 BEGIN
   DECLARE v_conn BIGINT UNSIGNED;
@@ -58,14 +53,12 @@ ${KILL_SLEEPERS}  END IF;
   COMMIT;
   SELECT v_found AS \`found\`;
 END`,
-    ];
-  },
 };
 
 /**
- * One ring of `queue`'s sleepers, up to `max`, in one statement (see `RING_CALL_MIGRATION`):
+ * One ring of `queue`'s sleepers, up to `max`, in one statement (see `RING_SLEEPERS_ROUTINE`):
  * resolves to the number found (-1: no guard row), or undefined, having run nothing, when it cannot
- * be called (`mayCall`; a schema older than version 18, a server that refused the procedure, a user
+ * be called (`mayCall`; a server that refused the procedure, a user
  * without `EXECUTE`): the caller rings in a transaction. `exec` bounds it as it bounds the ring.
  */
 export async function ringByCall(exec: Executor, t: QueueTables, queue: string, max: number): Promise<number | undefined> {

@@ -102,7 +102,7 @@ async function ringWhileNeeded(exec: Executor, t: QueueTables, queue: string, s:
 
 /**
  * A ring that an enqueue's CALL sends itself, after its commit, in the same statement (see
- * `enqueue-ring-call.ts`): while the CALL runs no other ring of the queue goes from this process,
+ * `enqueue/ring-call.ts`): while the CALL runs no other ring of the queue goes from this process,
  * and jobs announced meanwhile are rung once it ends. The caller MUST end it: `rang` when the CALL
  * rang (through `enqueueByCall` / `enqueueManyByCall`), else `close()`.
  */
@@ -167,7 +167,7 @@ export function ringInCall(exec: Executor, t: QueueTables, queue: string, jobs: 
  * some, waits for its enqueue to say how many to interrupt. Resolves to the number of sleepers
  * found, -1 when the queue has no guard row. A sleeper that ended meanwhile (`KILL` finds no
  * such thread) is skipped; a retried ring interrupts a sleeper twice at most and counts twice,
- * which only wakes it. One statement where the server has the ring's procedure (`ring-call.ts`),
+ * which only wakes it. One statement where the server has the ring's procedure (`RING_SLEEPERS_ROUTINE`),
  * except for an early ring, whose `KILL`s wait for its enqueue.
  */
 async function ringOnce(exec: Executor, t: QueueTables, queue: string, n: number | EarlyRing): Promise<number> {

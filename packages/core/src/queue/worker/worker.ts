@@ -37,7 +37,7 @@ export interface WorkerQueue<P> extends AckPort {
   onEnqueue(bell: Bell): Siblings;
   /**
    * Sleeps on the queue's doorbell (another process's enqueue rings this process's workers, see
-   * `doorbell.ts`), offering `handee` as the runner of a job a ring hands over (see `hand-call.ts`);
+   * `doorbell.ts`), offering `handee` as the runner of a job a ring hands over (see `wake/hand-call.ts`);
    * returns the unwatch.
    */
   watchDoorbell(handee?: Handee<P>): () => Promise<void>;
@@ -48,7 +48,7 @@ export interface WorkerQueue<P> extends AckPort {
   close(): Promise<void>;
 }
 
-/** A worker as the runner of jobs a ring hands its process's sleeper (see `hand-call.ts`). */
+/** A worker as the runner of jobs a ring hands its process's sleeper (see `wake/hand-call.ts`). */
 export interface Handee<P> {
   /** The lease (microseconds) of a job handed to it. */
   readonly leaseMicros: number;
