@@ -11,7 +11,7 @@ import type { Position } from './cursor.js';
 import { callRows, mayCall } from '../routines/call.js';
 import { perQueue } from '../model/registry.js';
 import { PHASE, type QueueTables } from '../model/tables.js';
-import { dueSql, pausedSql, ratedSql } from '../model/gate.js';
+import { dueSql, leaseSet, pausedSql, ratedSql } from '../model/gate.js';
 import type { Routine } from '../routines/routine.js';
 
 /** Seconds a claim waits for its queue's claim lock before it claims without it (MySQL takes whole seconds). */
@@ -98,10 +98,6 @@ const gate = (t: QueueTables, d: RoutineDialect): string => `  IF v_len < 104857
     SET v_state = 3;
   ELSE
 `;
-
-/** The SET list of a lease: expiry `lease` microseconds from now (database clock), one more attempt, fencing token `token`, running. */
-const leaseSet = (lease: string, token: string): string =>
-  `\`due_at\` = UTC_TIMESTAMP(6) + INTERVAL ${lease} MICROSECOND, \`attempt\` = \`attempt\` + 1, \`token\` = ${token}, \`ready_priority\` = 0, \`phase\` = ${PHASE.running}`;
 
 /** The locking read (from the place given, then from the head when that finds fewer) and the lease of what it found. */
 const readAndLease = (t: QueueTables): string => `    IF p_from_priority IS NOT NULL THEN

@@ -16,7 +16,7 @@ import { claimByCall, claimByProcedure } from './call.js';
 import { mayCall } from '../routines/call.js';
 import { TaskrowError } from '../../errors.js';
 import type { Job, JobRef } from '../model/types.js';
-import { pausedSql, ratedSql } from '../model/gate.js';
+import { leaseSet, pausedSql, ratedSql } from '../model/gate.js';
 import { claimColumns, newToken, WINDOW_SLACK_US, type ClaimRow, type Handed } from '../model/claimed.js';
 
 /** How often (ms) a queue handle looks for due delayed jobs and expired leases while its claims find enough ready jobs. */
@@ -358,7 +358,7 @@ async function lockAhead(conn: SqlConnection, t: QueueTables, queue: string, arg
 /** Leases the locked rows to `token` (lease expiry on the database clock, one more attempt). */
 async function lease(conn: SqlConnection, t: QueueTables, rows: readonly ClaimRow[], leaseMicros: number, token: number): Promise<void> {
   await conn.query(
-    `${updateById(t.jobs)} SET \`due_at\` = ${NOW_PLUS}, \`attempt\` = \`attempt\` + 1, \`token\` = ?, \`ready_priority\` = 0, \`phase\` = ${PHASE.running}
+    `${updateById(t.jobs)} SET ${leaseSet('?', '?')}
      WHERE \`id\` IN (${placeholderList(rows.length)})`,
     [leaseMicros, token, ...rows.map((r) => toNumber(r.id))],
   );

@@ -2,7 +2,7 @@ import type { Dialect } from '../../dialect.js';
 import { dueWaiting, PHASE, type QueueTables } from './tables.js';
 
 /**
- * The claim gate, written once: is the queue paused, rate-limited, holding a ready job, holding due
+ * The claim gate and the lease, written once: is the queue paused, rate-limited, holding a ready job, holding due
  * jobs to make ready first? Each read is a plain read of an index (inside a locking read it locks
  * nothing). `queue` is the SQL that names the queue: `?` in a client's statement (one parameter per
  * read), `p_queue` in a stored routine.
@@ -31,3 +31,11 @@ export const takesNewJobNowSql = (t: QueueTables, stops: Dialect['rangeEndStops'
         AND NOT ${ratedSql(t, queue)}
         AND NOT ${readySql(t, queue)}
         AND NOT ${dueSql(t, stops, queue)}`;
+
+/**
+ * The SET list of a claim's lease, written once for the client's claim and the claim procedure:
+ * expiry `lease` microseconds from now (database clock), one more attempt, fencing token `token`,
+ * running. `lease` and `token` are SQL: `?` each in a client's statement, in that order.
+ */
+export const leaseSet = (lease: string, token: string): string =>
+  `\`due_at\` = UTC_TIMESTAMP(6) + INTERVAL ${lease} MICROSECOND, \`attempt\` = \`attempt\` + 1, \`token\` = ${token}, \`ready_priority\` = 0, \`phase\` = ${PHASE.running}`;
