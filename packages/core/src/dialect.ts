@@ -45,6 +45,8 @@ export interface Dialect {
    * descending there; 51 and 30,066 in another state) and a 32-consumer drain read 107-110 pages a
    * job ascending against 120-124 descending.
    */
+  /** `INSERT ... RETURNING` exists (MariaDB): a batch insert reads its ids back in the same statement. */
+  readonly insertReturning: boolean;
   readonly rangeEndStops: 'ascending' | 'descending';
   /**
    * True on MariaDB with `innodb_snapshot_isolation` (10.6.18+, 10.11.8+, 11.x; ON by default from
@@ -120,6 +122,7 @@ export function dialectFromVersion(versionString: string, maxAllowedPacket: numb
     multiWriter,
     plainReadFirst: engine === 'mariadb',
     rangeEndStops: routineDialect(engine).rangeEndStops,
+    insertReturning: engine === 'mariadb',
     snapshotCheckedLocks: engine === 'mariadb' && snapshotCheckedLocks,
     lockingReadsAlone: engine === 'mysql' && multiWriter,
   });

@@ -45,7 +45,7 @@ export interface TransactionOptions {
 
 /**
  * Isolation levels the engine may ask a transaction for. READ UNCOMMITTED is asked only by the
- * doorbell's ring (see `queue/doorbell.ts`), which must see sleepers' uncommitted registrations.
+ * doorbell's ring (see `queue/wake/doorbell.ts`), which must see sleepers' uncommitted registrations.
  */
 export type IsolationLevel = 'READ UNCOMMITTED' | 'READ COMMITTED' | 'REPEATABLE READ';
 

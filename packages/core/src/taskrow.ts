@@ -103,7 +103,8 @@ export interface Taskrow<Tx = unknown> {
    * Waits for background work (purges) to finish, then releases what this instance keeps in memory:
    * its kept connections go back to the pool and its timers end (see `InstanceState`). MUST NOT
    * close the application's client. Stop workers and schedulers first; a handle used after
-   * `close()` still works, keeping nothing between calls until it is used again.
+   * `close()` still works, keeping nothing between calls until it is used again. On a view bound by
+   * `in(tx)` it waits for that view's background work only.
    */
   close(): Promise<void>;
 }
@@ -174,7 +175,7 @@ function build<Tx>(setup: TaskrowSetup<Tx>, client: SqlClient, base: Executor, p
     purgeCleared: () => purgeRetired(exec, dt),
     close: async () => {
       await background.settle();
-      await exec.state.close();
+      if (exec === base) await exec.state.close(); // a view bound by in(tx) leaves the instance's memory alone
     },
   };
 }

@@ -5,9 +5,9 @@ import { TaskrowError } from '../src/errors.js';
 describe('dialect', () => {
   it('reads engine and version from VERSION() strings', () => {
     const my = dialectFromVersion('9.7.4-2', 67108864);
-    expect(my).toEqual({ engine: 'mysql', version: '9.7.4', versionString: '9.7.4-2', maxAllowedPacket: 67108864, multiWriter: false, plainReadFirst: false, rangeEndStops: 'ascending', snapshotCheckedLocks: false, lockingReadsAlone: false });
+    expect(my).toEqual({ engine: 'mysql', version: '9.7.4', versionString: '9.7.4-2', maxAllowedPacket: 67108864, multiWriter: false, plainReadFirst: false, insertReturning: false, rangeEndStops: 'ascending', snapshotCheckedLocks: false, lockingReadsAlone: false });
     const ma = dialectFromVersion('10.11.19-MariaDB-0+deb12u1', 16777216);
-    expect([ma.engine, ma.version, ma.maxAllowedPacket, ma.plainReadFirst, ma.rangeEndStops]).toEqual(['mariadb', '10.11.19', 16777216, true, 'descending']);
+    expect([ma.engine, ma.version, ma.maxAllowedPacket, ma.plainReadFirst, ma.insertReturning, ma.rangeEndStops]).toEqual(['mariadb', '10.11.19', 16777216, true, true, 'descending']);
     expect(Object.isFrozen(ma)).toBe(true);
     // MySQL has no innodb_snapshot_isolation, whatever the caller read.
     expect([ma.snapshotCheckedLocks, dialectFromVersion('10.11.19-MariaDB', 1, '', false, true).snapshotCheckedLocks, dialectFromVersion('9.7.4', 1, '', false, true).snapshotCheckedLocks]).toEqual([false, true, false]);

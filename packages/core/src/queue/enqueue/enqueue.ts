@@ -110,7 +110,7 @@ export async function insertJobs(exec: Executor, t: QueueTables, queue: string, 
   const bytes = statementBytes(exec.dialect.maxAllowedPacket);
   const parts = [...chunks(rows, { maxRows: INSERT_ROWS, maxBytes: bytes }, (r) => r.payloadBytes + (r.dedup?.length ?? 0) * 2 + (r.concKey?.length ?? 0) * 4 + 200)];
   const keyed = rows.some((r) => r.dedup);
-  const returning = exec.dialect.engine === 'mariadb';
+  const returning = exec.dialect.insertReturning;
   const insertAll = async (conn: SqlConnection): Promise<Enqueued[]> => {
     const out: Enqueued[] = [];
     for (const part of parts) out.push(...(await insertChunk(conn, t, queue, part, returning)));

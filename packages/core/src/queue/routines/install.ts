@@ -15,8 +15,8 @@ export interface RoutinesResult {
   readonly unchanged: string[];
   /**
    * Refused by the server (no `CREATE ROUTINE` or `ALTER ROUTINE` privilege, a proxy or server
-   * without stored procedures), with its message: taskrow then takes its path without them, which
-   * `taskrow doctor` reports. `migrate()` tries again each time it runs.
+   * without stored procedures), with its message: taskrow then takes its path without them.
+   * `migrate()` tries again each time it runs.
    */
   readonly refused: { readonly name: string; readonly error: string }[];
 }
