@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // Fails when a package's source has an import circle: two or more files that import each other,
-// directly or through others (type-only imports count too). Reads relative `import` / `export ...
-// from` / `import()` specifiers of every .ts file under each package's src/ and finds the strongly
-// connected components of that graph (Tarjan). Usage: node scripts/check-circles.mjs [dir ...]
+// directly or through others (type-only imports count too), or two or more sibling folders that do
+// (a file of `claim/` importing `settle/` while one of `settle/` imports `claim/`): folders are
+// layers, each importing only those below it. Reads relative `import` / `export ... from` /
+// `import()` specifiers of every .ts file under each package's src/ and finds the strongly
+// connected components of both graphs (Tarjan). Usage: node scripts/check-circles.mjs [dir ...]
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -52,14 +54,40 @@ function circles(graph) {
   return found;
 }
 
+/**
+ * The graph of sibling folders: for each import between files in two different folders under
+ * the same parent, an edge between those two folders (named by their path from `root`).
+ */
+function folderGraph(root, graph) {
+  const folders = new Map();
+  for (const [from, targets] of graph) {
+    for (const to of targets) {
+      const a = path.relative(root, from).split(path.sep);
+      const b = path.relative(root, to).split(path.sep);
+      let i = 0;
+      while (i < a.length - 1 && i < b.length - 1 && a[i] === b[i]) i++;
+      if (i >= a.length - 1 || i >= b.length - 1) continue; // a file of the common folder itself
+      const [x, y] = [a.slice(0, i + 1).join('/'), b.slice(0, i + 1).join('/')];
+      if (!folders.has(x)) folders.set(x, []);
+      if (!folders.get(x).includes(y)) folders.get(x).push(y);
+    }
+  }
+  return folders;
+}
+
 let failed = 0, files = 0;
 for (const root of roots.filter((r) => fs.existsSync(r))) {
-  const graph = new Map(walk(path.resolve(root)).map((f) => [f, importsOf(f)]));
+  const base = path.resolve(root);
+  const graph = new Map(walk(base).map((f) => [f, importsOf(f)]));
   files += graph.size;
   for (const scc of circles(graph)) {
     failed++;
-    console.error(`import circle of ${scc.length} files in ${root}:\n${scc.map((f) => `  ${path.relative(path.resolve(root), f)}`).sort().join('\n')}`);
+    console.error(`import circle of ${scc.length} files in ${root}:\n${scc.map((f) => `  ${path.relative(base, f)}`).sort().join('\n')}`);
+  }
+  for (const scc of circles(folderGraph(base, graph))) {
+    failed++;
+    console.error(`import circle of ${scc.length} folders in ${root} (each imports the next, round to the first):\n${scc.sort().map((f) => `  ${f}/`).join('\n')}`);
   }
 }
-console.log(failed === 0 ? `check-circles: no import circle in ${files} files` : `check-circles: ${failed} import circle(s)`);
+console.log(failed === 0 ? `check-circles: no import circle in ${files} files or their folders` : `check-circles: ${failed} import circle(s)`);
 process.exit(failed === 0 ? 0 : 1);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ROUTINES, routineStatements } from '../src/queue/routines/index.js';
+import { ROUTINES } from '../src/queue/procedures.js';
+import { routineStatements } from '../src/queue/routines/index.js';
 import { withHash } from '../src/queue/routines/install.js';
 import { MIGRATIONS } from '../src/schema/migrations.js';
 import { migrationSteps, schemaSql } from '../src/schema/migrate.js';

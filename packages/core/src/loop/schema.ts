@@ -1,4 +1,4 @@
-import { TABLE_OPTIONS } from '../schema/tables.js';
+import { TABLE_OPTIONS } from '../tables.js';
 import type { IdCodec } from './ids.js';
 import { loopRegistryTable, type LoopTable } from './tables.js';
 

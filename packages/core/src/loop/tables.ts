@@ -1,5 +1,5 @@
 import { validateTableName } from '../names.js';
-import { table } from '../schema/tables.js';
+import { table } from '../tables.js';
 
 /** The loop registry under one prefix: one row per loop, recording its id type. */
 export function loopRegistryTable(prefix: string): string {

@@ -14,7 +14,8 @@ import { claimable, claimJobs, handedJobs, type ClaimArgs, claimCursor } from '.
 import { purgeDeadJobs, purgeFinished, retryDeadJobs, getJobInfo, listArgs, listJobs, queueStats } from './admin/index.js';
 import { insertJobs, jobRows, callable, batchCallable, coalescedEnqueue, coalescible, producerOf, purgeStaleKeys, purgeStaleKeysNow } from './enqueue/index.js';
 import { purgeIdleKeys, purgeIdleKeysNow, pausedSince, pauseQueue, resumeQueue, getLimit, limitArgs, setLimit, getRate, rateArg, setRate } from './admission/index.js';
-import { onEnqueue, handOff, watchDoorbell, type HandTarget, announce, EarlyRing, ringAhead, ringInCall } from './wake/index.js';
+import { onEnqueue, watchDoorbell, type HandTarget, announce, EarlyRing, ringAhead, ringInCall } from './wake/index.js';
+import { handOff } from './handoff/index.js';
 import { startWorker, type Handee } from './worker/index.js';
 
 function optionsArg<T extends object>(what: string, value: T | undefined, accepted: readonly (keyof T & string)[]): Partial<T> {

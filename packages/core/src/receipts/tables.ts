@@ -1,4 +1,4 @@
-import { table } from '../schema/tables.js';
+import { table } from '../tables.js';
 
 /** The receipts table under one prefix (see `receipts.ts`). */
 export function receiptsTable(prefix: string): string {

@@ -1,4 +1,4 @@
-import { table } from '../schema/tables.js';
+import { table } from '../tables.js';
 
 /** The Resources tables under one prefix. */
 export interface ResourcesTables {

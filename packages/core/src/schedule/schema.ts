@@ -1,4 +1,4 @@
-import { table } from '../schema/tables.js';
+import { table } from '../tables.js';
 
 /** The schedules table under `prefix` (validated by the caller). */
 export const schedulesTable = (prefix: string): string => table(prefix, 'queue_schedules');

@@ -1,10 +1,11 @@
 import type { Dialect } from '../dialect.js';
 import type { Executor } from '../engine/executor.js';
-import { installRoutines, ROUTINES, routineStatements, type RoutinesResult } from '../queue/routines/index.js';
+import { ROUTINES } from '../queue/procedures.js';
+import { installRoutines, routineStatements, type RoutinesResult } from '../queue/routines/index.js';
 import { toNumber } from '../validate.js';
 import { validatePrefix } from '../names.js';
 import { MIGRATIONS, migrationsTableSql, SCHEMA_VERSION, type Migration } from './migrations.js';
-import { table } from './tables.js';
+import { table } from '../tables.js';
 
 /** What `migrate()` did. */
 export interface MigrateResult {

@@ -1,6 +1,6 @@
 import type { Migration } from './migration.js';
 import { BASELINE } from './baseline/index.js';
-import { table, TABLE_OPTIONS } from './tables.js';
+import { table, TABLE_OPTIONS } from '../tables.js';
 
 export type { Migration } from './migration.js';
 

@@ -2,7 +2,7 @@ import { chunks, placeholderList } from '../../chunk.js';
 import { invalid } from '../../errors.js';
 import { FROM_MICROS } from '../../sql.js';
 import { intArg, show, toNumber } from '../../validate.js';
-import { deadKeysOf, dropDeadKeys } from '../settle/dead-keys.js';
+import { deadKeysOf, dropDeadKeys } from '../model/dead-keys.js';
 import { announce } from '../wake/ring.js';
 import { takeKeys } from '../enqueue/dedup.js';
 import { deleteById, epochMicros, PHASE, updateById } from '../model/tables.js';

@@ -1,9 +1,7 @@
 import { placeholderList } from '../../chunk.js';
 import type { SqlConnection } from '../../port.js';
-import { TABLE_OPTIONS } from '../../schema/tables.js';
 import { toNumber } from '../../validate.js';
-import { PHASE, queueTables, type QueueTables } from '../model/tables.js';
-import { MAX_CONCURRENCY_KEY_CHARS } from '../model/options.js';
+import { PHASE, type QueueTables } from '../model/tables.js';
 
 /** A `<prefix>queue_keyed` row's `state`: its job holds a slot of its key (ready or running). */
 const HOLDS = PHASE.ready;

@@ -1,14 +1,12 @@
 import { placeholderList } from '../../chunk.js';
-import { InvalidArgumentError } from '../../errors.js';
 import type { SqlConnection } from '../../port.js';
-import { TABLE_OPTIONS } from '../../schema/tables.js';
-import { intArg, optionsOf, show, toNumber } from '../../validate.js';
+import { intArg, optionsOf, toNumber } from '../../validate.js';
 import type { Executor } from '../../engine/executor.js';
-import { PHASE, queueTables, updateById, type QueueTables } from '../model/tables.js';
+import { PHASE, updateById, type QueueTables } from '../model/tables.js';
 import type { JobRef } from '../model/types.js';
 import { announce } from '../wake/ring.js';
 import { heldCounts, recordSlots, waitingHeads, type IdsByKey, type SlotChanges } from './key-slots.js';
-import { concurrencyKeyArg, MAX_CONCURRENCY_KEY_CHARS } from '../model/options.js';
+import { concurrencyKeyArg, } from '../model/options.js';
 /** The highest concurrency limit of a key. */
 export const MAX_CONCURRENCY_LIMIT = 1_000_000;
 /** The limit of a key when neither it nor its queue has one set. */

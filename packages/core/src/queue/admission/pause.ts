@@ -1,8 +1,7 @@
 import type { Executor } from '../../engine/executor.js';
 import type { SqlConnection } from '../../port.js';
-import { TABLE_OPTIONS } from '../../schema/tables.js';
 import { toNumber } from '../../validate.js';
-import { epochMicros, queueTables, type QueueTables } from '../model/tables.js';
+import { epochMicros, type QueueTables } from '../model/tables.js';
 
 /**
  * Pauses `queue` for every worker and `claim()` caller: from the commit on, claims of the queue

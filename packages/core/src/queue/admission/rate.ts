@@ -1,10 +1,9 @@
 import type { Executor } from '../../engine/executor.js';
 import { invalid } from '../../errors.js';
 import type { SqlConnection } from '../../port.js';
-import { TABLE_OPTIONS } from '../../schema/tables.js';
 import { intArg, optionsOf, secondsArg, show, toNumber } from '../../validate.js';
 import { placeholderList } from '../../chunk.js';
-import { queueTables, type QueueTables } from '../model/tables.js';
+import { type QueueTables } from '../model/tables.js';
 
 /** The most starts a rate limit allows per window. */
 export const MAX_RATE_LIMIT = 100_000;

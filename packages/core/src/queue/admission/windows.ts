@@ -1,6 +1,5 @@
 import { slot } from '../../instance.js';
 import type { Executor } from '../../engine/executor.js';
-import type { SqlClient } from '../../port.js';
 import { perQueue } from '../model/registry.js';
 import type { QueueTables } from '../model/tables.js';
 

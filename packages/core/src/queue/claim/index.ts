@@ -4,4 +4,4 @@
  */
 export { claimable } from './claimable.js';
 export { claimJobs, handedJobs, type ClaimArgs } from './claim.js';
-export { claimCursor } from './cursor.js';
+export { claimCursor } from '../model/cursor.js';

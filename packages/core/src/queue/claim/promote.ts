@@ -1,7 +1,7 @@
 import { placeholderList } from '../../chunk.js';
 import type { SqlConnection } from '../../port.js';
 import { toNumber } from '../../validate.js';
-import { keepDeadKeys } from '../settle/dead-keys.js';
+import { keepDeadKeys } from '../model/dead-keys.js';
 import { admit, lockKeys } from '../admission/limits.js';
 import { DUE_ROWS, PHASE, updateById, type QueueTables } from '../model/tables.js';
 

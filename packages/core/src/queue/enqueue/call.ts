@@ -7,7 +7,7 @@ import { toNumber } from '../../validate.js';
 import { MAX_CONCURRENCY_KEY_CHARS } from '../model/options.js';
 import { startState, type JobRow } from '../model/options.js';
 import { mayCall } from '../routines/call.js';
-import { enqueueCallRows, type RingInCall } from './ring.js';
+import { enqueueCallRows, type RingInCall } from '../wake/ring-in-call.js';
 import type { QueueTables } from '../model/tables.js';
 import type { Routine } from '../routines/routine.js';
 import type { Enqueued } from '../model/types.js';

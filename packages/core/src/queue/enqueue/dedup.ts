@@ -1,10 +1,8 @@
 import { placeholderList } from '../../chunk.js';
 import type { Executor } from '../../engine/executor.js';
-import { INDEX_KEY_BYTES } from '../../keys.js';
 import type { SqlConnection } from '../../port.js';
-import { TABLE_OPTIONS } from '../../schema/tables.js';
 import { toNumber } from '../../validate.js';
-import { queueTables, type QueueTables } from '../model/tables.js';
+import { type QueueTables } from '../model/tables.js';
 import { purgeAllWindows, throttledPurge, type PurgeWindow } from '../admission/windows.js';
 
 /** A dedup key's index form as a map key: its bytes in hex. */

@@ -10,7 +10,7 @@ import { NAME_PATTERN } from '../../names.js';
 import { binaryLiteral } from '../../sql.js';
 import { callable, enqueueByCall } from './call.js';
 import { batchCallable, enqueueManyByCall } from './many-call.js';
-import type { RingInCall } from './ring.js';
+import type { RingInCall } from '../wake/ring-in-call.js';
 import { decodeEnqueued, encodeEnqueued } from './enqueued-text.js';
 import { jobRow, plainJobRow, startState, type JobRow, type QueueSettings } from '../model/options.js';
 import { keyHex, liveHolders, takeKeys } from './dedup.js';

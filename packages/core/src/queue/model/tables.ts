@@ -1,6 +1,6 @@
 import { receiptsTable } from '../../receipts/tables.js';
 import type { Dialect } from '../../dialect.js';
-import { table } from '../../schema/tables.js';
+import { table } from '../../tables.js';
 
 /** The Queue's tables under one prefix: every queue's jobs, keyed by queue name, and the receipts of enqueues. */
 export interface QueueTables {

@@ -1,5 +1,4 @@
 import { slot } from '../../instance.js';
-import type { Dialect } from '../../dialect.js';
 import type { Executor } from '../../engine/executor.js';
 import { TaskrowError } from '../../errors.js';
 import type { SqlValue } from '../../port.js';

@@ -5,25 +5,13 @@ import type { SqlConnection, SqlValue } from '../../port.js';
 import { RollBack } from '../../retry.js';
 import { intArg, show, toNumber } from '../../validate.js';
 import { LeaseLostError } from '../model/errors.js';
+import { isSettled, markSettled } from '../model/held.js';
 import { MAX_CLAIM } from '../model/options.js';
 import { epochMicros, NOW_MICROS, PHASE, type QueueTables } from '../model/tables.js';
 import type { JobRef } from '../model/types.js';
 
 /** Most jobs one ack call takes (one transaction). */
 export const MAX_ACK = 10 * MAX_CLAIM;
-
-/** Job objects acked through taskrow (completed, failed or released): acking one again is a caller error. */
-const settled = new WeakSet<object>();
-
-/** True when `ref` was completed, failed or released through taskrow. */
-export function isSettled(ref: JobRef): boolean {
-  return settled.has(ref);
-}
-
-/** Marks `refs` acked: a job object acked once cannot be acked again (see `isSettled`). */
-export function markSettled(refs: readonly JobRef[]): void {
-  for (const r of refs) settled.add(r);
-}
 
 /** A job row still held by the caller's lease, locked for this transaction. */
 export interface HeldRow {
@@ -49,7 +37,7 @@ export function refsArg(queue: string, jobs: unknown, action: string): JobRef[] 
     }
     if (seen.has(id)) throw invalid(`${action}() got job ${id} twice in one call`);
     seen.add(id);
-    if (settled.has(r)) throw invalid(`cannot ${action} job ${id}: this job was already completed, failed or released`);
+    if (isSettled(r)) throw invalid(`cannot ${action} job ${id}: this job was already completed, failed or released`);
     return r;
   });
 }
@@ -126,7 +114,7 @@ export async function ackFast<T = undefined>(
     if (err instanceof FastPathMiss) return { next: err.message as 'check' | 'recover' };
     throw err;
   }
-  if (once) for (const r of refs) settled.add(r);
+  if (once) markSettled(refs);
   return { next: 'applied', value };
 }
 
@@ -228,7 +216,7 @@ export async function ackHeld<R>(
     return { result, found };
   }, { isolation: 'READ COMMITTED' });
   const { held, recovered, lost } = found;
-  if (check.once) for (const r of [...held.map((h) => h.ref), ...recovered.map((r) => r.ref)]) settled.add(r);
+  if (check.once) markSettled([...held.map((h) => h.ref), ...recovered.map((r) => r.ref)]);
   if (lost.length > 0) throw new LeaseLostError(check.action, lost, [...held, ...recovered].map((h) => h.ref.id));
   return { result, held, recovered };
 }

@@ -1,6 +1,7 @@
 import { TaskrowError } from '../../errors.js';
 import { toNumber } from '../../validate.js';
-import { markSettled, type FastOutcome } from './ack.js';
+import { type FastOutcome } from './ack.js';
+import { markSettled } from '../model/held.js';
 import { callRows, mayCall } from '../routines/call.js';
 import type { AckContext } from './context.js';
 import { PHASE, type QueueTables } from '../model/tables.js';

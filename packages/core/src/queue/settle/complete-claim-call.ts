@@ -1,6 +1,6 @@
 import { LOST, takeHeadTurn, type ClaimArgs, type ClaimCall, type ClaimRows, type ClaimState } from '../claim/claim.js';
 import { UNHELD_STATE } from '../claim/call.js';
-import { markSettled } from './ack.js';
+import { markSettled } from '../model/held.js';
 import { completeUnproven } from './settle.js';
 import type { AckContext } from './context.js';
 import { deleteDone, doneArgs } from './complete-call.js';

@@ -4,7 +4,7 @@ import { optionsOf, secondsArg } from '../../validate.js';
 import { fence } from './ack.js';
 import { LeaseLostError } from '../model/errors.js';
 import { encodePayload } from '../model/payload.js';
-import { queueTables, updateById, type QueueTables } from '../model/tables.js';
+import { updateById, type QueueTables } from '../model/tables.js';
 import type { JobInfo, JobOutcome, JobRef } from '../model/types.js';
 
 /**

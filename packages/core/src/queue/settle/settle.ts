@@ -1,17 +1,16 @@
 import { performance } from 'node:perf_hooks';
-import type { Executor } from '../../engine/executor.js';
 import type { SqlConnection, SqlValue } from '../../port.js';
-import { keepDeadKeys } from './dead-keys.js';
+import { keepDeadKeys } from '../model/dead-keys.js';
 import { freeSlots, keysOf } from '../admission/limits.js';
 import { announce } from '../wake/ring.js';
-import { claimCursor } from '../claim/cursor.js';
+import { claimCursor } from '../model/cursor.js';
 import { LeaseLostError } from '../model/errors.js';
-import { leaseConfirmed } from './local-lease.js';
+import { leaseConfirmed } from '../model/held.js';
 import { completeByCall } from './complete-call.js';
 import { ackFast, ackHeld, expectAll, fence, type FastTail, type HeldRow } from './ack.js';
-import { backoffSeconds, errorText, toMicros, type QueueSettings } from '../model/options.js';
+import { backoffSeconds, errorText, toMicros, } from '../model/options.js';
 import { toNumber } from '../../validate.js';
-import { deleteById, NOW_MICROS, NOW_PLUS, PHASE, updateById, type QueueTables } from '../model/tables.js';
+import { deleteById, NOW_MICROS, NOW_PLUS, PHASE, updateById, } from '../model/tables.js';
 import type { FailOutcome, JobRef } from '../model/types.js';
 import type { AckContext } from './context.js';
 

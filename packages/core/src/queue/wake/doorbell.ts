@@ -2,12 +2,11 @@ import { slot } from '../../instance.js';
 import type { Executor } from '../../engine/executor.js';
 import type { SqlClient, SqlConnection, SqlValue } from '../../port.js';
 import { performance } from 'node:perf_hooks';
-import { TABLE_OPTIONS } from '../../schema/tables.js';
 import { NoAnswer } from '../../retry.js';
 import { placeholderList } from '../../chunk.js';
 import { toNumber } from '../../validate.js';
 import { claimColumns, newToken, WINDOW_SLACK_US, type ClaimRow } from '../model/claimed.js';
-import { PHASE, queueTables, type QueueTables } from '../model/tables.js';
+import { PHASE, type QueueTables } from '../model/tables.js';
 import { enqueued } from './wake.js';
 import { perQueue } from '../model/registry.js';
 

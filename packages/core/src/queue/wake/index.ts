@@ -1,8 +1,7 @@
 /**
- * Wake-ups: in-process wake-ups of idle workers, the doorbell (sleeping claims woken by a ring from another
- * process), and hand-offs (new jobs leased straight to an idle worker).
+ * Wake-ups: in-process wake-ups of idle workers, and the doorbell (sleeping connections of other
+ * processes woken by a ring when jobs are enqueued).
  */
 export { onEnqueue } from './wake.js';
-export { handOff } from './local-hand.js';
 export { watchDoorbell, type HandTarget } from './doorbell.js';
 export { announce, EarlyRing, ringAhead, ringInCall } from './ring.js';

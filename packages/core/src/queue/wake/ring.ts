@@ -1,14 +1,13 @@
 import { slot } from '../../instance.js';
 import { performance } from 'node:perf_hooks';
 import type { Executor } from '../../engine/executor.js';
-import type { SqlClient } from '../../port.js';
 import type { QueueTables } from '../model/tables.js';
 import { enqueued, hasWorkers } from './wake.js';
-import { claimCursor } from '../claim/cursor.js';
+import { claimCursor } from '../model/cursor.js';
 import { errnoOf } from './doorbell.js';
 import { perQueue } from '../model/registry.js';
 import { ringByCall } from './ring-call.js';
-import type { CallRingAnswer, RingInCall } from '../enqueue/ring.js';
+import type { CallRingAnswer, RingInCall } from './ring-in-call.js';
 
 /**
  * The ringing side of the doorbell (see `doorbell.ts`): a process whose enqueue committed

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { slices } from '../../chunk.js';
 import { LeaseDeadline } from '../../engine/deadline.js';
-import { isSettled } from '../settle/ack.js';
+import { isSettled } from '../model/held.js';
 import { LeaseLostError } from '../model/errors.js';
 import { MAX_CLAIM } from '../model/options.js';
 import type { Job, JobRef } from '../model/types.js';

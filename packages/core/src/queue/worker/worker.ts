@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { LeaseDeadline } from '../../engine/deadline.js';
 import { secondsArg } from '../../validate.js';
-import { isSettled } from '../settle/ack.js';
+import { isSettled } from '../model/held.js';
 import type { LeaseLostError } from '../model/errors.js';
 import { encodePayload } from '../model/payload.js';
 import { toMicros } from '../model/options.js';

@@ -2,7 +2,7 @@ import { donesTables } from '../../dones/tables.js';
 import { loopRegistryTable } from '../../loop/tables.js';
 import { receiptsTable } from '../../receipts/tables.js';
 import { resourcesTables } from '../../resources/tables.js';
-import { TABLE_OPTIONS } from '../tables.js';
+import { TABLE_OPTIONS } from '../../tables.js';
 
 /** Dones: namespaces, their generations (`clear()` moves a namespace to a new one) and the done keys of each generation. */
 export const donesDdl = (prefix: string): string[] => {

@@ -1,7 +1,7 @@
 import { MAX_CONCURRENCY_KEY_CHARS } from '../../queue/model/options.js';
 import { queueTables, type QueueTables } from '../../queue/model/tables.js';
 import { schedulesTable } from '../../schedule/schema.js';
-import { TABLE_OPTIONS } from '../tables.js';
+import { TABLE_OPTIONS } from '../../tables.js';
 
 /** A queue name, as every Queue table keys it. */
 const QUEUE = '`queue` VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL';

@@ -1,7 +1,25 @@
 import { performance } from 'node:perf_hooks';
 import { leaseMargin } from '../../engine/deadline.js';
-import { isSettled } from './ack.js';
-import type { JobRef } from '../model/types.js';
+import type { JobRef } from './types.js';
+
+/**
+ * What taskrow knows of a job object it handed out: where its lease ends on this process's
+ * monotonic clock, and whether it was settled (completed, failed or released) through taskrow.
+ * Both are tags on the object (weak: they go with it), read by the worker, the claim and the acks.
+ */
+
+/** Job objects acked through taskrow (completed, failed or released): acking one again is a caller error. */
+const settled = new WeakSet<object>();
+
+/** True when `ref` was completed, failed or released through taskrow. */
+export function isSettled(ref: JobRef): boolean {
+  return settled.has(ref);
+}
+
+/** Marks `refs` acked: a job object acked once cannot be acked again (see `isSettled`). */
+export function markSettled(refs: readonly JobRef[]): void {
+  for (const r of refs) settled.add(r);
+}
 
 /** Where each claimed job's lease ends on this process's monotonic clock (`performance.now()`), by job object. */
 const ends = new WeakMap<object, number>();

@@ -1,4 +1,4 @@
-import { ident } from '../names.js';
+import { ident } from './names.js';
 
 /** Quoted name of taskrow table `name` under `prefix` (both validated by the caller). */
 export function table(prefix: string, name: string): string {

@@ -1,7 +1,7 @@
 import type { RoutineDialect } from '../../dialect.js';
 import { takesNewJobNowSql } from '../model/gate.js';
 import { commitWithReceiptInto, ENQUEUE_JOB_PARAMS, inParams, insertJob } from '../enqueue/call.js';
-import { KILL_SLEEPERS } from './ring-call.js';
+import { KILL_SLEEPERS } from '../wake/ring-call.js';
 import { PHASE, type QueueTables } from '../model/tables.js';
 import type { Routine } from '../routines/routine.js';
 

@@ -1,8 +1,7 @@
-import { INDEX_KEY_BYTES } from '../../keys.js';
+
 import { placeholderList } from '../../chunk.js';
 import type { SqlConnection } from '../../port.js';
-import { TABLE_OPTIONS } from '../../schema/tables.js';
-import { queueTables, type QueueTables } from '../model/tables.js';
+import { type QueueTables } from './tables.js';
 
 /**
  * Keeps the dedup keys of the jobs `ids` that are about to die (`dying`: an SQL condition on the

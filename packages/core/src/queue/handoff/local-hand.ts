@@ -12,15 +12,15 @@ import { takesNewJobNowSql } from '../model/gate.js';
 import { inParams, writeReceipt } from '../enqueue/call.js';
 import { callRow, consecutiveIds, ENQUEUE_JOBS_PARAMS, DUE, insertRows, MAX_CALL_BATCH, MAX_CALL_BATCH_BYTES } from '../enqueue/many-call.js';
 import { decodeEnqueued } from '../enqueue/enqueued-text.js';
-import { leaseConfirmed } from '../settle/local-lease.js';
+import { leaseConfirmed } from '../model/held.js';
 import type { JobRow } from '../model/options.js';
 import { callResults, mayCall } from '../routines/call.js';
 import { PHASE, type QueueTables } from '../model/tables.js';
 import type { Routine } from '../routines/routine.js';
 import type { Enqueued, JobRef } from '../model/types.js';
 import { producerOf } from '../enqueue/producer.js';
-import { announce } from './ring.js';
-import { runnerFor, type Runner } from './wake.js';
+import { announce } from '../wake/ring.js';
+import { runnerFor, type Runner } from '../wake/wake.js';
 
 /**
  * The local hand-off: an enqueue whose process has an idle worker of the queue leases its jobs to
