@@ -118,7 +118,7 @@ for (const kind of KINDS) {
         const row = (what: string, c: readonly DrainResult[], s: readonly DrainResult[]): string =>
           `| ${what} | ${fmt(rate(c))} | ${fmt(rate(s))} | ${(rate(c) / rate(s)).toFixed(2)}x | ${c.some((r) => r.capped) ? `capped at ${CAP} s` : ''} |`;
         process.stdout.write(
-          [
+          `${[
             `\n## Queue on a 3-node ${kind} cluster beside one ${label(one)} (${cluster.versionString}), ${RUNS} run(s), median`,
             `settings (single server; nodes use the same flags): ${server.durability}`,
             `clients: ${CONSUMERS} consumers (taskrow workers, concurrency and batch 100) and ${PRODUCERS} producers (10 jobs a commit), connection i on node i mod 3`,
@@ -128,7 +128,7 @@ for (const kind of KINDS) {
             row(`${PRODUCERS} producers + ${CONSUMERS} consumers, ${JOBS.toLocaleString('en-US')} jobs`, nodes.mixed, alone.mixed),
             ...primitiveRows(nodes.primitives!, alone.primitives!, fmt),
             `certification conflicts reported by the nodes: ${nodes.conflicts}; worker/producer errors on the cluster: ${errors([...nodes.drain, ...nodes.mixed])}; on the single server: ${errors([...alone.drain, ...alone.mixed])}`,
-          ].join('\n') + '\n',
+          ].join('\n')}\n`,
         );
       } finally {
         await cluster?.stop();

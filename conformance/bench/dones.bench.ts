@@ -90,7 +90,7 @@ function spreadStarts(n: number, spreadMs: number): number[] {
     [order[i], order[j]] = [order[j]!, order[i]!];
   }
   const starts = new Array<number>(n).fill(0);
-  order.forEach((c, slot) => (starts[c] = (slot * spreadMs) / n));
+  for (const [slot, c] of order.entries()) starts[c] = (slot * spreadMs) / n;
   return starts;
 }
 

@@ -34,13 +34,14 @@ function timings(channel: string, name: string): { ms: number[]; stop: () => voi
 }
 
 /**
- * `consumers` taskrow workers, each on its own connection (concurrency and batch `perWorker`, default 100), draining
- * queue `name` until `total` jobs are acked or `capSeconds` pass. With `produce`, that many
- * producers (own connections) enqueue the `total` jobs meanwhile, `perCommit` per call.
- * Leftover jobs of the queue are deleted afterwards. With several URLs (the nodes of a cluster),
- * connection `i` goes to `url[i % url.length]`: consumers and producers spread over the nodes.
- * With `probe`, the result also tells what the timed window cost per job (connections and
- * handles are made before it, and closed after it).
+ * `consumers` taskrow workers (concurrency and batch `perWorker`, default 100), draining queue
+ * `name` until `total` jobs are acked or `capSeconds` pass. With `produce`, that many producers
+ * enqueue the `total` jobs meanwhile, `perCommit` per call. Workers and producers share one taskrow
+ * instance per server, over a pool with a connection for each of them, as one application process
+ * runs taskrow (each worker keeps its own pooled connection between its claims). Leftover jobs of
+ * the queue are deleted afterwards. With several URLs (the nodes of a cluster), one instance per
+ * node: worker or producer `i` uses node `i % url.length`. With `probe`, the result also tells what
+ * the timed window cost per job (pools and handles are made before it, and closed after it).
  */
 export async function taskrowDrain(
   url: string | readonly string[],
@@ -54,8 +55,10 @@ export async function taskrowDrain(
   probe?: WorkProbe,
 ): Promise<DrainResult> {
   const urls = typeof url === 'string' ? [url] : url;
-  const conns = await Promise.all(Array.from({ length: consumers + (produce?.producers ?? 0) }, (_, i) => mysql.createConnection(urls[i % urls.length]!)));
-  const trs = await Promise.all(conns.map((c) => taskrow(c, { prefix })));
+  const users = consumers + (produce?.producers ?? 0);
+  const pools = urls.map((u) => mysql.createPool({ uri: u, connectionLimit: Math.ceil(users / urls.length) + 2 }));
+  const instances = await Promise.all(pools.map((pool) => taskrow(pool, { prefix })));
+  const trs = Array.from({ length: users }, (_, i) => instances[i % instances.length]!);
   const errors: unknown[] = [];
   const claims = timings(WORKER_CHANNELS.claim, name);
   const acks = timings(WORKER_CHANNELS.ack, name);
@@ -74,8 +77,9 @@ export async function taskrowDrain(
   await Promise.all([...workers.map((w) => w.stop({ timeout: 5 })), ...producing]);
   claims.stop();
   acks.stop();
-  await conns[0]!.query(`DELETE FROM \`${prefix}queue_jobs\` WHERE queue = ?`, [name]);
-  await Promise.all(conns.map((c) => c.end()));
+  await pools[0]!.query(`DELETE FROM \`${prefix}queue_jobs\` WHERE queue = ?`, [name]);
+  await Promise.all(instances.map((tr) => tr.close()));
+  await Promise.all(pools.map((p) => p.end()));
   return { rate: n / seconds, capped: n < total, done: n, errors, claimMs: claims.ms, ackMs: acks.ms, ...(work ? { work } : {}) };
 }
 

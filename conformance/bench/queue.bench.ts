@@ -149,7 +149,7 @@ for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) 
           ...cappedNote('taskrow, producers alone', prodT),
           `deadlocks over ${RUNS} produce+drain runs: baseline callers retried ${deadlocks.baselineSeen} (server counted ${deadlocks.baselineServer}) and ${deadlocks.baselineConflicts} lock-wait or snapshot conflicts; ` +
             `taskrow: ${deadlocks.taskrowErrors} errors reached callers (server counted ${deadlocks.taskrowServer}, retried inside taskrow)`,
-          `medians of ${RUNS} runs; every consumer has its own connection; taskrow consumers are queue.work() with concurrency ${BATCH}, batchSize ${BATCH}, lease 30 s`,
+          `medians of ${RUNS} runs; every consumer has its own connection; taskrow consumers are queue.work() with concurrency ${BATCH}, batchSize ${BATCH}, lease 30 s, and share one taskrow instance with the producers, as one application process does`,
           `baseline: Köhntopp's statements (candidate SELECT on a random first letter of d, locking SELECT ... FOR UPDATE SKIP LOCKED by id, UPDATE, COMMIT, DELETE, COMMIT), autocommit off, REPEATABLE READ; producers insert one row per statement and commit every 10; taskrow producers enqueueMany() 10 jobs per call`,
         );
         report(`Queue vs Köhntopp's statements through bare mysql2 (${label(target)})`, server, curve, notes);
@@ -256,7 +256,7 @@ async function baselineDrain(url: string, t: string, consumers: number, total: n
 }
 
 /** His PRODUCERS producers on `conns`, inserting `total` rows between them until `deadline`. */
-function baselineProducers(conns: readonly mysql.Connection[], t: string, total: number, counts: BaselineCounts, deadline: number): Promise<void[]> {
+function baselineProducers(conns: readonly mysql.Connection[], t: string, total: number, counts: BaselineCounts, deadline: number): Promise<unknown[]> {
   return Promise.all(conns.map((c, i) => baselineProducer(c, t, shareOf(total, conns.length, i), counts, deadline)));
 }
 

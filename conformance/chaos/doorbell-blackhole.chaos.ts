@@ -95,7 +95,9 @@ for (const target of chaosTargets()) {
       for (let seq = 0; seq < JOBS; seq += BATCH) {
         const seqs = Array.from({ length: Math.min(BATCH, JOBS - seq) }, (_, k) => seq + k);
         await q.enqueueMany(seqs.map((s) => ({ payload: { seq: s }, maxAttempts: 1000 }))).then(
-          () => seqs.forEach((s) => enqueued.add(s)),
+          () => {
+            for (const s of seqs) enqueued.add(s);
+          },
           (err: unknown) => void enqueueErrors.push(String((err as Error).message ?? err)),
         );
         await pause(60); // about 12 s of enqueues: several outages

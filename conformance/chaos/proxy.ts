@@ -223,6 +223,7 @@ class Conn implements ProxyConnection {
       if (seq === 0 && len > 0 && (command === COM_QUERY || command === COM_STMT_PREPARE)) {
         // With CLIENT_QUERY_ATTRIBUTES (MySQL 8.0.23+), COM_QUERY's text follows a parameter count
         // and a parameter set count (0x00 0x01 when, as here, no attribute is sent): skip them.
+        // biome-ignore lint/suspicious/noControlCharactersInRegex: the bytes before the text are binary.
         this.command(this.pending.toString('utf8', at + 5, at + 4 + Math.min(len, TEXT_BYTES)).replace(/^[\x00-\x1f]+/, ''));
       }
       at += 4 + len;

@@ -38,7 +38,7 @@ for (const target of chaosTargets()) {
       for (let i = 0; i < JOBS; i += 500) {
         const seqs = Array.from({ length: Math.min(500, JOBS - i) }, (_, k) => i + k);
         const res = await scene.tr.queue('e').enqueueMany(seqs.map((seq) => ({ payload: { seq }, maxAttempts: 1000 })));
-        seqs.forEach((seq, k) => enqueued.set(seq, res[k]!.id));
+        for (const [k, seq] of seqs.entries()) enqueued.set(seq, res[k]!.id);
       }
       const spawnWorker = (): Promise<ChildProcess> =>
         startWorkerProcess({ CHAOS_URL: target.url, CHAOS_PREFIX: scene.prefix, CHAOS_EFFECTS: effects, CHAOS_LEDGER: join(dir, `w${children.size}-${Date.now()}`) }, children);

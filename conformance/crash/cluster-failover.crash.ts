@@ -66,10 +66,10 @@ for (const kind of KINDS) {
             const batch = Array.from({ length: Math.min(20, JOBS - start) }, (_, k) => start + k);
             try {
               const res = await q.enqueueMany(batch.map((payload) => ({ payload })));
-              res.forEach((r, k) => ledger.enqueued.set(batch[k]!, r.id));
+              for (const [k, r] of res.entries()) ledger.enqueued.set(batch[k]!, r.id);
               ledger.log({ t: 'enqueued', ids: res.map((r) => r.id), payloads: batch });
             } catch (err) {
-              batch.forEach((b) => ledger.uncertain.add(b));
+              for (const b of batch) ledger.uncertain.add(b);
               ledger.error(`producer`, err);
             }
             await sleep(10);

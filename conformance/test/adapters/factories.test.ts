@@ -2,7 +2,7 @@ import knexFactory from 'knex';
 import { Kysely, PostgresDialect } from 'kysely';
 import mariadb from 'mariadb';
 import mysql from 'mysql2/promise';
-import { describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { taskrow as knexTaskrow } from '@taskrow/knex';
 import { taskrow as kyselyTaskrow } from '@taskrow/kysely';
 import { taskrow as mariadbTaskrow } from '@taskrow/mariadb';

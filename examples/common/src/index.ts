@@ -27,7 +27,7 @@ export interface Parsed<O extends FlagOptions> {
 export function flags<O extends FlagOptions>(options: O, maxPositionals = 0): Parsed<O> {
   const args = process.argv.slice(2);
   if (args[0] === '--') args.shift();
-  let parsed;
+  let parsed: { positionals: string[] };
   try {
     parsed = parseArgs({ args, options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
   } catch (err) {

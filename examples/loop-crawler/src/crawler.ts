@@ -70,7 +70,7 @@ export async function crawl(loop: Loop<string>, o: CrawlOptions): Promise<CrawlC
       const added = await loop.add(links);
       counts.added += added;
       const news = [...links].filter((url) => isNews(url) && !bumpedOnce.has(url));
-      news.forEach((url) => bumpedOnce.add(url));
+      for (const url of news) bumpedOnce.add(url);
       const bumped = news.length > 0 ? await loop.bump(news) : 0;
       counts.bumped += bumped;
       await loop.did(fetched);

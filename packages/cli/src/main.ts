@@ -1,5 +1,4 @@
 import { createRequire } from 'node:module';
-import { TaskrowError } from '@taskrow/core';
 import { dashboardCommand } from './commands/dashboard.js';
 import { demoCommand } from './commands/demo.js';
 import { donesCommand } from './commands/dones.js';

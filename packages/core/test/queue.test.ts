@@ -46,7 +46,7 @@ describe('queue payloads', () => {
       [{ a: [{ b: [1, 'x', { c: NaN }] }] }, 'payload.a[0].b[2].c is the number NaN'],
       [{ a: [true, { toJSON: () => new Map() }] }, 'payload.a[1].toJSON() is a Map'],
       [{ a: { toJSON: () => { throw new Error('no'); } } }, 'payload.a.toJSON() threw: no'],
-      [[1, , 3], 'payload[1] is a hole'],
+      [[1,  undefined, 3], 'payload[1] is a hole'],
     ];
     for (const [v, says] of cases) {
       expect(() => encodePayload(v)).toThrow(says);

@@ -39,7 +39,10 @@ function respond(r: Request, settings: DashboardSettings, page: Page, status = 2
 /** Answers an error: a fragment request gets the message as text (the banner shows it), a page the error page. */
 function fail(r: Request, settings: DashboardSettings, err: unknown): void {
   const { status, message } = classify(err);
-  if (r.fragment) return send(r.res, status, 'text/plain; charset=utf-8', message);
+  if (r.fragment) {
+    send(r.res, status, 'text/plain; charset=utf-8', message);
+    return;
+  }
   const heading = status === 503 ? 'The database cannot be read' : status === 404 ? 'Not found' : 'Refused';
   const body = html`<h1>${heading}</h1><p class="error-message">${message}</p>`;
   respond(r, settings, { title: `Error ${status}`, body, refresh: status === 503 ? undefined : 0 }, status, status === 503 ? message : undefined);

@@ -1,5 +1,5 @@
 import type { MySqlTransactionConfig } from 'drizzle-orm/mysql-core';
-import { driverClient, rollingBackInterrupted, serialClient, toSqlResult, waitsOf, type DriverConnection, type DriverErrorInfo, type DriverPool, type EnqueueEmitter, type IsolationLevel, type SqlClient, type SqlConnection, type SqlResult, type SqlValue } from '@taskrow/core';
+import { driverClient, rollingBackInterrupted, serialClient, toSqlResult, waitsOf, type DriverConnection, type DriverPool, type EnqueueEmitter, type IsolationLevel, type SqlClient, type SqlConnection, type SqlResult, type SqlValue } from '@taskrow/core';
 import { describeDrizzleError } from './errors.js';
 import { toDrizzleSql } from './statement.js';
 
@@ -22,7 +22,7 @@ export interface DrizzleTransaction extends DrizzleExecutor {
 
 /** A Drizzle database over mysql2 (`drizzle(pool)`): it executes statements, opens transactions and holds the mysql2 client. */
 export interface DrizzleDatabase extends DrizzleExecutor {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  // biome-ignore lint/suspicious/noExplicitAny: any database type is accepted
   transaction(fn: (tx: any) => Promise<unknown>, config?: never): PromiseLike<unknown>;
   readonly $client: unknown;
 }

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { lending, rollingBackInterrupted, toSqlResult, type DriverErrorInfo, type IsolationLevel, type SqlClient, type SqlConnection, type SqlResult, type SqlValue, type Lender } from '@taskrow/core';
+import { lending, rollingBackInterrupted, toSqlResult, type IsolationLevel, type SqlClient, type SqlConnection, type SqlResult, type SqlValue, type Lender } from '@taskrow/core';
 import { describeKnexError } from './errors.js';
 
 /** Knex's names for the isolation levels the engine asks for. */

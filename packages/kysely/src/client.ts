@@ -6,7 +6,7 @@ import { describeKyselyError, isDriverError } from './errors.js';
 /** Kysely's names for the isolation levels the engine asks for. */
 const ISOLATION = { 'READ UNCOMMITTED': 'read uncommitted', 'READ COMMITTED': 'read committed', 'REPEATABLE READ': 'repeatable read' } as const satisfies Record<IsolationLevel, string>;
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: any database type is accepted
 type AnyKysely = Kysely<any>;
 
 /**

@@ -2,9 +2,9 @@ import type { Kysely, Transaction } from 'kysely';
 import { createTaskrow, InvalidArgumentError, type Taskrow, type TaskrowOptions } from '@taskrow/core';
 import { kyselyClient } from './client.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: any database type is accepted
 type AnyKysely = Kysely<any>;
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: any database type is accepted
 type AnyTransaction = Transaction<any>;
 
 function describe(value: unknown): string {
@@ -61,7 +61,7 @@ function checkTransaction(tx: unknown): AnyTransaction {
  * `tr.in(trx)` binds taskrow to the application's Kysely `Transaction` (or
  * `ControlledTransaction`): writes made through it commit or roll back with `trx`.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: any database type is accepted
 export async function taskrow(db: Kysely<any>, options?: TaskrowOptions): Promise<Taskrow<Transaction<any>>> {
   const instance = checkInstance(db);
   return createTaskrow<AnyTransaction>({

@@ -13,7 +13,7 @@ export interface TaskrowMigrationProviderOptions {
  * this shape is assignable to both.
  */
 export interface TaskrowMigration {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  // biome-ignore lint/suspicious/noExplicitAny: any database type is accepted
   up(db: Kysely<any>): Promise<void>;
 }
 
@@ -42,7 +42,7 @@ export function taskrowMigrationProvider(options: TaskrowMigrationProviderOption
   const migrations: Record<string, TaskrowMigration> = {};
   for (const step of steps) {
     migrations[`${prefix}${step.id}`] = {
-      // eslint-disable-next-line @typescript-eslint/no-explicit-any
+      // biome-ignore lint/suspicious/noExplicitAny: any database type is accepted
       async up(db: Kysely<any>) {
         await applyMigrationStep(step, async (statement) => (await sql.raw(statement).execute(db)).rows);
       },

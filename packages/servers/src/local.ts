@@ -166,7 +166,7 @@ function handle(
       })),
     kill,
     async restart() {
-      if (stopped) throw new Error(`${s.engine} ${s.version} was stopped; it cannot be restarted`);
+      if (stopped !== undefined) throw new Error(`${s.engine} ${s.version} was stopped; it cannot be restarted`);
       await kill();
       current.cancelWatchdog();
       current = respawn();

@@ -57,7 +57,7 @@ function checkTransaction(tx: unknown): TypeormTransaction {
   const runner = isQueryRunner(o) ? o : o.queryRunner;
   const dataSource = (runner?.['dataSource'] ?? runner?.['connection'] ?? o['dataSource'] ?? o['connection']) as Shape | undefined;
   checkType(dataSource?.options?.type, 'in()');
-  if (!runner || runner['isTransactionActive'] !== true || runner['isReleased'] === true) {
+  if (runner?.['isTransactionActive'] !== true || runner['isReleased'] === true) {
     throw new InvalidArgumentError(
       'INVALID_CLIENT',
       `@taskrow/typeorm in() was given ${isQueryRunner(o) ? 'a QueryRunner' : 'an EntityManager'} outside an active transaction (the DataSource's own manager, a transaction already committed or rolled back, or a released QueryRunner)`,

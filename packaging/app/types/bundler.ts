@@ -1,5 +1,5 @@
 // Type-checked under moduleResolution bundler, with Kysely's own Migrator (0.28 or 0.29).
-import { Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import { TaskrowError } from '@taskrow/core';
 import { taskrow } from '@taskrow/mysql2';

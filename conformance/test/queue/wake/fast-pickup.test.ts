@@ -5,7 +5,7 @@ import mysql from 'mysql2/promise';
 import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { createTaskrow, type QueueWorker, type SqlClient, type Taskrow } from '@taskrow/core';
-import { mysql2Client, taskrow, type Mysql2Connection } from '@taskrow/mysql2';
+import { mysql2Client, type Mysql2Connection } from '@taskrow/mysql2';
 import { counting } from '../../../src/counting.js';
 import { openMigratedPool, until, useMigratedPool } from '../../../src/setup.js';
 import { label, targets } from '../../../src/targets.js';
@@ -29,7 +29,7 @@ const wallNow = (): number => performance.timeOrigin + performance.now();
  */
 function enqueueFromAnotherProcess(url: string, prefix: string, queue: string, count: number, gapMs: number, took?: Map<number, number>, poolSize = 2, keyed = false, gate?: Promise<void>): Promise<Map<number, number>> {
   const script = fileURLToPath(new URL('./enqueue-process.mjs', import.meta.url));
-  const env = { ENQ_URL: url, ENQ_PREFIX: prefix, ENQ_QUEUE: queue, ENQ_COUNT: String(count), ENQ_GAP_MS: String(gapMs), ENQ_POOL: String(poolSize), ENQ_KEYED: keyed ? '1' : '', ENQ_GATE: gate ? '1' : '' };
+  const env = { ENQ_URL: url, ENQ_PREFIX: prefix, ENQ_QUEUE: queue, ENQ_COUNT: String(count), ENQ_GAP_MS: String(gapMs), ENQ_POOL: String(poolSize), ENQ_KEYED: keyed ? '1' : '', ENQ_GATE: gate === undefined ? '' : '1' };
   const c = fork(script, [], { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const at = new Map<number, number>();
   return new Promise((resolve, reject) => {
@@ -245,7 +245,7 @@ for (const target of targets()) {
       const gate = async (): Promise<void> => {
         const h = held;
         held = undefined;
-        if (h) (reached(), await h);
+        if (h !== undefined) (reached(), await h);
       };
       // No CALLs (`endsInterrupted` unknown): the claim is a transaction, and the gate holds it before its read.
       const gated: SqlClient = { ...inner, endsInterrupted: false, transaction: (fn, options) => inner.transaction(async (conn) => (await gate(), fn(conn)), options) };
@@ -426,7 +426,7 @@ for (const target of targets()) {
         const [rows] = await db.pool.query(`SELECT token, phase, TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), due_at) AS left_us FROM \`${prefix}queue_jobs\` WHERE id = ?`, [job.id]);
         seen.push({ id: job.id, attempt: job.attempt, token: job.token, leftMs, readMs: performance.now() - t0, at, db: (rows as never[])[0]! });
       }, { pollInterval: 30, doorbell: true, lease: 20 });
-      const started = performance.now();
+      const _started = performance.now();
       // The producer starts and connects now, and enqueues when the gate opens: its start-up is not
       // in the window below.
       let open!: () => void;

@@ -187,7 +187,7 @@ export class Job implements ResourceJob, Holding {
     this.lease?.stop();
     return this.serial(async () => {
       const ttl = this.current.outputTtl === null ? null : micros(this.current.outputTtl);
-      let released;
+      let released: Awaited<ReturnType<typeof releaseLocks>>;
       try {
         released = await releaseLocks(this.ctx.exec, this.ctx.t, claim, !failed && !wasLost, ttl);
       } catch (err) {

@@ -73,7 +73,7 @@ function assignLayers(nodes: Map<string, GraphNode>, out: Map<string, string[]>)
 
 /** Orders each layer by the mean position of its neighbours (a few barycenter sweeps), names breaking ties. */
 function orderLayers(layers: GraphNode[][], neighbours: Map<string, string[]>, nodes: Map<string, GraphNode>): void {
-  for (const layer of layers) layer.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).forEach((n, i) => (n.order = i));
+  for (const layer of layers) for (const [i, n] of layer.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).entries()) n.order = i;
   for (let sweep = 0; sweep < 6; sweep++) {
     const seq = sweep % 2 === 0 ? layers : [...layers].reverse();
     for (const layer of seq) {
@@ -82,7 +82,7 @@ function orderLayers(layers: GraphNode[][], neighbours: Map<string, string[]>, n
         const ns = (neighbours.get(n.id) ?? []).map((m) => nodes.get(m)!.order);
         score.set(n.id, ns.length === 0 ? n.order : ns.reduce((a, b) => a + b, 0) / ns.length);
       }
-      layer.sort((a, b) => score.get(a.id)! - score.get(b.id)! || a.order - b.order).forEach((n, i) => (n.order = i));
+      for (const [i, n] of layer.sort((a, b) => score.get(a.id)! - score.get(b.id)! || a.order - b.order).entries()) n.order = i;
     }
   }
 }

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { TaskrowError } from '../../errors.js';
+import type { TaskrowError } from '../../errors.js';
 import { rejection } from '../expect.js';
 import { freshName } from '../harness.js';
 import type { SuiteContext } from '../session.js';

@@ -48,7 +48,7 @@ export function queueStrict<Tx>(ctx: () => SuiteContext<Tx>): void {
     for (let i = 0; i < MAX_PAYLOAD_DEPTH; i++) atLimit = [atLimit];
     // eslint-disable-next-line no-sparse-arrays
     const cases: [unknown, string][] = [
-      [[, 1], 'payload[0] is a hole'],
+      [[undefined, 1], 'payload[0] is a hole'],
       [{ at: new Date(Number.NaN) }, 'payload.at is an invalid Date'],
       [{ x: { toJSON: () => Number.NaN } }, 'payload.x.toJSON() is the number NaN'],
       [{ x: { toJSON: () => () => 1 } }, 'payload.x.toJSON() is a function'],

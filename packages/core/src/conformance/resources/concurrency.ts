@@ -119,7 +119,7 @@ export function resourcesConcurrency<Tx>(ctx: () => SuiteContext<Tx>): void {
             ledger.enter(p.name, p.inputs, p.outputs);
             const seen = p.outputs.map((k) => ledger.versions.get(k) ?? 0);
             await pause(Math.random() * 4);
-            p.outputs.forEach((k, j) => ledger.versions.set(k, seen[j]! + 1));
+            for (const [j, k] of p.outputs.entries()) ledger.versions.set(k, seen[j]! + 1);
             const failed = round === 0 && i % 3 === 0;
             for (const k of p.outputs) writes.set(k, (writes.get(k) ?? 0) + 1);
             if (!failed) for (const k of p.outputs) ledger.produced.add(k);

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { ResourceLockLostError, ResourceUnavailableError } from '../../resources/errors.js';
+import { ResourceLockLostError, type ResourceUnavailableError } from '../../resources/errors.js';
 import { freshName } from '../harness.js';
 import type { SuiteContext } from '../session.js';
 import { expireHolder, expireKey, leaseLeft, liveLocks, probeExisting, probeKey, probeLocks } from './probe.js';

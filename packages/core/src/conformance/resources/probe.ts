@@ -114,7 +114,7 @@ async function conflictsInOneView(probe: Probe, prefix: string): Promise<string[
   for (const [key, { writers, readers, present }] of byKey) {
     writers.sort();
     readers.sort();
-    writers.forEach((w, i) => writers.slice(i + 1).forEach((o) => out.push(`${key}: writer ${w} with writer ${o}`)));
+    for (const [i, w] of writers.entries()) for (const o of writers.slice(i + 1)) out.push(`${key}: writer ${w} with writer ${o}`);
     for (const w of writers) for (const r of readers) out.push(`${key}: writer ${w} with reader ${r}`);
     if (!present) for (const r of readers) out.push(`${key}: reader ${r} while the key does not exist`);
   }

@@ -3,7 +3,7 @@ import { invalid } from '../../errors.js';
 import type { SqlConnection } from '../../port.js';
 import { intArg, optionsOf, secondsArg, show, toNumber } from '../../validate.js';
 import { placeholderList } from '../../chunk.js';
-import { type QueueTables } from '../model/tables.js';
+import type { QueueTables } from '../model/tables.js';
 
 /** The most starts a rate limit allows per window. */
 export const MAX_RATE_LIMIT = 100_000;

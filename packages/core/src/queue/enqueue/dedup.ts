@@ -2,7 +2,7 @@ import { placeholderList } from '../../chunk.js';
 import type { Executor } from '../../engine/executor.js';
 import type { SqlConnection } from '../../port.js';
 import { toNumber } from '../../validate.js';
-import { type QueueTables } from '../model/tables.js';
+import type { QueueTables } from '../model/tables.js';
 import { purgeAllWindows, throttledPurge, type PurgeWindow } from '../admission/windows.js';
 
 /** A dedup key's index form as a map key: its bytes in hex. */

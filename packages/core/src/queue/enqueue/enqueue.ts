@@ -190,7 +190,7 @@ async function insertStatement(conn: SqlConnection, t: QueueTables, queue: strin
   const params: SqlValue[] = [];
   const values = insert.map((r, k) => rowValues(queue, r, ordinal ? mark + k : mark, params));
   const res = await conn.query<{ id: unknown }>(
-    `INSERT INTO ${t.jobs} (${COLUMNS}) VALUES ${values.join(', ')}` + (withIds ? ' RETURNING `id`' : ''),
+    `INSERT INTO ${t.jobs} (${COLUMNS}) VALUES ${values.join(', ')}${withIds ? ' RETURNING `id`' : ''}`,
     params,
   );
   return { res, mark };

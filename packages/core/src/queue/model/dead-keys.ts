@@ -1,7 +1,7 @@
 
 import { placeholderList } from '../../chunk.js';
 import type { SqlConnection } from '../../port.js';
-import { type QueueTables } from './tables.js';
+import type { QueueTables } from './tables.js';
 
 /**
  * Keeps the dedup keys of the jobs `ids` that are about to die (`dying`: an SQL condition on the

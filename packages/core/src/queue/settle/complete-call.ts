@@ -1,6 +1,6 @@
 import { TaskrowError } from '../../errors.js';
 import { toNumber } from '../../validate.js';
-import { type FastOutcome } from './ack.js';
+import type { FastOutcome } from './ack.js';
 import { markSettled } from '../model/held.js';
 import { callRows, mayCall } from '../routines/call.js';
 import type { AckContext } from './context.js';

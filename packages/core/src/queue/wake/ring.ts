@@ -280,7 +280,10 @@ export function ringAhead(exec: Executor, t: QueueTables, queue: string): EarlyR
  * application's, and pollers see it.
  */
 export function announce(exec: Executor, t: QueueTables, queue: string, jobs: number, priority?: number, ahead?: EarlyRing | CallRing): void {
-  if (exec.client.joined || jobs <= 0) return ahead?.close();
+  if (exec.client.joined || jobs <= 0) {
+    ahead?.close();
+    return;
+  }
   claimCursor(exec.state, t.jobs, queue).rewind(priority);
   const uncovered = jobs - enqueued(exec.state, t.jobs, queue, jobs, exec.owner);
   const rung = ahead instanceof CallRing ? ahead.covers(uncovered) : ahead?.ring(uncovered) === true ? uncovered : 0;

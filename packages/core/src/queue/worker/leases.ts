@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { slices } from '../../chunk.js';
-import { LeaseDeadline } from '../../engine/deadline.js';
+import type { LeaseDeadline } from '../../engine/deadline.js';
 import { isSettled } from '../model/held.js';
 import { LeaseLostError } from '../model/errors.js';
 import { MAX_CLAIM } from '../model/options.js';

@@ -219,9 +219,15 @@ class Worker<P> {
   }
 
   private finish(h: Held<P>, ok: boolean, outcome: unknown): void {
-    if (!this.ours(h)) return this.drop(h);
+    if (!this.ours(h)) {
+      this.drop(h);
+      return;
+    }
     h.acking = true;
-    if (!ok) return this.acks.fail(h, outcome);
+    if (!ok) {
+      this.acks.fail(h, outcome);
+      return;
+    }
     h.value = outcome;
     if (outcome !== undefined && this.queue.keepsFinished) {
       try {
