@@ -1,4 +1,5 @@
-export { describeConformance } from './all.js';
+export { describeConformance, type ConformanceOptions } from './all.js';
+export { describeAdapterConformance } from './adapter.js';
 export { describeDonesConformance } from './dones/index.js';
 export { describeLoopConformance } from './loop/index.js';
 export { describeQueueConformance } from './queue/index.js';
