@@ -37,17 +37,30 @@ function importsOf(file) {
 /** Strongly connected components of more than one file (or a file importing itself). */
 function circles(graph) {
   let index = 0;
-  const idx = new Map(), low = new Map(), stack = [], on = new Set(), found = [];
+  const idx = new Map(),
+    low = new Map(),
+    stack = [],
+    on = new Set(),
+    found = [];
   const visit = (v) => {
-    idx.set(v, index); low.set(v, index++); stack.push(v); on.add(v);
+    idx.set(v, index);
+    low.set(v, index++);
+    stack.push(v);
+    on.add(v);
     for (const w of graph.get(v) ?? []) {
-      if (!idx.has(w)) { visit(w); low.set(v, Math.min(low.get(v), low.get(w))); }
-      else if (on.has(w)) low.set(v, Math.min(low.get(v), idx.get(w)));
+      if (!idx.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v), low.get(w)));
+      } else if (on.has(w)) low.set(v, Math.min(low.get(v), idx.get(w)));
     }
     if (low.get(v) !== idx.get(v)) return;
     const scc = [];
     let w;
-    do { w = stack.pop(); on.delete(w); scc.push(w); } while (w !== v);
+    do {
+      w = stack.pop();
+      on.delete(w);
+      scc.push(w);
+    } while (w !== v);
     if (scc.length > 1 || (graph.get(v) ?? []).includes(v)) found.push(scc);
   };
   for (const v of graph.keys()) if (!idx.has(v)) visit(v);
@@ -75,18 +88,29 @@ function folderGraph(root, graph) {
   return folders;
 }
 
-let failed = 0, files = 0;
+let failed = 0,
+  files = 0;
 for (const root of roots.filter((r) => fs.existsSync(r))) {
   const base = path.resolve(root);
   const graph = new Map(walk(base).map((f) => [f, importsOf(f)]));
   files += graph.size;
   for (const scc of circles(graph)) {
     failed++;
-    console.error(`import circle of ${scc.length} files in ${root}:\n${scc.map((f) => `  ${path.relative(base, f)}`).sort().join('\n')}`);
+    console.error(
+      `import circle of ${scc.length} files in ${root}:\n${scc
+        .map((f) => `  ${path.relative(base, f)}`)
+        .sort()
+        .join('\n')}`,
+    );
   }
   for (const scc of circles(folderGraph(base, graph))) {
     failed++;
-    console.error(`import circle of ${scc.length} folders in ${root} (each imports the next, round to the first):\n${scc.sort().map((f) => `  ${f}/`).join('\n')}`);
+    console.error(
+      `import circle of ${scc.length} folders in ${root} (each imports the next, round to the first):\n${scc
+        .sort()
+        .map((f) => `  ${f}/`)
+        .join('\n')}`,
+    );
   }
 }
 console.log(failed === 0 ? `check-circles: no import circle in ${files} files or their folders` : `check-circles: ${failed} import circle(s)`);

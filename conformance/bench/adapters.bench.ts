@@ -83,9 +83,12 @@ const SCENARIOS: readonly { name: string; run(tr: Taskrow<unknown>, tag: string,
     name: `Queue enqueue ${JOBS.toLocaleString('en-US')} jobs, 1,000 per call`,
     async run(tr, tag) {
       const q = tr.queue(`q${tag}`);
-      return JOBS / (await seconds(async () => {
-        for (let i = 0; i < JOBS; i += 1000) await q.enqueueMany(Array.from({ length: Math.min(1000, JOBS - i) }, (_, j) => ({ payload: { n: i + j } })));
-      }));
+      return (
+        JOBS /
+        (await seconds(async () => {
+          for (let i = 0; i < JOBS; i += 1000) await q.enqueueMany(Array.from({ length: Math.min(1000, JOBS - i) }, (_, j) => ({ payload: { n: i + j } })));
+        }))
+      );
     },
   },
   {
@@ -94,19 +97,23 @@ const SCENARIOS: readonly { name: string; run(tr: Taskrow<unknown>, tag: string,
       const q = tr.queue(`q${tag}`); // filled by the enqueue scenario of the same run
       let done = 0;
       const deadline = Date.now() + 300_000;
-      const s = await seconds(() => Promise.all(Array.from({ length: CLAIMERS }, async () => {
-        while (done < JOBS) {
-          const jobs = await q.claim({ limit: CLAIM_BATCH, lease: 120 });
-          if (jobs.length === 0) {
-            // Every runnable row was locked by another claimer (SKIP LOCKED): look again, unless jobs went missing.
-            if (Date.now() > deadline) throw new Error(`claimed and completed ${done} of ${JOBS} jobs before the deadline`);
-            await new Promise((r) => setTimeout(r, 1));
-            continue;
-          }
-          await q.complete(jobs);
-          done += jobs.length;
-        }
-      })));
+      const s = await seconds(() =>
+        Promise.all(
+          Array.from({ length: CLAIMERS }, async () => {
+            while (done < JOBS) {
+              const jobs = await q.claim({ limit: CLAIM_BATCH, lease: 120 });
+              if (jobs.length === 0) {
+                // Every runnable row was locked by another claimer (SKIP LOCKED): look again, unless jobs went missing.
+                if (Date.now() > deadline) throw new Error(`claimed and completed ${done} of ${JOBS} jobs before the deadline`);
+                await new Promise((r) => setTimeout(r, 1));
+                continue;
+              }
+              await q.complete(jobs);
+              done += jobs.length;
+            }
+          }),
+        ),
+      );
       if (done !== JOBS) throw new Error(`claimed and completed ${done} of ${JOBS} jobs`);
       return JOBS / s;
     },
@@ -115,7 +122,7 @@ const SCENARIOS: readonly { name: string; run(tr: Taskrow<unknown>, tag: string,
 
 function pickServer(list: readonly ServerTarget[]): ServerTarget {
   const want = process.env['TASKROW_BENCH_SERVER'];
-  const found = want ? list.find((t) => label(t) === want) : list.find((t) => t.engine === 'mysql') ?? list[0];
+  const found = want ? list.find((t) => label(t) === want) : (list.find((t) => t.engine === 'mysql') ?? list[0]);
   if (!found) throw new Error(`no server ${JSON.stringify(want)} among ${list.map(label).join(', ')}`);
   return found;
 }

@@ -64,9 +64,16 @@ export async function primitiveRates(urls: readonly string[], prefix: string, ru
       await trs[0]!.dones(`ch${run}`).mark(even);
       let found = 0;
       const candidates = parts(keys, CLIENTS);
-      pending.push(KEYS / (await seconds(() => Promise.all(trs.map(async (tr, c) => {
-        for await (const _ of tr.dones(`ch${run}`).pending(candidates[c]!)) found += 1;
-      })))));
+      pending.push(
+        KEYS /
+          (await seconds(() =>
+            Promise.all(
+              trs.map(async (tr, c) => {
+                for await (const _ of tr.dones(`ch${run}`).pending(candidates[c]!)) found += 1;
+              }),
+            ),
+          )),
+      );
       if (found !== KEYS - even.length) throw new Error(`pending found ${found} not-done keys, expected ${KEYS - even.length}`);
     }
   });
@@ -85,7 +92,14 @@ export async function primitiveRates(urls: readonly string[], prefix: string, ru
     await setup.add(Array.from({ length: LOOP_IDS }, (_, i) => i + 1));
     const loops = trs.map((tr) => tr.loop('cbench', { idType: 'int' }));
     for (let run = 0; run < runs; run++) {
-      loop.push(await loopCycles(LOOP_WORKERS, SECONDS, (w) => loops[w]!.get(100, { minLoopTime: 0 }), async (w, ids) => void (await loops[w]!.did(ids))));
+      loop.push(
+        await loopCycles(
+          LOOP_WORKERS,
+          SECONDS,
+          (w) => loops[w]!.get(100, { minLoopTime: 0 }),
+          async (w, ids) => void (await loops[w]!.did(ids)),
+        ),
+      );
     }
   });
   return { mark: median(mark), overlapping: median(overlapping), pending: median(pending), loop: median(loop) };

@@ -31,7 +31,9 @@ async function conflicts(urls: readonly string[], kind: ClusterKind): Promise<nu
     const conn = await mysql.createConnection(url);
     try {
       if (kind === 'galera') {
-        const [rows] = await conn.query<mysql.RowDataPacket[]>("SHOW GLOBAL STATUS WHERE Variable_name IN ('wsrep_local_cert_failures', 'wsrep_local_bf_aborts')");
+        const [rows] = await conn.query<mysql.RowDataPacket[]>(
+          "SHOW GLOBAL STATUS WHERE Variable_name IN ('wsrep_local_cert_failures', 'wsrep_local_bf_aborts')",
+        );
         n += rows.reduce((s, r) => s + Number(r['Value']), 0);
       } else {
         const [rows] = await conn.query<mysql.RowDataPacket[]>(

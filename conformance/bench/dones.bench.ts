@@ -67,11 +67,15 @@ async function overlapping(pool: mysql.Pool, sides: Record<string, Side>, client
       const side = sides[name]!;
       side.prepare?.(run);
       const r = (out[name] ??= { secs: [], waits: { waits: 0, ms: 0 } });
-      r.secs.push(await timeWaits(pool, r.waits, () => inParallel(clients, clients, async (c) => {
-        const ms = startOf(c);
-        if (ms > 0) await new Promise((resolve) => setTimeout(resolve, ms));
-        await side.run(c, run);
-      })));
+      r.secs.push(
+        await timeWaits(pool, r.waits, () =>
+          inParallel(clients, clients, async (c) => {
+            const ms = startOf(c);
+            if (ms > 0) await new Promise((resolve) => setTimeout(resolve, ms));
+            await side.run(c, run);
+          }),
+        ),
+      );
     }
   }
   return out;
@@ -174,9 +178,11 @@ for (const target of targets()) {
           let nb = 0;
           penB.push(await time(async () => void (nb = await baselinePending(pool, base, 'half', keys))));
           let nt = 0;
-          penT.push(await time(async () => {
-            for await (const _ of tr.dones('half').pending(keys)) nt += 1;
-          }));
+          penT.push(
+            await time(async () => {
+              for await (const _ of tr.dones('half').pending(keys)) nt += 1;
+            }),
+          );
           if (nt !== KEYS / 2 || nb !== KEYS / 2) throw new Error(`pending counts differ: taskrow ${nt}, baseline ${nb}, expected ${KEYS / 2}`);
         }
         rows.push({ scenario: `pending over ${KEYS} candidates, half done`, taskrow: KEYS / median(penT), baseline: KEYS / median(penB), unit: 'ops/s' });
@@ -200,8 +206,18 @@ for (const target of targets()) {
         const spread = await overlapping(pool, { taskrow: taskrowSide('s'), baseline: baselineSide('s') }, CLIENTS, (c) => starts[c]!);
         await Promise.all(conns.map((c) => c.end()));
         const rate = (r: Runs | undefined): number => marks / median(r!.secs);
-        rows.push({ scenario: `${CLIENTS} connections marking ${SHARED} shared keys at once (${marks} marks)`, taskrow: rate(once['taskrow']), baseline: rate(once['baseline']), unit: 'ops/s' });
-        rows.push({ scenario: `the same, starting over ${SPREAD_MS} ms in random order`, taskrow: rate(spread['taskrow']), baseline: rate(spread['baseline']), unit: 'ops/s' });
+        rows.push({
+          scenario: `${CLIENTS} connections marking ${SHARED} shared keys at once (${marks} marks)`,
+          taskrow: rate(once['taskrow']),
+          baseline: rate(once['baseline']),
+          unit: 'ops/s',
+        });
+        rows.push({
+          scenario: `the same, starting over ${SPREAD_MS} ms in random order`,
+          taskrow: rate(spread['taskrow']),
+          baseline: rate(spread['baseline']),
+          unit: 'ops/s',
+        });
         const waits = (r: Record<string, Runs>): string => `taskrow ${lockWaits(r['taskrow']!.waits)}, baseline ${lockWaits(r['baseline']!.waits)}`;
         overlapNotes.push(
           `${CLIENTS} connections, row lock waits a run (Innodb_row_lock_waits, total wait of all waiters): at once ${waits(once)}; spread ${waits(spread)}`,

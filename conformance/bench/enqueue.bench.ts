@@ -91,15 +91,24 @@ for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) 
         const scenarios: [string, number, number, () => Promise<unknown>, () => Promise<unknown>, (() => Promise<unknown>) | undefined][] = [
           ['single enqueue, 1 producer', N, 1, () => q.enqueue(payload()), bare, bull && (() => bull.add('job', payload(), opts))],
           [`single enqueue, ${PRODUCERS} producers`, N, PRODUCERS, () => q.enqueue(payload()), bare, bull && (() => bull.add('job', payload(), opts))],
-          ...BATCHES.map((size): (typeof scenarios)[number] => [`enqueueMany of ${size}, 1 producer (jobs/s)`, Math.max(20, Math.ceil(N / size)), 1,
-            () => q.enqueueMany(Array.from({ length: size }, () => ({ payload: payload() }))), bareBatch(size),
-            bull && (() => bull.addBulk(Array.from({ length: size }, () => ({ name: 'job', data: payload(), opts }))))]),
+          ...BATCHES.map((size): (typeof scenarios)[number] => [
+            `enqueueMany of ${size}, 1 producer (jobs/s)`,
+            Math.max(20, Math.ceil(N / size)),
+            1,
+            () => q.enqueueMany(Array.from({ length: size }, () => ({ payload: payload() }))),
+            bareBatch(size),
+            bull && (() => bull.addBulk(Array.from({ length: size }, () => ({ name: 'job', data: payload(), opts })))),
+          ]),
         ];
         for (const [scenario, n, width, ours, theirs, bullmq] of scenarios) {
           const per = Number(/enqueueMany of (\d+)/.exec(scenario)?.[1] ?? 1);
           const contenders = { ours, theirs, floor: per > 1 ? floorBatch(per) : undefined, bullmq };
           const entries = Object.entries(contenders).filter((e): e is [string, () => Promise<unknown>] => e[1] !== undefined);
-          const measured = await rates(n, width, entries.map((e) => e[1]));
+          const measured = await rates(
+            n,
+            width,
+            entries.map((e) => e[1]),
+          );
           const r = Object.fromEntries(entries.map(([name], k) => [name, measured[k]! * per]));
           const t = r['ours']!;
           rows.push({ scenario, taskrow: t, baseline: r['theirs']!, unit: 'ops/s' });
@@ -116,7 +125,10 @@ for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) 
         await bull?.obliterate({ force: true }).catch(() => undefined);
         await bull?.close();
         await redis?.stop();
-        const [tables] = await pool.query<mysql.RowDataPacket[]>('SELECT table_name AS t FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE ?', [`${prefix}%`]);
+        const [tables] = await pool.query<mysql.RowDataPacket[]>(
+          'SELECT table_name AS t FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE ?',
+          [`${prefix}%`],
+        );
         for (const { t } of tables) await pool.query(`DROP TABLE IF EXISTS \`${String(t)}\``);
         await pool.end();
       }

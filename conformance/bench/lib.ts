@@ -63,9 +63,11 @@ export async function medianSeconds(runs: number, fn: () => Promise<void>, setup
 /** Runs `n` async tasks with at most `width` in flight. */
 export async function inParallel(n: number, width: number, task: (i: number) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(width, n) }, async () => {
-    while (next < n) await task(next++);
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(width, n) }, async () => {
+      while (next < n) await task(next++);
+    }),
+  );
 }
 
 /** One row of a printed comparison: taskrow against the bare-driver baseline doing the same work. */

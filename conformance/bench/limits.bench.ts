@@ -46,7 +46,12 @@ for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) 
             const q = tr.queue(name);
             if (keyed) await q.setConcurrencyLimit(LIMIT);
             for (let i = 0; i < JOBS; i += 1000) {
-              await q.enqueueMany(Array.from({ length: Math.min(1000, JOBS - i) }, (_, j) => ({ payload: payload(), ...(keyed ? { concurrencyKey: `k${(i + j) % KEYS}` } : {}) })));
+              await q.enqueueMany(
+                Array.from({ length: Math.min(1000, JOBS - i) }, (_, j) => ({
+                  payload: payload(),
+                  ...(keyed ? { concurrencyKey: `k${(i + j) % KEYS}` } : {}),
+                })),
+              );
             }
             const r = await taskrowDrain(target.url, prefix, name, CONSUMERS, JOBS, CAP_SECONDS, undefined, variant === 'capped' ? CAPPED_PER_WORKER : 100);
             if (r.errors.length > 0) throw new Error(`workers reported errors: ${String(r.errors[0])}`);
@@ -54,10 +59,27 @@ for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) 
           }
         }
         const runs = (v: Variant): string => rates[v].map((r) => Math.round(r)).join(', ');
-        report(`Queue drain with per-key concurrency limits (${CONSUMERS} consumers)`, server, [
-          { scenario: `drain ${JOBS.toLocaleString('en-US')} jobs over ${KEYS} keys, limit ${LIMIT} each (baseline: the same drain without keys, concurrency and batch 100)`, taskrow: median(rates.keyed), baseline: median(rates.free), unit: 'ops/s' },
-          { scenario: `the same keyed drain (baseline: without keys, ${CAPPED_PER_WORKER} jobs in flight per consumer: the keys' ${KEYS * LIMIT} in all)`, taskrow: median(rates.keyed), baseline: median(rates.capped), unit: 'ops/s' },
-        ], [`medians of ${RUNS} runs; keyed runs ${runs('keyed')}/s, unkeyed ${runs('free')}/s, unkeyed at ${CAPPED_PER_WORKER} per consumer ${runs('capped')}/s`]);
+        report(
+          `Queue drain with per-key concurrency limits (${CONSUMERS} consumers)`,
+          server,
+          [
+            {
+              scenario: `drain ${JOBS.toLocaleString('en-US')} jobs over ${KEYS} keys, limit ${LIMIT} each (baseline: the same drain without keys, concurrency and batch 100)`,
+              taskrow: median(rates.keyed),
+              baseline: median(rates.free),
+              unit: 'ops/s',
+            },
+            {
+              scenario: `the same keyed drain (baseline: without keys, ${CAPPED_PER_WORKER} jobs in flight per consumer: the keys' ${KEYS * LIMIT} in all)`,
+              taskrow: median(rates.keyed),
+              baseline: median(rates.capped),
+              unit: 'ops/s',
+            },
+          ],
+          [
+            `medians of ${RUNS} runs; keyed runs ${runs('keyed')}/s, unkeyed ${runs('free')}/s, unkeyed at ${CAPPED_PER_WORKER} per consumer ${runs('capped')}/s`,
+          ],
+        );
       } finally {
         await cleanUp(pool, prefix);
         await pool.end();

@@ -90,19 +90,41 @@ async function compare(url: string, prefix: string, base: string, counts: readon
     const turnLoops: Loop<number>[] = clients.map((tr) => tr.loop('bench', { idType: 'int', turns: true }));
     const freeLoops: Loop<number>[] = clients.map((tr) => tr.loop('bench', { idType: 'int', turns: false }));
     const cycle = (ls: Loop<number>[], workers: number): Promise<number> =>
-      loopCycles(workers, SECONDS, (w) => ls[w]!.get(LIMIT, { minLoopTime: 0 }), async (w, got) => void (await ls[w]!.did(got)));
+      loopCycles(
+        workers,
+        SECONDS,
+        (w) => ls[w]!.get(LIMIT, { minLoopTime: 0 }),
+        async (w, got) => void (await ls[w]!.did(got)),
+      );
     const rows: BenchRow[] = [];
     for (const workers of counts) {
       const [t, turns, free, b]: [number[], number[], number[], number[]] = [[], [], [], []];
       for (let run = 0; run < RUNS; run++) {
-        b.push(await loopCycles(workers, SECONDS, (w) => doloopGet(baseConns[w]!, base, LIMIT), (w, got) => doloopDid(baseConns[w]!, base, got)));
+        b.push(
+          await loopCycles(
+            workers,
+            SECONDS,
+            (w) => doloopGet(baseConns[w]!, base, LIMIT),
+            (w, got) => doloopDid(baseConns[w]!, base, got),
+          ),
+        );
         t.push(await cycle(loops, workers));
         turns.push(await cycle(turnLoops, workers));
         free.push(await cycle(freeLoops, workers));
       }
-      rows.push({ scenario: `${workers} worker(s): get(${LIMIT}) -> did (adaptive turns, the default), ids/s`, taskrow: median(t), baseline: median(b), unit: 'ops/s' });
+      rows.push({
+        scenario: `${workers} worker(s): get(${LIMIT}) -> did (adaptive turns, the default), ids/s`,
+        taskrow: median(t),
+        baseline: median(b),
+        unit: 'ops/s',
+      });
       rows.push({ scenario: `${workers} worker(s) without turns (turns: false), ids/s`, taskrow: median(free), baseline: median(b), unit: 'ops/s' });
-      rows.push({ scenario: `${workers} worker(s) taking turns one at a time (turns: true), ids/s`, taskrow: median(turns), baseline: median(b), unit: 'ops/s' });
+      rows.push({
+        scenario: `${workers} worker(s) taking turns one at a time (turns: true), ids/s`,
+        taskrow: median(turns),
+        baseline: median(b),
+        unit: 'ops/s',
+      });
     }
     return rows;
   } finally {

@@ -2,7 +2,15 @@
 // wall-clock time (ms, sub-millisecond) each handler started at, by job payload `i`, over IPC.
 import { performance } from 'node:perf_hooks';
 
-const { PICKUP_KIND: kind, PICKUP_URL: url, PICKUP_PREFIX: prefix, PICKUP_QUEUE: queue, PICKUP_REDIS_PORT: redisPort, PICKUP_POLL: poll, PICKUP_DOORBELL: doorbell } = process.env;
+const {
+  PICKUP_KIND: kind,
+  PICKUP_URL: url,
+  PICKUP_PREFIX: prefix,
+  PICKUP_QUEUE: queue,
+  PICKUP_REDIS_PORT: redisPort,
+  PICKUP_POLL: poll,
+  PICKUP_DOORBELL: doorbell,
+} = process.env;
 const now = () => performance.timeOrigin + performance.now();
 const started = (i) => process.send?.({ i, at: now() });
 
@@ -19,7 +27,10 @@ if (kind === 'taskrow') {
   });
 } else {
   const { Worker } = await import('bullmq');
-  const w = new Worker(queue, async (job) => started(job.data.i), { connection: { host: '127.0.0.1', port: Number(redisPort), maxRetriesPerRequest: null }, concurrency: 4 });
+  const w = new Worker(queue, async (job) => started(job.data.i), {
+    connection: { host: '127.0.0.1', port: Number(redisPort), maxRetriesPerRequest: null },
+    concurrency: 4,
+  });
   await w.waitUntilReady();
   process.on('message', async () => {
     await w.close();

@@ -79,7 +79,14 @@ for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) 
         lines.push(`taskrow, other process (pollInterval ${POLL} s): ${percentiles(await measure((i) => cross.enqueue({ i }), tc.starts))}`);
         await tc.stop();
         // taskrow, worker in another process sleeping on the doorbell (default pollInterval 1 s).
-        const dc = await child({ PICKUP_KIND: 'taskrow', PICKUP_URL: target.url, PICKUP_PREFIX: prefix, PICKUP_QUEUE: 'bell', PICKUP_POLL: '1', PICKUP_DOORBELL: '1' });
+        const dc = await child({
+          PICKUP_KIND: 'taskrow',
+          PICKUP_URL: target.url,
+          PICKUP_PREFIX: prefix,
+          PICKUP_QUEUE: 'bell',
+          PICKUP_POLL: '1',
+          PICKUP_DOORBELL: '1',
+        });
         const bell = tr.queue<{ i: number }>('bell');
         lines.push(`taskrow, other process (doorbell: true, pollInterval 1 s): ${percentiles(await measure((i) => bell.enqueue({ i }), dc.starts))}`);
         await dc.stop();
@@ -89,21 +96,30 @@ for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) 
           const bStarts = new Map<number, number>();
           const bw = new Worker(bq.name, async (job) => void bStarts.set((job.data as { i: number }).i, now()), { connection, concurrency: 4 });
           await bw.waitUntilReady();
-          lines.push(`BullMQ on redis-server ${redis.version}, same process: ${percentiles(await measure((i) => bq.add('j', { i }, { removeOnComplete: true }), bStarts))}`);
+          lines.push(
+            `BullMQ on redis-server ${redis.version}, same process: ${percentiles(await measure((i) => bq.add('j', { i }, { removeOnComplete: true }), bStarts))}`,
+          );
           await bw.close();
           const bx = new Queue(`px${process.pid}`, { connection });
           const bc = await child({ PICKUP_KIND: 'bullmq', PICKUP_REDIS_PORT: String(redis.port), PICKUP_QUEUE: bx.name });
-          lines.push(`BullMQ on redis-server ${redis.version}, other process: ${percentiles(await measure((i) => bx.add('j', { i }, { removeOnComplete: true }), bc.starts))}`);
+          lines.push(
+            `BullMQ on redis-server ${redis.version}, other process: ${percentiles(await measure((i) => bx.add('j', { i }, { removeOnComplete: true }), bc.starts))}`,
+          );
           await bc.stop();
           for (const b of [bq, bx]) {
             await b.obliterate({ force: true }).catch(() => undefined);
             await b.close();
           }
         } else lines.push('BullMQ: redis-server not installed, not run');
-        process.stdout.write(`\n## Pickup latency (${JOBS} jobs at ${RATE}/s into an idle queue)\nserver: ${server.label}\nsettings: ${server.durability}\nmachine: ${machineLine()}\n${lines.map((l) => `- ${l}`).join('\n')}\n`);
+        process.stdout.write(
+          `\n## Pickup latency (${JOBS} jobs at ${RATE}/s into an idle queue)\nserver: ${server.label}\nsettings: ${server.durability}\nmachine: ${machineLine()}\n${lines.map((l) => `- ${l}`).join('\n')}\n`,
+        );
       } finally {
         await redis?.stop();
-        const [tables] = await pool.query<mysql.RowDataPacket[]>('SELECT table_name AS t FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE ?', [`${prefix}%`]);
+        const [tables] = await pool.query<mysql.RowDataPacket[]>(
+          'SELECT table_name AS t FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE ?',
+          [`${prefix}%`],
+        );
         for (const { t } of tables) await pool.query(`DROP TABLE IF EXISTS \`${String(t)}\``);
         await pool.end();
       }

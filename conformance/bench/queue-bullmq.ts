@@ -50,9 +50,23 @@ export async function startRedis(): Promise<LocalRedis | undefined> {
   if (!REDIS) return undefined;
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'taskrow-redis-'));
-  const child: ChildProcess = spawn(REDIS, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...(DURABLE ? ['--appendonly', 'yes', '--appendfsync', 'everysec'] : ['--appendonly', 'no']), '--dir', dir], {
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  const child: ChildProcess = spawn(
+    REDIS,
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      ...(DURABLE ? ['--appendonly', 'yes', '--appendfsync', 'everysec'] : ['--appendonly', 'no']),
+      '--dir',
+      dir,
+    ],
+    {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
   for (let i = 0; i < 200 && !(await answers(port)); i++) await new Promise((r) => setTimeout(r, 25));
   const version = await new Promise<string>((resolve) => {
     const v = spawn(REDIS, ['--version']);
@@ -100,7 +114,11 @@ export async function bullmqDrain(port: number, n: number, workers: number, conc
   const queue = new Queue(name, { connection });
   try {
     for (let i = 0; i < n; i += 1000) {
-      const jobs = Array.from({ length: Math.min(1000, n - i) }, () => ({ name: 'job', data: payload(), opts: { removeOnComplete: true, removeOnFail: true } }));
+      const jobs = Array.from({ length: Math.min(1000, n - i) }, () => ({
+        name: 'job',
+        data: payload(),
+        opts: { removeOnComplete: true, removeOnFail: true },
+      }));
       await queue.addBulk(jobs);
     }
     const { ws, all } = countingWorkers(name, connection, workers, concurrency, n);
@@ -138,7 +156,11 @@ export async function bullmqMixed(
       queues.map(async (q, p) => {
         const mine = shareOf(n, shape.producers, p);
         for (let i = 0; i < mine; i += shape.perCall) {
-          const jobs = Array.from({ length: Math.min(shape.perCall, mine - i) }, () => ({ name: 'job', data: payload(), opts: { removeOnComplete: true, removeOnFail: true } }));
+          const jobs = Array.from({ length: Math.min(shape.perCall, mine - i) }, () => ({
+            name: 'job',
+            data: payload(),
+            opts: { removeOnComplete: true, removeOnFail: true },
+          }));
           await q.addBulk(jobs);
         }
       }),

@@ -65,9 +65,13 @@ export async function taskrowDrain(
   const mark = await probe?.read();
   const t0 = performance.now();
   const deadline = t0 + capSeconds * 1000;
-  const workers = trs.slice(0, consumers).map((tr) =>
-    tr.queue(name).work(() => undefined, { concurrency: perWorker, batchSize: perWorker, lease: 30, pollInterval: 0.05, onError: (e) => void errors.push(e) }),
-  );
+  const workers = trs
+    .slice(0, consumers)
+    .map((tr) =>
+      tr
+        .queue(name)
+        .work(() => undefined, { concurrency: perWorker, batchSize: perWorker, lease: 30, pollInterval: 0.05, onError: (e) => void errors.push(e) }),
+    );
   const producing = produce ? produceInto(trs.slice(consumers), name, total, produce, deadline, errors) : [];
   const done = (): number => workers.reduce((s, w) => s + w.counts.completed, 0);
   while (done() < total && performance.now() < deadline) await new Promise((r) => setTimeout(r, 5));
@@ -110,7 +114,14 @@ function produceInto(trs: readonly Taskrow[], name: string, total: number, produ
  * enqueue `total` jobs into queue `name`, `perCommit` per call, until done or `capSeconds` pass;
  * the jobs enqueued over the seconds taken. The queue's jobs are deleted afterwards.
  */
-export async function taskrowProduce(url: string, prefix: string, name: string, total: number, capSeconds: number, produce: ProduceShape): Promise<DrainResult> {
+export async function taskrowProduce(
+  url: string,
+  prefix: string,
+  name: string,
+  total: number,
+  capSeconds: number,
+  produce: ProduceShape,
+): Promise<DrainResult> {
   const conns = await Promise.all(Array.from({ length: produce.producers }, () => mysql.createConnection(url)));
   const trs = await Promise.all(conns.map((c) => taskrow(c, { prefix })));
   const errors: unknown[] = [];
@@ -156,10 +167,7 @@ export async function fillKept(pool: mysql.Pool, prefix: string, name: string, n
   );
   for (let have = 1; have < n; ) {
     const add = Math.min(have, n - have, 100_000);
-    await pool.query(
-      `INSERT INTO ${t} (${cols}) SELECT ${cols} FROM ${t} WHERE \`queue\` = ? AND \`phase\` = 3 LIMIT ${add}`,
-      [name],
-    );
+    await pool.query(`INSERT INTO ${t} (${cols}) SELECT ${cols} FROM ${t} WHERE \`queue\` = ? AND \`phase\` = 3 LIMIT ${add}`, [name]);
     have += add;
   }
   return (performance.now() - t0) / 1000;

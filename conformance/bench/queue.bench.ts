@@ -73,7 +73,20 @@ for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) 
         const latency: string[] = [];
         const perJob: string[] = [];
         const drainWork = new Map<number, WorkPerJob[]>();
-        const at = new Map(CONSUMERS.map((c) => [c, { b: [] as Rate[], t: [] as Rate[], f: [] as Rate[], claimMs: [] as number[], ackMs: [] as number[], bull: [] as number[], work: [] as WorkPerJob[] }]));
+        const at = new Map(
+          CONSUMERS.map((c) => [
+            c,
+            {
+              b: [] as Rate[],
+              t: [] as Rate[],
+              f: [] as Rate[],
+              claimMs: [] as number[],
+              ackMs: [] as number[],
+              bull: [] as number[],
+              work: [] as WorkPerJob[],
+            },
+          ]),
+        );
         // The counts in turns, each round in the other order: no count always runs last, after the
         // most rows to purge and the longest drift of the machine.
         for (let run = 0; run < RUNS; run++) {
@@ -104,8 +117,14 @@ for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) 
           drains.set(c, rateOf(t));
           drainWork.set(c, work);
           perJob.push(`${c} consumer(s): ${workLine(work)}`);
-          latency.push(`${c} consumer(s): claim of up to ${BATCH} p50 ${pct(claimMs, 0.5)} / p99 ${pct(claimMs, 0.99)} ms, completion batch p50 ${pct(ackMs, 0.5)} / p99 ${pct(ackMs, 0.99)} ms (${fmt(claimMs.length)} claims, ${fmt(ackMs.length)} batches)`);
-          notes.push(...cappedNote(`baseline, ${c} consumer(s)`, b), ...cappedNote(`taskrow, ${c} consumer(s)`, t), ...cappedNote(`floor, ${c} consumer(s)`, f));
+          latency.push(
+            `${c} consumer(s): claim of up to ${BATCH} p50 ${pct(claimMs, 0.5)} / p99 ${pct(claimMs, 0.99)} ms, completion batch p50 ${pct(ackMs, 0.5)} / p99 ${pct(ackMs, 0.99)} ms (${fmt(claimMs.length)} claims, ${fmt(ackMs.length)} batches)`,
+          );
+          notes.push(
+            ...cappedNote(`baseline, ${c} consumer(s)`, b),
+            ...cappedNote(`taskrow, ${c} consumer(s)`, t),
+            ...cappedNote(`floor, ${c} consumer(s)`, f),
+          );
         }
 
         // 2. Köhntopp's scenario: producers insert while consumers drain.
@@ -130,7 +149,10 @@ for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) 
           deadlocks.taskrowServer += (await serverDeadlocks(pool)) - d1;
           deadlocks.taskrowErrors += mt.errors.length;
           mixT.push(mt);
-          if (redis) bull.mixed.push(JOBS / (await bullmqMixed(redis.port, JOBS, { workers: MIXED_CONSUMERS, concurrency: BATCH, producers: PRODUCERS, perCall: 10 }, payload)));
+          if (redis)
+            bull.mixed.push(
+              JOBS / (await bullmqMixed(redis.port, JOBS, { workers: MIXED_CONSUMERS, concurrency: BATCH, producers: PRODUCERS, perCall: 10 }, payload)),
+            );
           // The producers alone: what the produce + drain figure is bounded by.
           await pool.query(`DROP TABLE IF EXISTS ${base}`);
           await pool.query(BASELINE_DDL(base));
@@ -141,7 +163,12 @@ for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) 
         }
         const mixed = `${PRODUCERS} producers (10 jobs per commit) + ${MIXED_CONSUMERS} consumers, ${fmt(JOBS)} jobs`;
         curve.push({ scenario: mixed, taskrow: rateOf(mixT), baseline: rateOf(mixB), unit: 'ops/s' });
-        curve.push({ scenario: `${PRODUCERS} producers alone (10 jobs per commit), ${fmt(JOBS)} jobs enqueued`, taskrow: rateOf(prodT), baseline: rateOf(prodB), unit: 'ops/s' });
+        curve.push({
+          scenario: `${PRODUCERS} producers alone (10 jobs per commit), ${fmt(JOBS)} jobs enqueued`,
+          taskrow: rateOf(prodT),
+          baseline: rateOf(prodB),
+          unit: 'ops/s',
+        });
         notes.push(
           ...cappedNote('baseline, producers + consumers', mixB),
           ...cappedNote('taskrow, producers + consumers', mixT),
@@ -177,9 +204,22 @@ for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) 
           viewed.push(r.result);
           maxHistory = Math.max(maxHistory, r.maxHistory);
         }
-        report(`Queue drain under a long-open read view (${label(target)}): "baseline" = the same drain without it`, server, [
-          { scenario: `drain ${fmt(JOBS)} queued jobs, ${MIXED_CONSUMERS} consumers, one REPEATABLE READ snapshot open throughout`, taskrow: rateOf(viewed), baseline: drains.get(MIXED_CONSUMERS) ?? NaN, unit: 'ops/s' },
-        ], [`history list length reached ${fmt(maxHistory)} (SHOW ENGINE INNODB STATUS, sampled every 100 ms)`, ...cappedNote('taskrow under the read view', viewed)]);
+        report(
+          `Queue drain under a long-open read view (${label(target)}): "baseline" = the same drain without it`,
+          server,
+          [
+            {
+              scenario: `drain ${fmt(JOBS)} queued jobs, ${MIXED_CONSUMERS} consumers, one REPEATABLE READ snapshot open throughout`,
+              taskrow: rateOf(viewed),
+              baseline: drains.get(MIXED_CONSUMERS) ?? NaN,
+              unit: 'ops/s',
+            },
+          ],
+          [
+            `history list length reached ${fmt(maxHistory)} (SHOW ENGINE INNODB STATUS, sampled every 100 ms)`,
+            ...cappedNote('taskrow under the read view', viewed),
+          ],
+        );
 
         // 4. Claim cost with kept finished jobs: the same claim+complete loop on a queue with 0 done
         // rows and on one with KEPT, each in its own jobs table (a second prefix) on the same server,
@@ -202,20 +242,40 @@ for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) 
           }
           await pool.query(`DELETE FROM \`${prefix}queue_jobs\` WHERE queue = ?`, [keptName]);
         }
-        report(`Queue claim cost with kept finished jobs (${label(target)}): "taskrow" = ${fmt(KEPT)} kept, "baseline" = 0 kept`, server, [
-          { scenario: `claim ${BATCH} + complete, ${fmt(CLAIM_JOBS)} jobs, 1 consumer`, taskrow: median(rates.full), baseline: median(rates.empty), unit: 'ops/s' },
-        ], [
-          `median claim() of ${BATCH}: ${median(claimMs.empty).toFixed(2)} ms with 0 kept, ${median(claimMs.full).toFixed(2)} ms with ${fmt(KEPT)} kept (state done, keepFinishedFor one year; two jobs tables on the same server, runs in turns, each run in the other order)`,
-          `inserting the ${fmt(KEPT)} kept rows took ${fillSeconds.toFixed(0)} s (untimed)`,
-        ]);
+        report(
+          `Queue claim cost with kept finished jobs (${label(target)}): "taskrow" = ${fmt(KEPT)} kept, "baseline" = 0 kept`,
+          server,
+          [
+            {
+              scenario: `claim ${BATCH} + complete, ${fmt(CLAIM_JOBS)} jobs, 1 consumer`,
+              taskrow: median(rates.full),
+              baseline: median(rates.empty),
+              unit: 'ops/s',
+            },
+          ],
+          [
+            `median claim() of ${BATCH}: ${median(claimMs.empty).toFixed(2)} ms with 0 kept, ${median(claimMs.full).toFixed(2)} ms with ${fmt(KEPT)} kept (state done, keepFinishedFor one year; two jobs tables on the same server, runs in turns, each run in the other order)`,
+            `inserting the ${fmt(KEPT)} kept rows took ${fillSeconds.toFixed(0)} s (untimed)`,
+          ],
+        );
 
         // 5. BullMQ on a local Redis: the same jobs, consumer counts and concurrency, and the
         // produce + drain scenario, measured in turns with taskrow's runs above.
         if (redis) {
-          report(`Queue vs BullMQ (${label(target)}): "baseline" = BullMQ`, server, [
-            ...CONSUMERS.map((c) => ({ scenario: `drain ${fmt(JOBS)} queued jobs, ${c} consumer(s) x concurrency ${BATCH}`, taskrow: drains.get(c)!, baseline: bull.drains.get(c)!, unit: 'ops/s' as const })),
-            { scenario: mixed, taskrow: rateOf(mixT), baseline: median(bull.mixed), unit: 'ops/s' },
-          ], [bullmqNote(redis)]);
+          report(
+            `Queue vs BullMQ (${label(target)}): "baseline" = BullMQ`,
+            server,
+            [
+              ...CONSUMERS.map((c) => ({
+                scenario: `drain ${fmt(JOBS)} queued jobs, ${c} consumer(s) x concurrency ${BATCH}`,
+                taskrow: drains.get(c)!,
+                baseline: bull.drains.get(c)!,
+                unit: 'ops/s' as const,
+              })),
+              { scenario: mixed, taskrow: rateOf(mixT), baseline: median(bull.mixed), unit: 'ops/s' },
+            ],
+            [bullmqNote(redis)],
+          );
         } else if (BULLMQ) process.stdout.write('BullMQ skipped: no redis-server (Debian: apt-get install -y redis-server)\n');
 
         // 6. With TASKROW_BENCH_PROFILE=1: one drain and one produce + drain run broken down by statement.
@@ -291,7 +351,9 @@ function cpuBound(mixed: readonly WorkPerJob[], drained: readonly WorkPerJob[] |
   const n = cpuPerJob(mixed);
   const m = drained && cpuPerJob(drained);
   if (n === undefined || m === undefined) return [];
-  return [`produce + drain used ${n.toFixed(0)} µs of CPU a job (the server's and this process's) against ${m.toFixed(0)} µs in the drain at ${MIXED_CONSUMERS} consumers: where the cores are the limit it runs at most ${(m / n).toFixed(2)}x of that drain`];
+  return [
+    `produce + drain used ${n.toFixed(0)} µs of CPU a job (the server's and this process's) against ${m.toFixed(0)} µs in the drain at ${MIXED_CONSUMERS} consumers: where the cores are the limit it runs at most ${(m / n).toFixed(2)}x of that drain`,
+  ];
 }
 
 /** His full scenario: PRODUCERS generators and MIXED_CONSUMERS consumers at once, until `total` jobs are done. */
@@ -331,7 +393,9 @@ async function profileRuns(pool: mysql.Pool, url: string, prefix: string, tr: Ta
   }
   const [db] = await pool.query<mysql.RowDataPacket[]>('SELECT DATABASE() AS d');
   const schema = String(db[0]!['d']);
-  const lines: string[] = [`Queue statement profile (${server.label}, ${server.durability}); performance_schema slows the server: take throughput from a run without it`];
+  const lines: string[] = [
+    `Queue statement profile (${server.label}, ${server.durability}); performance_schema slows the server: take throughput from a run without it`,
+  ];
   await fillQueue(tr.queue('profile1'), JOBS, payload);
   const drain = await profileRun(pool, url, schema, async () => (await taskrowDrain(url, prefix, 'profile1', 1, JOBS, CAP)).done);
   lines.push(...profileLines('drain of queued jobs, 1 consumer', drain));

@@ -62,10 +62,7 @@ async function baselineCycle(pool: mysql.Pool, p: string, inputs: Buffer[], outp
     for (;;) {
       await conn.beginTransaction();
       const [keys] = await conn.query<mysql.RowDataPacket[]>(`SELECT h, present FROM \`${p}bkeys\` WHERE h IN (?) ORDER BY h FOR UPDATE`, [all]);
-      const [locks] = await conn.query<mysql.RowDataPacket[]>(
-        `SELECT h, mode FROM \`${p}blocks\` WHERE h IN (?) AND lease_until > UTC_TIMESTAMP(6)`,
-        [all],
-      );
+      const [locks] = await conn.query<mysql.RowDataPacket[]>(`SELECT h, mode FROM \`${p}blocks\` WHERE h IN (?) AND lease_until > UTC_TIMESTAMP(6)`, [all]);
       const present = new Set(keys.filter((r) => Number(r['present']) === 1).map((r) => (r['h'] as Buffer).toString('hex')));
       const busy = locks.some((l) => {
         const h = (l['h'] as Buffer).toString('hex');
@@ -123,10 +120,12 @@ for (const target of targets()) {
             const b: number[] = [];
             for (let run = 0; run < RUNS; run++) {
               b.push(await cyclesPerSecond(n, SECONDS, (i) => baselineCycle(pool, prefix, bjobs[i]!.inputs, bjobs[i]!.outputs)));
-              t.push(await cyclesPerSecond(n, SECONDS, async (i) => {
-                await handles[i]!.acquire();
-                await handles[i]!.release();
-              }));
+              t.push(
+                await cyclesPerSecond(n, SECONDS, async (i) => {
+                  await handles[i]!.acquire();
+                  await handles[i]!.release();
+                }),
+              );
             }
             rows.push({ scenario: `${n} job(s), ${shape} keys`, taskrow: median(t), baseline: median(b), unit: 'ops/s' });
           }

@@ -131,7 +131,9 @@ async function topStatements(pool: mysql.Pool, schema: string, jobs: number, top
     [schema, top],
   );
   return rows.map((r) => ({
-    text: String(r['t'] ?? '(no digest text)').replace(/\s+/g, ' ').slice(0, TEXT_CHARS),
+    text: String(r['t'] ?? '(no digest text)')
+      .replace(/\s+/g, ' ')
+      .slice(0, TEXT_CHARS),
     callsPerJob: Number(r['n']) / jobs,
     usPerJob: Number(r['w']) / PICOSECONDS_PER_US / jobs,
     rowsExaminedPerCall: Number(r['x']) / Math.max(1, Number(r['n'])),
@@ -160,10 +162,18 @@ export function profileLines(title: string, p: RunProfile): string[] {
   return [
     `${title}: ${p.jobs.toLocaleString('en-US')} jobs; CPU per job: server process ${p.serverCpuUs === undefined ? 'unknown' : `${p.serverCpuUs.toFixed(1)} µs`}, this process (client, workers, producers) ${p.clientCpuUs.toFixed(1)} µs`,
     '  statements by server time per job (performance_schema digests; wall time on the server, lock waits included):',
-    ...p.statements.map((c) => `  ${us(c.usPerJob)} µs/job  ${c.callsPerJob.toFixed(3).padStart(7)} calls/job  ${c.rowsExaminedPerCall.toFixed(1).padStart(7)} rows examined/call  ${c.text}`),
-    ...(p.procedures.length > 0 ? ['  procedures (a CALL\'s time, and how much of it its statements took):'] : []),
-    ...p.procedures.map((c) => `  ${us(c.usPerJob)} µs/job  ${c.callsPerJob.toFixed(3).padStart(7)} calls/job  ${us(c.statementsUsPerJob)} µs/job in ${c.statementsPerCall.toFixed(1)} statements/call  ${c.name}`),
+    ...p.statements.map(
+      (c) =>
+        `  ${us(c.usPerJob)} µs/job  ${c.callsPerJob.toFixed(3).padStart(7)} calls/job  ${c.rowsExaminedPerCall.toFixed(1).padStart(7)} rows examined/call  ${c.text}`,
+    ),
+    ...(p.procedures.length > 0 ? ["  procedures (a CALL's time, and how much of it its statements took):"] : []),
+    ...p.procedures.map(
+      (c) =>
+        `  ${us(c.usPerJob)} µs/job  ${c.callsPerJob.toFixed(3).padStart(7)} calls/job  ${us(c.statementsUsPerJob)} µs/job in ${c.statementsPerCall.toFixed(1)} statements/call  ${c.name}`,
+    ),
     ...(p.nested.length > 0 ? ['  statements inside procedures (a sample: the last statement events the server kept), mean time each:'] : []),
-    ...p.nested.map((c) => `  ${us(c.meanUs)} µs each  ${String(c.sampled).padStart(7)} sampled  ${c.rowsExamined.toFixed(1).padStart(7)} rows examined  ${c.text}`),
+    ...p.nested.map(
+      (c) => `  ${us(c.meanUs)} µs each  ${String(c.sampled).padStart(7)} sampled  ${c.rowsExamined.toFixed(1).padStart(7)} rows examined  ${c.text}`,
+    ),
   ];
 }

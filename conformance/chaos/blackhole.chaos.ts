@@ -28,106 +28,131 @@ async function abortTime(signal: AbortSignal, aborts: { at: number | null }, dea
   return signal.aborted ? aborts.at : null;
 }
 
-for (const target of chaosTargets()) for (const adapter of chaosAdapters()) {
-  describe(`${label(target)} · ${adapter.name} · chaos: blackholed holder`, () => {
-    let scene: Scene;
-    let proxy: Proxy;
-    let opened: Opened;
-    let tr: Taskrow;
-    beforeEach(async () => {
-      scene = await openScene(target.url);
-      proxy = await startProxy({ host: '127.0.0.1', port: Number(new URL(target.url).port) });
-      opened = await adapter.open(proxy.url(target.url), 4, chaosOptions(scene.prefix));
-      tr = opened.tr;
-    });
-    afterEach(async () => {
-      await proxy.close();
-      await opened.end();
-      await scene.close();
-    });
-
-    const summary = (what: string, diff: number | null, errors: number, note: string): void =>
-      report({
-        scenario: `c blackhole · ${what}`, server: `${target.engine} ${target.version}`, adapter: adapter.name, jobs: 1, kills: 0, restarts: 0,
-        lost: 0, duplicated: 0, doubleCompletions: 0, errors, leaseEndToAbortMs: diff, note,
+for (const target of chaosTargets())
+  for (const adapter of chaosAdapters()) {
+    describe(`${label(target)} · ${adapter.name} · chaos: blackholed holder`, () => {
+      let scene: Scene;
+      let proxy: Proxy;
+      let opened: Opened;
+      let tr: Taskrow;
+      beforeEach(async () => {
+        scene = await openScene(target.url);
+        proxy = await startProxy({ host: '127.0.0.1', port: Number(new URL(target.url).port) });
+        opened = await adapter.open(proxy.url(target.url), 4, chaosOptions(scene.prefix));
+        tr = opened.tr;
+      });
+      afterEach(async () => {
+        await proxy.close();
+        await opened.end();
+        await scene.close();
       });
 
-    it(`Queue worker (lease ${LEASE} s): the handler's signal aborts before the lease passes; a second worker gets the job after`, async () => {
-      const { id } = await scene.tr.queue('bh').enqueue({ n: 1 });
-      const aborts = { at: null as number | null };
-      let job: Job | undefined;
-      let sig: AbortSignal | undefined;
-      let errors = 0;
-      const worker = tr.queue('bh').work(
-        async (j, { signal }) => {
-          job = j;
-          sig = signal;
-          signal.addEventListener('abort', () => (aborts.at = performance.now()), { once: true });
-          await new Promise<void>((resolve) => {
-            signal.addEventListener('abort', () => resolve(), { once: true });
-            setTimeout(resolve, 30_000).unref();
-          });
-        },
-        { lease: LEASE, concurrency: 1, pollInterval: 0.05, onError: () => (errors += 1) },
-      );
-      await waitFor(() => job !== undefined, 10_000, 'the worker claims the job');
-      await new Promise((r) => setTimeout(r, 1000)); // one heartbeat may pass first
-      proxy.setMode('blackhole');
-      const leaseEnd = async (): Promise<number | null> => localTimeOf(scene, `(SELECT due_at FROM ${scene.table('queue_jobs')} WHERE id = ? AND phase = 2)`, [id]);
-      const firstEnd = await leaseEnd();
-      expect(firstEnd, 'the job is leased').not.toBeNull();
-      const secondP = claimAfter(scene, id, firstEnd! + GRACE_MS + 5000);
-      const abortedAt = await abortTime(sig!, aborts, firstEnd! + GRACE_MS);
-      // An extend sent just before the blackhole may have moved the lease on: the later end counts.
-      const end = Math.max(firstEnd!, (await leaseEnd()) ?? firstEnd!);
-      const second = await secondP;
-      const diff = abortedAt === null ? null : abortedAt - end;
-      const reason = signalReason(sig?.aborted ? sig : undefined);
-      summary('Queue worker', diff, errors, `second holder ${second === null ? 'never' : `${(second - end).toFixed(0)} ms after the lease end`}; reason ${reason}`);
-      void answersWithin(worker.stop({ timeout: 0 }), 1);
-      expect(abortedAt, 'the handler signal aborted').not.toBeNull();
-      expect(diff!, 'abort time minus lease end (ms)').toBeLessThan(0);
-      expect(reason).toBe('LEASE_LOST');
-      expect(second, 'a second worker claimed the job').not.toBeNull();
-      expect(second!).toBeGreaterThan(abortedAt!);
-    });
+      const summary = (what: string, diff: number | null, errors: number, note: string): void =>
+        report({
+          scenario: `c blackhole · ${what}`,
+          server: `${target.engine} ${target.version}`,
+          adapter: adapter.name,
+          jobs: 1,
+          kills: 0,
+          restarts: 0,
+          lost: 0,
+          duplicated: 0,
+          doubleCompletions: 0,
+          errors,
+          leaseEndToAbortMs: diff,
+          note,
+        });
 
-    it(`Resources job (lease ${LEASE} s, autoRefresh): job.signal aborts and held turns false before the lease passes; a second job gets the lock after`, async () => {
-      const key = `chaos.c.${scene.prefix}`;
-      const job = tr.resources({ history: false, releaseOnExit: false }).job('holder', { outputs: [key], lease: LEASE, autoRefresh: true });
-      await job.acquire();
-      const aborts = { at: null as number | null };
-      const signal = job.signal;
-      signal.addEventListener('abort', () => (aborts.at = performance.now()), { once: true });
-      let heldAtAbort: boolean | undefined;
-      signal.addEventListener('abort', () => (heldAtAbort = job.held), { once: true });
-      await new Promise((r) => setTimeout(r, 1000)); // one refresh may pass first
-      proxy.setMode('blackhole');
-      const holder = job.id!;
-      const leaseEnd = async (): Promise<number | null> =>
-        localTimeOf(scene, `(SELECT MAX(lease_until) FROM ${scene.table('resource_locks')} WHERE holder = UNHEX(?))`, [holder]);
-      const firstEnd = await leaseEnd();
-      expect(firstEnd, 'the lock is held').not.toBeNull();
-      const other = scene.tr.resources({ history: false, releaseOnExit: false }).job('second', { outputs: [key], lease: 30, wait: LEASE + 15 });
-      const secondP = other.acquire().then(() => performance.now(), () => null);
-      const abortedAt = await abortTime(signal, aborts, firstEnd! + GRACE_MS);
-      const end = Math.max(firstEnd!, (await leaseEnd()) ?? firstEnd!);
-      const second = await secondP;
-      const heldAfter = job.held;
-      const diff = abortedAt === null ? null : abortedAt - end;
-      const reason = signalReason(signal.aborted ? signal : undefined);
-      summary('Resources job', diff, 0, `held ${heldAfter} after the lease end; second holder ${second === null ? 'never' : `${(second - end).toFixed(0)} ms after the lease end`}; reason ${reason}`);
-      if (other.held) await other.release();
-      expect(abortedAt, 'job.signal aborted').not.toBeNull();
-      expect(diff!, 'abort time minus lease end (ms)').toBeLessThan(0);
-      expect(reason).toBe('LEASE_LOST');
-      expect(heldAtAbort).toBe(false);
-      expect(heldAfter).toBe(false);
-      expect(second, 'a second job acquired the key').not.toBeNull();
-      expect(second!).toBeGreaterThan(abortedAt!);
+      it(`Queue worker (lease ${LEASE} s): the handler's signal aborts before the lease passes; a second worker gets the job after`, async () => {
+        const { id } = await scene.tr.queue('bh').enqueue({ n: 1 });
+        const aborts = { at: null as number | null };
+        let job: Job | undefined;
+        let sig: AbortSignal | undefined;
+        let errors = 0;
+        const worker = tr.queue('bh').work(
+          async (j, { signal }) => {
+            job = j;
+            sig = signal;
+            signal.addEventListener('abort', () => (aborts.at = performance.now()), { once: true });
+            await new Promise<void>((resolve) => {
+              signal.addEventListener('abort', () => resolve(), { once: true });
+              setTimeout(resolve, 30_000).unref();
+            });
+          },
+          { lease: LEASE, concurrency: 1, pollInterval: 0.05, onError: () => (errors += 1) },
+        );
+        await waitFor(() => job !== undefined, 10_000, 'the worker claims the job');
+        await new Promise((r) => setTimeout(r, 1000)); // one heartbeat may pass first
+        proxy.setMode('blackhole');
+        const leaseEnd = async (): Promise<number | null> =>
+          localTimeOf(scene, `(SELECT due_at FROM ${scene.table('queue_jobs')} WHERE id = ? AND phase = 2)`, [id]);
+        const firstEnd = await leaseEnd();
+        expect(firstEnd, 'the job is leased').not.toBeNull();
+        const secondP = claimAfter(scene, id, firstEnd! + GRACE_MS + 5000);
+        const abortedAt = await abortTime(sig!, aborts, firstEnd! + GRACE_MS);
+        // An extend sent just before the blackhole may have moved the lease on: the later end counts.
+        const end = Math.max(firstEnd!, (await leaseEnd()) ?? firstEnd!);
+        const second = await secondP;
+        const diff = abortedAt === null ? null : abortedAt - end;
+        const reason = signalReason(sig?.aborted ? sig : undefined);
+        summary(
+          'Queue worker',
+          diff,
+          errors,
+          `second holder ${second === null ? 'never' : `${(second - end).toFixed(0)} ms after the lease end`}; reason ${reason}`,
+        );
+        void answersWithin(worker.stop({ timeout: 0 }), 1);
+        expect(abortedAt, 'the handler signal aborted').not.toBeNull();
+        expect(diff!, 'abort time minus lease end (ms)').toBeLessThan(0);
+        expect(reason).toBe('LEASE_LOST');
+        expect(second, 'a second worker claimed the job').not.toBeNull();
+        expect(second!).toBeGreaterThan(abortedAt!);
+      });
+
+      it(`Resources job (lease ${LEASE} s, autoRefresh): job.signal aborts and held turns false before the lease passes; a second job gets the lock after`, async () => {
+        const key = `chaos.c.${scene.prefix}`;
+        const job = tr.resources({ history: false, releaseOnExit: false }).job('holder', { outputs: [key], lease: LEASE, autoRefresh: true });
+        await job.acquire();
+        const aborts = { at: null as number | null };
+        const signal = job.signal;
+        signal.addEventListener('abort', () => (aborts.at = performance.now()), { once: true });
+        let heldAtAbort: boolean | undefined;
+        signal.addEventListener('abort', () => (heldAtAbort = job.held), { once: true });
+        await new Promise((r) => setTimeout(r, 1000)); // one refresh may pass first
+        proxy.setMode('blackhole');
+        const holder = job.id!;
+        const leaseEnd = async (): Promise<number | null> =>
+          localTimeOf(scene, `(SELECT MAX(lease_until) FROM ${scene.table('resource_locks')} WHERE holder = UNHEX(?))`, [holder]);
+        const firstEnd = await leaseEnd();
+        expect(firstEnd, 'the lock is held').not.toBeNull();
+        const other = scene.tr.resources({ history: false, releaseOnExit: false }).job('second', { outputs: [key], lease: 30, wait: LEASE + 15 });
+        const secondP = other.acquire().then(
+          () => performance.now(),
+          () => null,
+        );
+        const abortedAt = await abortTime(signal, aborts, firstEnd! + GRACE_MS);
+        const end = Math.max(firstEnd!, (await leaseEnd()) ?? firstEnd!);
+        const second = await secondP;
+        const heldAfter = job.held;
+        const diff = abortedAt === null ? null : abortedAt - end;
+        const reason = signalReason(signal.aborted ? signal : undefined);
+        summary(
+          'Resources job',
+          diff,
+          0,
+          `held ${heldAfter} after the lease end; second holder ${second === null ? 'never' : `${(second - end).toFixed(0)} ms after the lease end`}; reason ${reason}`,
+        );
+        if (other.held) await other.release();
+        expect(abortedAt, 'job.signal aborted').not.toBeNull();
+        expect(diff!, 'abort time minus lease end (ms)').toBeLessThan(0);
+        expect(reason).toBe('LEASE_LOST');
+        expect(heldAtAbort).toBe(false);
+        expect(heldAfter).toBe(false);
+        expect(second, 'a second job acquired the key').not.toBeNull();
+        expect(second!).toBeGreaterThan(abortedAt!);
+      });
     });
-  });
-}
+  }
 
 /** The `code` of the abort reason, or what it is instead. */
 function signalReason(signal: AbortSignal | undefined): string {

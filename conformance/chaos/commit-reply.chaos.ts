@@ -26,7 +26,10 @@ interface Outcome {
 /** Runs `op` with its reply lost; no answer within ANSWER_MS is an error to the caller (a void result is an answer). */
 async function attempt<T>(op: () => Promise<T>): Promise<{ value?: T; error: string | null }> {
   try {
-    const answer = await answersWithin(op().then((value) => ({ value })), ANSWER_MS);
+    const answer = await answersWithin(
+      op().then((value) => ({ value })),
+      ANSWER_MS,
+    );
     return answer === undefined ? { error: `no answer within ${ANSWER_MS} ms` } : { value: answer.value, error: null };
   } catch (err) {
     return { error: `${(err as { code?: string }).code ?? ''} ${(err as Error).message}`.trim() };
@@ -64,9 +67,17 @@ for (const target of chaosTargets()) {
       const arm = (within: RegExp): void => proxy.loseReplies({ count: 1, then, within, autocommit: within });
       const summary = (op: string, o: Outcome): void => {
         report({
-          scenario: `d lost COMMIT reply (${then}) · ${op}`, server: `${target.engine} ${target.version}`, adapter: adapter.name,
-          jobs: o.jobs, kills: proxy.counters.lostReplies, restarts: 0, lost: o.lost, duplicated: o.duplicated, doubleCompletions: 0,
-          errors: o.error ? 1 : 0, note: `stranded ${o.stranded}${o.error ? `; caller saw: ${o.error.slice(0, 160)}` : ''}`,
+          scenario: `d lost COMMIT reply (${then}) · ${op}`,
+          server: `${target.engine} ${target.version}`,
+          adapter: adapter.name,
+          jobs: o.jobs,
+          kills: proxy.counters.lostReplies,
+          restarts: 0,
+          lost: o.lost,
+          duplicated: o.duplicated,
+          doubleCompletions: 0,
+          errors: o.error ? 1 : 0,
+          note: `stranded ${o.stranded}${o.error ? `; caller saw: ${o.error.slice(0, 160)}` : ''}`,
         });
       };
       const expectClean = (o: Outcome): void => {
@@ -121,7 +132,13 @@ for (const target of chaosTargets()) {
         const running = await scene.probe<{ id: number; attempt: number }>(
           `SELECT id, attempt FROM ${scene.table('queue_jobs')} WHERE queue = 'claim' AND phase = 2`,
         );
-        const o: Outcome = { jobs: 5, lost: ids.filter((id) => !got.has(id)).length, duplicated: 0, stranded: running.filter((r) => !got.has(Number(r.id))).length, error: res.error };
+        const o: Outcome = {
+          jobs: 5,
+          lost: ids.filter((id) => !got.has(id)).length,
+          duplicated: 0,
+          stranded: running.filter((r) => !got.has(Number(r.id))).length,
+          error: res.error,
+        };
         summary('claim', o);
         expectClean(o);
         expect(running.map((r) => Number(r.attempt))).toEqual([1, 1, 1, 1, 1]);

@@ -83,7 +83,16 @@ for (const target of chaosTargets()) {
 
     it(`${JOBS} jobs to a doorbell worker process whose network goes silent again and again: each done once, and the doorbell back once the network is`, async () => {
       const effects = await effectsTable(scene);
-      const env = { CHAOS_URL: proxy.url(target.url), CHAOS_PREFIX: scene.prefix, CHAOS_EFFECTS: effects, CHAOS_QUEUE: 'g', CHAOS_DOORBELL: '1', CHAOS_POLL: String(POLL), CHAOS_POOL: '4', CHAOS_TIMEOUT: '2000' };
+      const env = {
+        CHAOS_URL: proxy.url(target.url),
+        CHAOS_PREFIX: scene.prefix,
+        CHAOS_EFFECTS: effects,
+        CHAOS_QUEUE: 'g',
+        CHAOS_DOORBELL: '1',
+        CHAOS_POLL: String(POLL),
+        CHAOS_POOL: '4',
+        CHAOS_TIMEOUT: '2000',
+      };
       await startWorkerProcess({ ...env, CHAOS_LEDGER: join(dir, 'w0') }, children);
       await pause(1500); // the worker is idle, asleep on the doorbell
       const q = scene.tr.queue<{ seq: number }>('g');
@@ -128,8 +137,16 @@ for (const target of chaosTargets()) {
       const waits = [...enqueuedAt].map(([seq, at]) => (starts.get(seq) ?? Infinity) - at).sort((a, b) => a - b);
       const median = waits[Math.floor(waits.length / 2)]!;
       report({
-        scenario: `g doorbell worker behind a blackholing network (${cuts} outages of 1-2.5 s)`, server: `${target.engine} ${target.version}`, adapter: 'mysql2',
-        jobs: JOBS + AFTER, kills: 0, restarts: 0, lost, duplicated, doubleCompletions: doubles, errors: enqueueErrors.length,
+        scenario: `g doorbell worker behind a blackholing network (${cuts} outages of 1-2.5 s)`,
+        server: `${target.engine} ${target.version}`,
+        adapter: 'mysql2',
+        jobs: JOBS + AFTER,
+        kills: 0,
+        restarts: 0,
+        lost,
+        duplicated,
+        doubleCompletions: doubles,
+        errors: enqueueErrors.length,
         note: `drained in ${drainedIn.toFixed(1)} s; ${proxy.counters.blackholedBytes} bytes blackholed; ${reruns} extra runs; ${errors.length} worker errors reported; after: pickup median ${median} ms, slowest ${waits.at(-1)} ms; stop() ${stopTook === null ? 'did not return' : `${Math.round(stopTook)} ms`}; stranded ${stranded}`,
       });
       expect(cuts, 'outages').toBeGreaterThan(0);
@@ -141,7 +158,10 @@ for (const target of chaosTargets()) {
       expect(duplicated, 'jobs under two ids').toBe(0);
       expect(doubles, 'jobs completed twice').toBe(0);
       expect(stale, 'completions by a claim that was not the latest').toBe(0);
-      expect(errors.filter((e) => e.startsWith('INVALID_ARGUMENT')), 'heartbeat refused').toEqual([]);
+      expect(
+        errors.filter((e) => e.startsWith('INVALID_ARGUMENT')),
+        'heartbeat refused',
+      ).toEqual([]);
       expect(median, `pickup waits once the network is back (ms): ${waits.join(', ')}`).toBeLessThan(1000);
       expect(stopTook, 'worker.stop() returned (ms)').not.toBeNull();
     }, 240_000);

@@ -32,9 +32,11 @@ const pause = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 
 /** The run's connections other than the probe's, and those of them asleep on the doorbell. */
 async function connections(scene: Scene): Promise<{ all: { id: number }[]; asleep: { id: number }[] }> {
-  const all = await scene.probe<{ id: number; info: string | null }>(
-    "SELECT id, info FROM information_schema.processlist WHERE id <> CONNECTION_ID() AND user = 'taskrow' AND db = DATABASE()",
-  ).catch(() => []);
+  const all = await scene
+    .probe<{ id: number; info: string | null }>(
+      "SELECT id, info FROM information_schema.processlist WHERE id <> CONNECTION_ID() AND user = 'taskrow' AND db = DATABASE()",
+    )
+    .catch(() => []);
   return { all, asleep: all.filter((r) => /^SELECT SLEEP\(1\)/.test(r.info ?? '')) };
 }
 
@@ -48,7 +50,14 @@ async function killConnections(scene: Scene, running: () => boolean): Promise<{ 
   const t0 = performance.now();
   while (sleepers === 0 && performance.now() - t0 < 5000) {
     const victim = (await connections(scene)).asleep[0];
-    if (victim && (await scene.probe(`KILL ${Number(victim.id)}`).then(() => true, () => false))) kills = sleepers = 1;
+    if (
+      victim &&
+      (await scene.probe(`KILL ${Number(victim.id)}`).then(
+        () => true,
+        () => false,
+      ))
+    )
+      kills = sleepers = 1;
     else await pause(20);
   }
   for (let n = 0; running(); n++) {
@@ -57,7 +66,10 @@ async function killConnections(scene: Scene, running: () => boolean): Promise<{ 
     const pick = n % 3 === 0 && asleep.length > 0 ? asleep : all;
     const victim = pick[Math.floor(Math.random() * pick.length)];
     if (!victim) continue;
-    const done = await scene.probe(`KILL ${Number(victim.id)}`).then(() => true, () => false);
+    const done = await scene.probe(`KILL ${Number(victim.id)}`).then(
+      () => true,
+      () => false,
+    );
     kills += done ? 1 : 0;
     sleepers += done && pick === asleep ? 1 : 0;
   }
@@ -83,12 +95,24 @@ for (const target of chaosTargets()) {
 
     it(`${JOBS} jobs from a producer process to ${WORKERS} doorbell worker processes: each done once, no enqueue error, no application statement interrupted`, async () => {
       const effects = await effectsTable(scene);
-      const env = { CHAOS_URL: target.url, CHAOS_PREFIX: scene.prefix, CHAOS_EFFECTS: effects, CHAOS_QUEUE: 'f', CHAOS_DOORBELL: '1', CHAOS_POLL: '2', CHAOS_APP: '2', CHAOS_POOL: '4' };
+      const env = {
+        CHAOS_URL: target.url,
+        CHAOS_PREFIX: scene.prefix,
+        CHAOS_EFFECTS: effects,
+        CHAOS_QUEUE: 'f',
+        CHAOS_DOORBELL: '1',
+        CHAOS_POLL: '2',
+        CHAOS_APP: '2',
+        CHAOS_POOL: '4',
+      };
       await Promise.all(Array.from({ length: WORKERS }, (_, i) => startWorkerProcess({ ...env, CHAOS_LEDGER: join(dir, `w${i}`) }, children)));
       await pause(1500); // the workers are idle, asleep on the doorbell
       pools.push(...Array.from({ length: PRODUCERS - 1 }, () => mysql.createPool({ uri: target.url, connectionLimit: 4 })));
       for (const p of pools) p.on('connection', (c) => c.on('error', () => undefined));
-      const queues: Queue<{ seq: number }>[] = [scene.tr.queue('f'), ...(await Promise.all(pools.map((p) => taskrow(p, chaosOptions(scene.prefix))))).map((tr) => tr.queue<{ seq: number }>('f'))];
+      const queues: Queue<{ seq: number }>[] = [
+        scene.tr.queue('f'),
+        ...(await Promise.all(pools.map((p) => taskrow(p, chaosOptions(scene.prefix))))).map((tr) => tr.queue<{ seq: number }>('f')),
+      ];
       const enqueued = new Set<number>();
       const enqueueErrors: string[] = [];
       let producing = true;
@@ -128,8 +152,16 @@ for (const target of chaosTargets()) {
       const { lines, errors, strays, app } = readLedgers(dir);
       const { lost, duplicated, doubles, stale, reruns } = verdict(enqueued, lines, effectOf);
       report({
-        scenario: `f doorbell, KILL every ${EVERY_MS} ms (a producer process, ${WORKERS} doorbell worker processes)`, server: `${target.engine} ${target.version}`, adapter: 'mysql2',
-        jobs: JOBS, kills, restarts: 0, lost, duplicated, doubleCompletions: doubles, errors: enqueueErrors.length,
+        scenario: `f doorbell, KILL every ${EVERY_MS} ms (a producer process, ${WORKERS} doorbell worker processes)`,
+        server: `${target.engine} ${target.version}`,
+        adapter: 'mysql2',
+        jobs: JOBS,
+        kills,
+        restarts: 0,
+        lost,
+        duplicated,
+        doubleCompletions: doubles,
+        errors: enqueueErrors.length,
         note: `${seconds.toFixed(1)} s; ${sleepers} sleepers killed; ${app} application statements, ${strays.length} interrupted by a ring; ${reruns} extra runs; stranded ${stranded}`,
       });
       expect(kills).toBeGreaterThan(0);
@@ -143,7 +175,10 @@ for (const target of chaosTargets()) {
       expect(stale, 'completions by a claim that was not the latest').toBe(0);
       expect(app, 'application statements that ran').toBeGreaterThan(100);
       expect(strays, 'application statements interrupted by a ring').toEqual([]);
-      expect(errors.filter((e) => e.startsWith('INVALID_ARGUMENT')), 'heartbeat refused').toEqual([]);
+      expect(
+        errors.filter((e) => e.startsWith('INVALID_ARGUMENT')),
+        'heartbeat refused',
+      ).toEqual([]);
     }, 150_000);
   });
 }

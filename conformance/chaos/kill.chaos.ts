@@ -35,14 +35,26 @@ for (const target of chaosTargets()) {
               "SELECT id FROM information_schema.processlist WHERE id <> CONNECTION_ID() AND user = 'taskrow' AND db = DATABASE()",
             );
             const victim = ids[Math.floor(Math.random() * ids.length)];
-            if (victim) await scene.probe(`KILL ${Number(victim.id)}`).then(() => (kills += 1), () => undefined);
+            if (victim)
+              await scene.probe(`KILL ${Number(victim.id)}`).then(
+                () => (kills += 1),
+                () => undefined,
+              );
           }
         },
       });
       report({
-        scenario: `b KILL every ${EVERY_MS} ms (Köhntopp 2x10)`, server: `${target.engine} ${target.version}`, adapter: 'mysql2',
-        jobs: result.jobs, kills, restarts: 0, lost: result.lost, duplicated: result.duplicated, doubleCompletions: result.doubleCompletions,
-        errors: result.errors, note: `${result.seconds.toFixed(1)} s; stranded ${result.stranded}${result.errorSamples.length ? `; e.g. ${result.errorSamples[0]}` : ''}`,
+        scenario: `b KILL every ${EVERY_MS} ms (Köhntopp 2x10)`,
+        server: `${target.engine} ${target.version}`,
+        adapter: 'mysql2',
+        jobs: result.jobs,
+        kills,
+        restarts: 0,
+        lost: result.lost,
+        duplicated: result.duplicated,
+        doubleCompletions: result.doubleCompletions,
+        errors: result.errors,
+        note: `${result.seconds.toFixed(1)} s; stranded ${result.stranded}${result.errorSamples.length ? `; e.g. ${result.errorSamples[0]}` : ''}`,
       });
       expect(kills).toBeGreaterThan(0);
       expectReconciled(result, JOBS);

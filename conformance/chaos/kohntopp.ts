@@ -39,12 +39,19 @@ async function produce(run: KohntoppRun, ledger: Ledger, which: number, count: n
     at += seqs.length;
     if (which % 2 === 0) {
       await q.enqueueMany(seqs.map((seq) => ({ payload: { seq } }))).then(
-        (res) => ledger.enqueue(seqs, res.map((r) => r.id)),
+        (res) =>
+          ledger.enqueue(
+            seqs,
+            res.map((r) => r.id),
+          ),
         (err) => (ledger.enqueue(seqs, null), ledger.error(err)),
       );
     } else {
       for (const seq of seqs) {
-        await q.enqueue({ seq }).then((r) => ledger.enqueue([seq], [r.id]), (err) => (ledger.enqueue([seq], null), ledger.error(err)));
+        await q.enqueue({ seq }).then(
+          (r) => ledger.enqueue([seq], [r.id]),
+          (err) => (ledger.enqueue([seq], null), ledger.error(err)),
+        );
       }
     }
   }
@@ -72,7 +79,7 @@ async function consume(run: KohntoppRun, ledger: Ledger, running: () => boolean)
     } catch (err) {
       ledger.error(err);
       const applied = new Set((err as { applied?: readonly number[] }).applied ?? []);
-      for (const j of jobs) (applied.has(j.id) ? ledger.completed(seqOf(j)) : ledger.ackUncertain(seqOf(j)));
+      for (const j of jobs) applied.has(j.id) ? ledger.completed(seqOf(j)) : ledger.ackUncertain(seqOf(j));
     }
   }
 }
@@ -87,15 +94,19 @@ export async function runKohntopp(run: KohntoppRun): Promise<KohntoppResult> {
   let over = false;
   const running = (): boolean => !over;
   const per = Math.ceil(run.jobs / producers);
-  const made = Promise.all(Array.from({ length: producers }, (_, p) => produce(run, ledger, p, Math.min(per, run.jobs - p * per), p * per, running))).then(() => {
-    producing = false;
-  });
+  const made = Promise.all(Array.from({ length: producers }, (_, p) => produce(run, ledger, p, Math.min(per, run.jobs - p * per), p * per, running))).then(
+    () => {
+      producing = false;
+    },
+  );
   const consumed = Promise.all(Array.from({ length: consumers }, () => consume(run, ledger, running)));
   const fault = run.fault(running, ledger);
   const table = run.scene.table('queue_jobs');
   while (!over) {
     await pause(250);
-    const left = producing ? 1 : Number((await run.scene.probe<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table} WHERE queue = 'k'`).catch(() => [{ n: 1 }]))[0]?.n);
+    const left = producing
+      ? 1
+      : Number((await run.scene.probe<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table} WHERE queue = 'k'`).catch(() => [{ n: 1 }]))[0]?.n);
     over = left === 0 || performance.now() - t0 > run.limitMs;
   }
   await Promise.all([made, consumed, fault]);

@@ -59,7 +59,8 @@ export interface Summary {
 
 /** Prints the scenario's one summary line and appends it to `FIGURES`. */
 export function report(s: Summary): void {
-  const abort = s.leaseEndToAbortMs === undefined ? '' : `, lease end to abort ${s.leaseEndToAbortMs === null ? 'never' : `${s.leaseEndToAbortMs.toFixed(0)} ms`}`;
+  const abort =
+    s.leaseEndToAbortMs === undefined ? '' : `, lease end to abort ${s.leaseEndToAbortMs === null ? 'never' : `${s.leaseEndToAbortMs.toFixed(0)} ms`}`;
   process.stdout.write(
     `\n## chaos ${s.scenario} (${s.server}, ${s.adapter}): jobs ${s.jobs}, kills ${s.kills}, restarts ${s.restarts}, ` +
       `lost ${s.lost}, duplicated ${s.duplicated}, double completions ${s.doubleCompletions}, errors to callers ${s.errors}${abort}` +
@@ -112,10 +113,9 @@ export async function openScene(url: string, connectionLimit = 10, statementTime
     table: (name) => `\`${prefix}${name}\``,
     async close() {
       await pool.end().catch(() => undefined);
-      const rest = await probe<{ t: string }>(
-        'SELECT table_name AS t FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE ?',
-        [`${prefix.replace(/_/g, '\\_')}%`],
-      ).catch(() => []);
+      const rest = await probe<{ t: string }>('SELECT table_name AS t FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE ?', [
+        `${prefix.replace(/_/g, '\\_')}%`,
+      ]).catch(() => []);
       for (const r of rest) await probe(`DROP TABLE IF EXISTS \`${r.t}\``).catch(() => undefined);
       await probeConn.end().catch(() => undefined);
     },

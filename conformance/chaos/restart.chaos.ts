@@ -59,9 +59,17 @@ for (const target of chaosTargets()) {
         },
       });
       report({
-        scenario: 'a server SIGKILL + restart x2 (Köhntopp 2x10, durable)', server: `${target.engine} ${target.version}`, adapter: 'mysql2',
-        jobs: result.jobs, kills: restarts, restarts, lost: result.lost, duplicated: result.duplicated, doubleCompletions: result.doubleCompletions,
-        errors: result.errors, note: `${result.seconds.toFixed(1)} s; restarts took ${restartMs.map((ms) => `${(ms / 1000).toFixed(1)} s`).join(', ')}; stranded ${result.stranded}${result.errorSamples.length ? `; e.g. ${result.errorSamples[0]}` : ''}`,
+        scenario: 'a server SIGKILL + restart x2 (Köhntopp 2x10, durable)',
+        server: `${target.engine} ${target.version}`,
+        adapter: 'mysql2',
+        jobs: result.jobs,
+        kills: restarts,
+        restarts,
+        lost: result.lost,
+        duplicated: result.duplicated,
+        doubleCompletions: result.doubleCompletions,
+        errors: result.errors,
+        note: `${result.seconds.toFixed(1)} s; restarts took ${restartMs.map((ms) => `${(ms / 1000).toFixed(1)} s`).join(', ')}; stranded ${result.stranded}${result.errorSamples.length ? `; e.g. ${result.errorSamples[0]}` : ''}`,
       });
       expect(restarts).toBe(2);
       expectReconciled(result, JOBS);

@@ -53,7 +53,12 @@ const worker = tr.queue(queue).work(
     lease: 2,
     pollInterval: Number(process.env.CHAOS_POLL ?? 0.05),
     doorbell,
-    onError: (err) => log(`error ${String(err?.code ?? '')} ${String(err?.message ?? err).replace(/\s+/g, ' ').slice(0, 200)}`),
+    onError: (err) =>
+      log(
+        `error ${String(err?.code ?? '')} ${String(err?.message ?? err)
+          .replace(/\s+/g, ' ')
+          .slice(0, 200)}`,
+      ),
   },
 );
 
@@ -68,7 +73,10 @@ async function appStatement() {
   } catch (err) {
     interrupted = err?.errno === 1317;
   }
-  const alive = await conn.query('SELECT 1').then(() => true, () => false);
+  const alive = await conn.query('SELECT 1').then(
+    () => true,
+    () => false,
+  );
   if (alive) conn.release();
   else conn.destroy();
   if (interrupted && alive) log(`stray ${conn.threadId}`);

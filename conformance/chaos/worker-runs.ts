@@ -22,7 +22,9 @@ export function startWorkerProcess(env: Record<string, string>, children: Set<Ch
 /** Creates the table the handlers write their effects to (one row per run that committed); returns its name. */
 export async function effectsTable(scene: Scene): Promise<string> {
   const effects = `${scene.prefix}effects`;
-  await scene.probe(`CREATE TABLE \`${effects}\` (seq INT NOT NULL, job_id BIGINT UNSIGNED NOT NULL, token BIGINT UNSIGNED NOT NULL, pid INT NOT NULL, KEY (seq)) ENGINE=InnoDB`);
+  await scene.probe(
+    `CREATE TABLE \`${effects}\` (seq INT NOT NULL, job_id BIGINT UNSIGNED NOT NULL, token BIGINT UNSIGNED NOT NULL, pid INT NOT NULL, KEY (seq)) ENGINE=InnoDB`,
+  );
   return effects;
 }
 

@@ -27,7 +27,7 @@ for (const target of chaosTargets()) {
       dir = mkdtempSync(join(tmpdir(), 'taskrow-chaos-e-'));
     });
     afterAll(async () => {
-      for (const c of children) (c.kill('SIGCONT'), c.kill('SIGKILL'));
+      for (const c of children) c.kill('SIGCONT'), c.kill('SIGKILL');
       await scene?.close();
       rmSync(dir, { recursive: true, force: true });
     });
@@ -41,7 +41,10 @@ for (const target of chaosTargets()) {
         for (const [k, seq] of seqs.entries()) enqueued.set(seq, res[k]!.id);
       }
       const spawnWorker = (): Promise<ChildProcess> =>
-        startWorkerProcess({ CHAOS_URL: target.url, CHAOS_PREFIX: scene.prefix, CHAOS_EFFECTS: effects, CHAOS_LEDGER: join(dir, `w${children.size}-${Date.now()}`) }, children);
+        startWorkerProcess(
+          { CHAOS_URL: target.url, CHAOS_PREFIX: scene.prefix, CHAOS_EFFECTS: effects, CHAOS_LEDGER: join(dir, `w${children.size}-${Date.now()}`) },
+          children,
+        );
       await Promise.all(Array.from({ length: WORKERS }, spawnWorker));
       let kills = 0;
       let stops = 0;
@@ -63,14 +66,22 @@ for (const target of chaosTargets()) {
       }
       const seconds = (performance.now() - t0) / 1000;
       await waitFor(async () => (await left()) === 0, 1000, 'drained').catch(() => undefined);
-      for (const c of children) (c.kill('SIGCONT'), c.kill('SIGKILL'));
+      for (const c of children) c.kill('SIGCONT'), c.kill('SIGKILL');
       const effectOf = await effectsOf(scene, effects);
       const stranded = await left();
       const { lines, errors } = readLedgers(dir);
       const { lost, duplicated, doubles, stale, reruns } = verdict(new Set(enqueued.keys()), lines, effectOf);
       report({
-        scenario: 'e worker processes SIGKILL / SIGSTOP (2 s leases)', server: `${target.engine} ${target.version}`, adapter: 'mysql2',
-        jobs: JOBS, kills, restarts: 0, lost, duplicated, doubleCompletions: doubles, errors: errors.length,
+        scenario: 'e worker processes SIGKILL / SIGSTOP (2 s leases)',
+        server: `${target.engine} ${target.version}`,
+        adapter: 'mysql2',
+        jobs: JOBS,
+        kills,
+        restarts: 0,
+        lost,
+        duplicated,
+        doubleCompletions: doubles,
+        errors: errors.length,
         note: `${seconds.toFixed(1)} s; ${stops} SIGSTOPs; ${reruns} extra runs; completions by a stale claim ${stale}; stranded ${stranded}${errors[0] ? `; e.g. ${errors[0].slice(0, 160)}` : ''}`,
       });
       expect(kills + stops).toBeGreaterThan(0);
@@ -81,7 +92,10 @@ for (const target of chaosTargets()) {
       expect(stale, 'completions by a claim that was not the latest').toBe(0);
       expect(effectOf.size).toBe(JOBS);
       // Issue 12, item 2: a handler that acks its own job never makes the heartbeat refuse a batch.
-      expect(errors.filter((e) => e.startsWith('INVALID_ARGUMENT')), 'heartbeat refused').toEqual([]);
+      expect(
+        errors.filter((e) => e.startsWith('INVALID_ARGUMENT')),
+        'heartbeat refused',
+      ).toEqual([]);
     }, 180_000);
   });
 }

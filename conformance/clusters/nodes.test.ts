@@ -38,40 +38,41 @@ for (const c of clusters()) {
 
     // Group Replication multi-primary (MySQL 9.7.4) crashed in two of five cluster runs while
     // running a claim's locking read with the gate's plain reads in it (Dialect.lockingReadsAlone).
-    if (c.kind === 'group-replication') it('a claim on a multi-primary node reads its gate by a statement of its own: its locking read has no subquery, and a paused queue still gives nothing', async () => {
-      const pool = mysql.createPool({ uri: c.urls[0]!, connectionLimit: 2 });
-      const inner = mysql2Client(pool);
-      const sent: string[] = [];
-      const watched = (conn: SqlConnection): SqlConnection => ({ query: (sql, params) => (sent.push(sql), conn.query(sql, params)) });
-      const client: SqlClient = {
-        adapter: inner.adapter,
-        joined: false,
-        describeError: (err) => inner.describeError(err),
-        query: (sql, params, options) => (sent.push(sql), inner.query(sql, params, options)),
-        transaction: (fn, options) => inner.transaction((conn) => fn(watched(conn)), options),
-      };
-      const prefix = `gate${process.pid.toString(36)}_`;
-      const tr = await createTaskrow<Mysql2Connection>({ client, joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } });
-      try {
-        await tr.migrate();
-        const q = tr.queue('g');
-        await q.enqueueMany([{ payload: 1 }, { payload: 2 }, { payload: 3 }]);
-        const from = sent.length;
-        expect((await q.claim({ limit: 2, lease: 30 })).map((j) => j.payload)).toEqual([1, 2]);
-        const reads = sent.slice(from).filter((sql) => /FOR UPDATE SKIP LOCKED/.test(sql));
-        expect(reads.length).toBeGreaterThan(0);
-        expect(reads.filter((sql) => /EXISTS/.test(sql))).toEqual([]);
-        expect(sent.slice(from).some((sql) => /paused_at/.test(sql) && !/FOR UPDATE/.test(sql))).toBe(true);
-        await q.pause();
-        expect(await q.claim({ limit: 2, lease: 30 })).toEqual([]);
-        await q.resume();
-        expect((await q.claim({ limit: 2, lease: 30 })).map((j) => j.payload)).toEqual([3]);
-      } finally {
-        const probe = await mysql2Probe(c.urls[0]!);
-        await dropPrefix(probe, prefix).finally(() => probe.end());
-        await pool.end();
-      }
-    });
+    if (c.kind === 'group-replication')
+      it('a claim on a multi-primary node reads its gate by a statement of its own: its locking read has no subquery, and a paused queue still gives nothing', async () => {
+        const pool = mysql.createPool({ uri: c.urls[0]!, connectionLimit: 2 });
+        const inner = mysql2Client(pool);
+        const sent: string[] = [];
+        const watched = (conn: SqlConnection): SqlConnection => ({ query: (sql, params) => (sent.push(sql), conn.query(sql, params)) });
+        const client: SqlClient = {
+          adapter: inner.adapter,
+          joined: false,
+          describeError: (err) => inner.describeError(err),
+          query: (sql, params, options) => (sent.push(sql), inner.query(sql, params, options)),
+          transaction: (fn, options) => inner.transaction((conn) => fn(watched(conn)), options),
+        };
+        const prefix = `gate${process.pid.toString(36)}_`;
+        const tr = await createTaskrow<Mysql2Connection>({ client, joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } });
+        try {
+          await tr.migrate();
+          const q = tr.queue('g');
+          await q.enqueueMany([{ payload: 1 }, { payload: 2 }, { payload: 3 }]);
+          const from = sent.length;
+          expect((await q.claim({ limit: 2, lease: 30 })).map((j) => j.payload)).toEqual([1, 2]);
+          const reads = sent.slice(from).filter((sql) => /FOR UPDATE SKIP LOCKED/.test(sql));
+          expect(reads.length).toBeGreaterThan(0);
+          expect(reads.filter((sql) => /EXISTS/.test(sql))).toEqual([]);
+          expect(sent.slice(from).some((sql) => /paused_at/.test(sql) && !/FOR UPDATE/.test(sql))).toBe(true);
+          await q.pause();
+          expect(await q.claim({ limit: 2, lease: 30 })).toEqual([]);
+          await q.resume();
+          expect((await q.claim({ limit: 2, lease: 30 })).map((j) => j.payload)).toEqual([3]);
+        } finally {
+          const probe = await mysql2Probe(c.urls[0]!);
+          await dropPrefix(probe, prefix).finally(() => probe.end());
+          await pool.end();
+        }
+      });
 
     it('reads on every node a row just written on any writable node', async () => {
       const table = `nodes_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
@@ -90,30 +91,31 @@ for (const c of clusters()) {
     // What the kit's cases about row locks between sessions cannot assume across nodes (they run on
     // one node there: HarnessOpenOptions.oneNode), stated as a test so the docs stay true.
     // Single-primary has one writable node: nothing to compare.
-    if (c.kind !== 'group-replication-single-primary') it('a row lock held on one node is neither waited on nor skipped by SKIP LOCKED on another', async () => {
-      const table = `lk_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
-      await on(c.urls[0]!, `CREATE TABLE \`${table}\` (id INT PRIMARY KEY, v INT NOT NULL) ENGINE=InnoDB`);
-      await on(c.urls[0]!, `INSERT INTO \`${table}\` VALUES (1, 0), (2, 0)`);
-      const [holder, other] = await Promise.all([mysql.createConnection(c.urls[0]!), mysql.createConnection(c.urls[1]!)]);
-      try {
-        await other.query(c.kind === 'galera' ? 'SET SESSION wsrep_sync_wait = 1' : "SET SESSION group_replication_consistency = 'BEFORE'");
-        await holder.query('BEGIN');
-        await holder.query(`SELECT id FROM \`${table}\` WHERE id = 1 FOR UPDATE`);
-        await other.query('BEGIN');
-        const t0 = performance.now();
-        const [rows] = await other.query<mysql.RowDataPacket[]>(`SELECT id FROM \`${table}\` ORDER BY id FOR UPDATE SKIP LOCKED`);
-        await other.query(`UPDATE \`${table}\` SET v = v + 1 WHERE id = 1`);
-        await other.query('COMMIT');
-        const waitedMs = performance.now() - t0;
-        // On one server the claim would get [2]; on another node it gets row 1 too, without waiting.
-        expect(rows.map((r) => r['id'])).toEqual([1, 2]);
-        expect(waitedMs).toBeLessThan(5_000);
-        expect((await on(c.urls[2]!, `SELECT v FROM \`${table}\` WHERE id = 1`)).map((r) => r['v'])).toEqual([1]);
-      } finally {
-        await holder.query('ROLLBACK').catch(() => undefined);
-        await Promise.allSettled([holder.end(), other.end()]);
-        await on(c.urls[0]!, `DROP TABLE IF EXISTS \`${table}\``);
-      }
-    });
+    if (c.kind !== 'group-replication-single-primary')
+      it('a row lock held on one node is neither waited on nor skipped by SKIP LOCKED on another', async () => {
+        const table = `lk_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+        await on(c.urls[0]!, `CREATE TABLE \`${table}\` (id INT PRIMARY KEY, v INT NOT NULL) ENGINE=InnoDB`);
+        await on(c.urls[0]!, `INSERT INTO \`${table}\` VALUES (1, 0), (2, 0)`);
+        const [holder, other] = await Promise.all([mysql.createConnection(c.urls[0]!), mysql.createConnection(c.urls[1]!)]);
+        try {
+          await other.query(c.kind === 'galera' ? 'SET SESSION wsrep_sync_wait = 1' : "SET SESSION group_replication_consistency = 'BEFORE'");
+          await holder.query('BEGIN');
+          await holder.query(`SELECT id FROM \`${table}\` WHERE id = 1 FOR UPDATE`);
+          await other.query('BEGIN');
+          const t0 = performance.now();
+          const [rows] = await other.query<mysql.RowDataPacket[]>(`SELECT id FROM \`${table}\` ORDER BY id FOR UPDATE SKIP LOCKED`);
+          await other.query(`UPDATE \`${table}\` SET v = v + 1 WHERE id = 1`);
+          await other.query('COMMIT');
+          const waitedMs = performance.now() - t0;
+          // On one server the claim would get [2]; on another node it gets row 1 too, without waiting.
+          expect(rows.map((r) => r['id'])).toEqual([1, 2]);
+          expect(waitedMs).toBeLessThan(5_000);
+          expect((await on(c.urls[2]!, `SELECT v FROM \`${table}\` WHERE id = 1`)).map((r) => r['v'])).toEqual([1]);
+        } finally {
+          await holder.query('ROLLBACK').catch(() => undefined);
+          await Promise.allSettled([holder.end(), other.end()]);
+          await on(c.urls[0]!, `DROP TABLE IF EXISTS \`${table}\``);
+        }
+      });
   });
 }

@@ -66,7 +66,9 @@ for (const c of clusters().filter((k) => k.kind !== 'group-replication-single-pr
           }),
         );
         const certified = (await conflicts()) - before;
-        process.stderr.write(`${c.kind}: ${ledger.entries} acquisitions over ${c.urls.length} nodes, ${certified} certification conflicts/aborts on the nodes\n`);
+        process.stderr.write(
+          `${c.kind}: ${ledger.entries} acquisitions over ${c.urls.length} nodes, ${certified} certification conflicts/aborts on the nodes\n`,
+        );
         expect(ledger.violations).toEqual([]);
         expect(acquired).toEqual(c.urls.map(() => ROUNDS));
         expect(ledger.counter).toBe(ROUNDS * c.urls.length);
@@ -76,7 +78,10 @@ for (const c of clusters().filter((k) => k.kind !== 'group-replication-single-pr
         await Promise.allSettled(
           pools.map(async (p, i) => {
             if (i === 0) {
-              const [tables] = await p.query<mysql.RowDataPacket[]>('SELECT table_name AS t FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE ?', [`${prefix}%`]);
+              const [tables] = await p.query<mysql.RowDataPacket[]>(
+                'SELECT table_name AS t FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE ?',
+                [`${prefix}%`],
+              );
               for (const t of tables) await p.query(`DROP TABLE IF EXISTS \`${String(t['t'])}\``);
             }
             await p.end();

@@ -24,7 +24,19 @@ const CLUSTER_COLUMNS = {
   'group-replication-single-primary': 'Group Replication single-primary (3 × MySQL',
 };
 /** Suites that check one adapter (or the driver) rather than run the shared kit: counted apart in each cell. */
-const OWN_SUITES = new Set(['port', 'factory', 'migrations', 'smoke', 'exact retries after a lost reply', 'work abandoned after no answer', 'fast pickup', 'scheduler processes', 'a lent connection on a silent socket', 'a pooled connection abandoned after the server ended its session', 'local hand-off']);
+const OWN_SUITES = new Set([
+  'port',
+  'factory',
+  'migrations',
+  'smoke',
+  'exact retries after a lost reply',
+  'work abandoned after no answer',
+  'fast pickup',
+  'scheduler processes',
+  'a lent connection on a silent socket',
+  'a pooled connection abandoned after the server ended its session',
+  'local hand-off',
+]);
 const cells = new Map();
 const servers = new Set();
 const adapters = new Set();
@@ -55,19 +67,24 @@ const rows = [...adapters].sort();
 const lines = [
   `| adapter | ${cols.join(' | ')} |`,
   `| --- | ${cols.map(() => '---').join(' | ')} |`,
-  ...rows.map((a) => `| ${a} | ${cols.map((s) => {
-    const c = cells.get(`${a}|${s}`);
-    if (!c) return 'not run';
-    const kit = c.kitTotal > 0 && c.kitTotal < c.total ? ` (kit ${c.kitPassed}/${c.kitTotal})` : '';
-    return `${c.passed === c.total ? 'pass' : 'FAIL'} ${c.passed}/${c.total}${kit}`;
-  }).join(' | ')} |`),
+  ...rows.map(
+    (a) =>
+      `| ${a} | ${cols
+        .map((s) => {
+          const c = cells.get(`${a}|${s}`);
+          if (!c) return 'not run';
+          const kit = c.kitTotal > 0 && c.kitTotal < c.total ? ` (kit ${c.kitPassed}/${c.kitTotal})` : '';
+          return `${c.passed === c.total ? 'pass' : 'FAIL'} ${c.passed}/${c.total}${kit}`;
+        })
+        .join(' | ')} |`,
+  ),
 ];
 const stamp = [
   'Each cell counts every test of that adapter on that server; "kit" is the shared conformance kit (Dones, Loop, Queue,',
-  'Resources, schedules), the rest are the adapter\'s own checks (SqlClient port contract, factory, native migrations).',
-  'mysql2 and mariadb run the whole kit; the other adapters run the kit\'s cases that reach the adapter (its driver\'s',
+  "Resources, schedules), the rest are the adapter's own checks (SqlClient port contract, factory, native migrations).",
+  "mysql2 and mariadb run the whole kit; the other adapters run the kit's cases that reach the adapter (its driver's",
   'transactions joined with `in(tx)`, killed and ended clients, aborted and interrupted statements, many clients racing:',
-  '`describeConformance(harness, { scope: \'adapter\' })`), and the whole kit with `TASKROW_KIT=full`. Cluster columns run',
+  "`describeConformance(harness, { scope: 'adapter' })`), and the whole kit with `TASKROW_KIT=full`. Cluster columns run",
   'the kit with each session spread over the three nodes (`.ci/run`, `pnpm test:clusters`, see',
   '[docs/compatibility.md](docs/compatibility.md)).',
   '',

@@ -23,7 +23,15 @@ export interface ClusterConformanceTarget extends ConformanceTarget {
  * (`certifiedCommits`).
  */
 export function clusterConformanceTarget(c: ClusterTarget): ClusterConformanceTarget {
-  return { engine: c.engine, version: c.version, url: c.url, kind: c.kind, urls: c.urls, multiWriterCluster: c.kind !== 'group-replication-single-primary', certifiedCommits: true };
+  return {
+    engine: c.engine,
+    version: c.version,
+    url: c.url,
+    kind: c.kind,
+    urls: c.urls,
+    multiWriterCluster: c.kind !== 'group-replication-single-primary',
+    certifiedCommits: true,
+  };
 }
 
 /**

@@ -37,13 +37,19 @@ function errorLogTail(c: ClusterTarget, i: number): string[] {
   const file = c.errorLogs[i];
   if (file === undefined || !existsSync(file)) return [];
   const lines = readFileSync(file, 'utf8').split('\n');
-  return lines.filter((l) => /\[ERROR\]|\[Warning\]|got signal|Assertion|Starting shutdown|Shutdown complete/i.test(l)).slice(-LOG_LINES).map((l) => l.slice(0, 200));
+  return lines
+    .filter((l) => /\[ERROR\]|\[Warning\]|got signal|Assertion|Starting shutdown|Shutdown complete/i.test(l))
+    .slice(-LOG_LINES)
+    .map((l) => l.slice(0, 200));
 }
 
 /** The node's last replication errors from its error log (MySQL's performance_schema.error_log). */
 async function replicationErrors(c: ClusterTarget, url: string): Promise<string[]> {
   if (c.kind === 'galera') return [];
-  const rows = await on(url, "SELECT error_code AS e, data AS d FROM performance_schema.error_log WHERE prio = 'Error' AND subsystem = 'Repl' ORDER BY logged DESC LIMIT 3");
+  const rows = await on(
+    url,
+    "SELECT error_code AS e, data AS d FROM performance_schema.error_log WHERE prio = 'Error' AND subsystem = 'Repl' ORDER BY logged DESC LIMIT 3",
+  );
   return rows.map((r) => `${String(r['e'])} ${String(r['d']).slice(0, 160)}`);
 }
 

@@ -10,7 +10,10 @@ declare module 'vitest' {
 
 /** The clusters a run starts: `TASKROW_CLUSTERS` (comma-separated kinds), default Galera and multi-primary Group Replication. */
 export function wantedClusters(env: NodeJS.ProcessEnv = process.env): ClusterKind[] {
-  const raw = env['TASKROW_CLUSTERS']?.split(',').map((s) => s.trim()).filter(Boolean) ?? ['galera', 'group-replication'];
+  const raw = env['TASKROW_CLUSTERS']
+    ?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean) ?? ['galera', 'group-replication'];
   const unknown = raw.filter((k) => !CLUSTER_KINDS.includes(k as ClusterKind));
   if (unknown.length > 0) throw new Error(`TASKROW_CLUSTERS: unknown kind(s) ${unknown.join(', ')}; accepted: ${CLUSTER_KINDS.join(', ')}`);
   return raw as ClusterKind[];
@@ -33,8 +36,12 @@ export default async function setup(project: TestProject): Promise<() => Promise
     await stopAll();
     throw new Error(`clusters failed to start:\n${failed.join('\n')}`);
   }
-  const lines = handles.map((h) => `  ${h.kind}: ${h.engine} ${h.version} (${h.versionString}), nodes on ports ${h.urls.map((u) => new URL(u).port).join(', ')}`);
-  process.stderr.write(`taskrow: testing against ${handles.length} cluster(s), started in ${((performance.now() - t0) / 1000).toFixed(1)} s:\n${lines.join('\n')}\n`);
+  const lines = handles.map(
+    (h) => `  ${h.kind}: ${h.engine} ${h.version} (${h.versionString}), nodes on ports ${h.urls.map((u) => new URL(u).port).join(', ')}`,
+  );
+  process.stderr.write(
+    `taskrow: testing against ${handles.length} cluster(s), started in ${((performance.now() - t0) / 1000).toFixed(1)} s:\n${lines.join('\n')}\n`,
+  );
   project.provide('clusters', handles.map(clusterTarget));
   return stopAll;
 }

@@ -8,7 +8,10 @@ import type { SqlClient } from '@taskrow/core';
  * text matches `re`, `sent()` lists their texts and `bound()` how many values each was sent with,
  * since the client was made.
  */
-export function counting(inner: SqlClient, options: { readonly calls?: boolean } = {}): {
+export function counting(
+  inner: SqlClient,
+  options: { readonly calls?: boolean } = {},
+): {
   client: SqlClient;
   statements: () => number;
   rings: () => number;
@@ -47,8 +50,22 @@ export function counting(inner: SqlClient, options: { readonly calls?: boolean }
       ? {
           ...counted(inner),
           ...(inner.endsInterrupted === undefined ? {} : { endsInterrupted: inner.endsInterrupted }),
-          ...(session === undefined ? {} : { session: (o) => { const kept = session.call(inner, o); return { ...counted(kept), end: () => kept.end() }; } }),
+          ...(session === undefined
+            ? {}
+            : {
+                session: (o) => {
+                  const kept = session.call(inner, o);
+                  return { ...counted(kept), end: () => kept.end() };
+                },
+              }),
         }
       : counted(inner);
-  return { client, statements: () => n, rings: () => rings, matching: (re) => sent.filter((sql) => re.test(sql)).length, sent: () => [...sent], bound: () => [...bound] };
+  return {
+    client,
+    statements: () => n,
+    rings: () => rings,
+    matching: (re) => sent.filter((sql) => re.test(sql)).length,
+    sent: () => [...sent],
+    bound: () => [...bound],
+  };
 }

@@ -46,7 +46,10 @@ export function describeLentAbort(adapters: Readonly<Record<string, OpenAdapter>
         afterAll(async () => {
           await opened?.end();
           await proxy?.close();
-          for (const { t } of await probe.query<{ t: string }>('SELECT table_name AS t FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE ?', [`${prefix}%`])) {
+          for (const { t } of await probe.query<{ t: string }>(
+            'SELECT table_name AS t FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE ?',
+            [`${prefix}%`],
+          )) {
             await probe.query(`DROP TABLE \`${t}\``);
           }
           await probe?.end();
@@ -65,7 +68,9 @@ export function describeLentAbort(adapters: Readonly<Record<string, OpenAdapter>
           // One statement timeout on the silent socket, then a fresh connection: well before ten
           // attempts of one second each would give up.
           expect(tookMs).toBeLessThan(STATEMENT_TIMEOUT * 1000 * 5);
-          const rows = await probe.query<{ id: unknown; n: unknown }>(`SELECT id, JSON_EXTRACT(payload, '$.n') AS n FROM \`${prefix}queue_jobs\` WHERE queue = 'lent' ORDER BY id`);
+          const rows = await probe.query<{ id: unknown; n: unknown }>(
+            `SELECT id, JSON_EXTRACT(payload, '$.n') AS n FROM \`${prefix}queue_jobs\` WHERE queue = 'lent' ORDER BY id`,
+          );
           expect(rows.map((r) => Number(r.n))).toEqual([1, 2]);
           expect(Number(rows[1]!.id)).toBe(id);
         }, 60_000);
@@ -101,7 +106,10 @@ export function describeLentAbort(adapters: Readonly<Record<string, OpenAdapter>
           // The connection is closed after the statement timeout; the claim finds the job by its token.
           expect(jobs.map((j) => j.id)).toEqual([id]);
           expect(performance.now() - t0).toBeLessThan(STATEMENT_TIMEOUT * 1000 * 5);
-          const [row] = await probe.query<{ attempt: unknown; token: unknown; phase: unknown }>(`SELECT attempt, token, phase FROM \`${prefix}queue_jobs\` WHERE id = ?`, [id]);
+          const [row] = await probe.query<{ attempt: unknown; token: unknown; phase: unknown }>(
+            `SELECT attempt, token, phase FROM \`${prefix}queue_jobs\` WHERE id = ?`,
+            [id],
+          );
           expect([Number(row!.attempt), Number(row!.phase), Number(row!.token)]).toEqual([1, 2, jobs[0]!.token]);
         }, 60_000);
       });

@@ -10,5 +10,5 @@ export function targets(): ServerTarget[] {
 
 /** `mariadb 10.11` — the label that opens every per-server describe block: `<label> · <adapter> · <suite>`. */
 export function label(t: ServerTarget): string {
-  return `${t.engine} ${t.version.split(".").slice(0, 2).join(".")}`;
+  return `${t.engine} ${t.version.split('.').slice(0, 2).join('.')}`;
 }

@@ -154,7 +154,10 @@ describe(`examples against ${label(target)}`, () => {
       expect(r.stdout).toMatch(/^stopping: the queue is drained$/m);
       const [enqueued, deduplicated] = numbers(r.stdout, /^enqueued: (\d+) jobs \((\d+) enqueues deduplicated\)$/m);
       expect([enqueued, deduplicated]).toEqual([300 + 7, 2]);
-      const [completed, failed, lost, released] = numbers(r.stdout, /^worker: completed (\d+), failed attempts (\d+), lost leases (\d+), released at stop (\d+)$/m);
+      const [completed, failed, lost, released] = numbers(
+        r.stdout,
+        /^worker: completed (\d+), failed attempts (\d+), lost leases (\d+), released at stop (\d+)$/m,
+      );
       expect([completed, failed, lost, released]).toEqual([enqueued! - 1, 5, 0, 0]);
 
       const db = await phases('demo');
@@ -210,7 +213,10 @@ describe(`examples against ${label(target)}`, () => {
       const second = await example('loop-crawler', ['--pages', '200', '--workers', '4', '--delay-ms', '0']);
       expect(second.code).toBe(0);
       expect(second.stdout).toMatch(/^seeds: 3 home pages bumped \(0 new\)$/m);
-      const [again, , , , addedAgain] = numbers(second.stdout, /^crawled (\d+) pages .*: (\d+) fetches, (\d+) failed .*, (\d+) bumped pages crawled again; (\d+) new links added/m);
+      const [again, , , , addedAgain] = numbers(
+        second.stdout,
+        /^crawled (\d+) pages .*: (\d+) fetches, (\d+) failed .*, (\d+) bumped pages crawled again; (\d+) new links added/m,
+      );
       expect(again).toBeGreaterThanOrEqual(3);
       expect(again).toBeLessThan(200);
       expect(addedAgain).toBe(0);
@@ -228,13 +234,20 @@ describe(`examples against ${label(target)}`, () => {
       expect(r.stdout).toMatch(/^jobs: 7 ran, 1 failed, 1 refused; outputs existing: 7 of 9$/m);
       const produced = (await rows(`SELECT k FROM \`${prefix}resources\` WHERE produced_at IS NOT NULL`)).map((x) => utf8(x['k'])).sort();
       expect(produced).toEqual(
-        ['raw.events', 'clean.events', 'reports.daily'].flatMap((k) => ['2024-01-01', '2024-01-02', '2024-01-03'].map((d) => `${k}.${d}`))
+        ['raw.events', 'clean.events', 'reports.daily']
+          .flatMap((k) => ['2024-01-01', '2024-01-02', '2024-01-03'].map((d) => `${k}.${d}`))
           .filter((k) => k !== 'clean.events.2024-01-03' && k !== 'reports.daily.2024-01-03')
           .sort(),
       );
       const [edgeCount] = numbers(r.stdout, /^flow graph \((\d+) edges\):$/m);
       const edges = (await rows(`SELECT src, dst FROM \`${prefix}resource_edges\``)).map((e) => `${utf8(e['src'])} -> ${utf8(e['dst'])}`).sort();
-      expect(edges).toEqual(['clean.events.* -> report.*', 'extract.* -> raw.events.*', 'raw.events.* -> transform.*', 'report.* -> reports.daily.*', 'transform.* -> clean.events.*']);
+      expect(edges).toEqual([
+        'clean.events.* -> report.*',
+        'extract.* -> raw.events.*',
+        'raw.events.* -> transform.*',
+        'report.* -> reports.daily.*',
+        'transform.* -> clean.events.*',
+      ]);
       expect(edgeCount).toBe(edges.length);
       for (const e of edges) expect(r.stdout).toContain(`  ${e}\n`);
       const live = await rows(`SELECT COUNT(*) AS n FROM \`${prefix}resource_locks\` WHERE lease_until > UTC_TIMESTAMP(6)`);

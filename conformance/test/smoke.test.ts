@@ -10,7 +10,10 @@ describe('server targets', () => {
     const list = targets(); // throws when the global setup provided none
     if (process.env['CI'] !== 'true' || list.some((t) => t.source !== 'local')) return;
     for (const r of REQUIRED_LOCAL) {
-      expect(list.some((t) => t.engine === r.engine && versionMatches(t.version, r.version)), `${r.engine} ${r.version}`).toBe(true);
+      expect(
+        list.some((t) => t.engine === r.engine && versionMatches(t.version, r.version)),
+        `${r.engine} ${r.version}`,
+      ).toBe(true);
     }
   });
 });

@@ -12,10 +12,21 @@ import * as servers from '@taskrow/servers';
 import * as cli from '@taskrow/cli';
 import * as dashboard from '@taskrow/dashboard';
 
-for (const [name, fn] of [['mysql2', mysql2.taskrow], ['mariadb', mariadb.taskrow], ['knex', knex.taskrow], ['kysely', kysely.taskrow], ['drizzle', drizzle.taskrow], ['sequelize', sequelize.taskrow], ['typeorm', typeorm.taskrow]]) {
+for (const [name, fn] of [
+  ['mysql2', mysql2.taskrow],
+  ['mariadb', mariadb.taskrow],
+  ['knex', knex.taskrow],
+  ['kysely', kysely.taskrow],
+  ['drizzle', drizzle.taskrow],
+  ['sequelize', sequelize.taskrow],
+  ['typeorm', typeorm.taskrow],
+]) {
   assert.equal(typeof fn, 'function', `@taskrow/${name} exports taskrow()`);
   // An adapter's error is core's TaskrowError: one instance of core in the application.
-  const err = await fn({}).then(() => undefined, (e) => e);
+  const err = await fn({}).then(
+    () => undefined,
+    (e) => e,
+  );
   assert.ok(err instanceof core.TaskrowError, `@taskrow/${name} rejects a non-client with core's TaskrowError`);
   assert.equal(err.code, 'INVALID_CLIENT');
 }

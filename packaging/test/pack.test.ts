@@ -28,7 +28,7 @@ describe('packed packages installed with npm into a scratch application', () => 
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('loads every package as ES modules; adapters reject with core\'s TaskrowError', () => {
+  it("loads every package as ES modules; adapters reject with core's TaskrowError", () => {
     const r = run(process.execPath, ['esm.mjs'], app);
     expect(r.stderr).toBe('');
     expect([r.status, r.stdout]).toEqual([0, 'esm ok\n']);

@@ -21,8 +21,9 @@ export function mysql2Harness(targets: readonly ConformanceTarget[]): Conformanc
       const pool = mysql.createPool({ uri: target.url, connectionLimit: 10 });
       const threadIds = new Set<number>();
       pool.on('connection', (c) => {
-        const id = (c as unknown as { threadId?: number; connection?: { threadId?: number } }).threadId
-          ?? (c as unknown as { connection?: { threadId?: number } }).connection?.threadId;
+        const id =
+          (c as unknown as { threadId?: number; connection?: { threadId?: number } }).threadId ??
+          (c as unknown as { connection?: { threadId?: number } }).connection?.threadId;
         if (typeof id === 'number') threadIds.add(id);
       });
       const probe = await mysql2Probe(target.url);
@@ -47,14 +48,21 @@ export function mysql2Harness(targets: readonly ConformanceTarget[]): Conformanc
         },
         async openClients(n) {
           // At most 100 handshakes in flight, each allowed a minute: a thousand at once time out on two loaded cores.
-          const conns = await openEach(n, () => mysql.createConnection({ uri: target.url, connectTimeout: 60_000 }), (c) => c.end());
+          const conns = await openEach(
+            n,
+            () => mysql.createConnection({ uri: target.url, connectTimeout: 60_000 }),
+            (c) => c.end(),
+          );
           const clients = await Promise.all(conns.map((c) => taskrow(c, { prefix })));
           return { clients, close: async () => void (await Promise.allSettled(conns.map((c) => c.end()))) };
         },
         async killClientConnections() {
           let killed = 0;
           for (const id of threadIds) {
-            await probe.query(`KILL ${Number(id)}`).then(() => (killed += 1), () => undefined);
+            await probe.query(`KILL ${Number(id)}`).then(
+              () => (killed += 1),
+              () => undefined,
+            );
           }
           threadIds.clear();
           return killed;

@@ -6,12 +6,14 @@ export async function openEach<C>(n: number, open: () => Promise<C>, close: (c: 
   const out: C[] = [];
   let next = 0;
   try {
-    await Promise.all(Array.from({ length: Math.min(width, n) }, async () => {
-      while (next < n) {
-        next += 1;
-        out.push(await open());
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: Math.min(width, n) }, async () => {
+        while (next < n) {
+          next += 1;
+          out.push(await open());
+        }
+      }),
+    );
   } catch (err) {
     await Promise.allSettled(out.map(close));
     throw err;
@@ -23,7 +25,10 @@ export async function openEach<C>(n: number, open: () => Promise<C>, close: (c: 
 export async function killThreads(probe: Probe, threadIds: Set<number>): Promise<number> {
   let killed = 0;
   for (const id of threadIds) {
-    await probe.query(`KILL ${Number(id)}`).then(() => (killed += 1), () => undefined);
+    await probe.query(`KILL ${Number(id)}`).then(
+      () => (killed += 1),
+      () => undefined,
+    );
   }
   threadIds.clear();
   return killed;

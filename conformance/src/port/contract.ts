@@ -15,7 +15,11 @@ function within<T>(ms: number, p: Promise<T>, what: string): Promise<T> {
   return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
 }
 
-const rejection = (p: Promise<unknown>): Promise<unknown> => p.then(() => undefined, (e: unknown) => e);
+const rejection = (p: Promise<unknown>): Promise<unknown> =>
+  p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
 
 /** A count or id the drivers may hand back as number, bigint or string. */
 const toNumber = (v: unknown): number => Number(v);
@@ -36,7 +40,9 @@ export function describePortContract(subject: PortSubject, targets: readonly Con
       async function freshTable(): Promise<string> {
         const t = `port_${freshName('t')}`;
         tables.push(t);
-        await probe.query(`CREATE TABLE \`${t}\` (id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY, v INT NOT NULL, b VARBINARY(300) NULL) ENGINE=InnoDB`);
+        await probe.query(
+          `CREATE TABLE \`${t}\` (id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY, v INT NOT NULL, b VARBINARY(300) NULL) ENGINE=InnoDB`,
+        );
         return t;
       }
       const count = async (t: string, where = '1'): Promise<number> =>
@@ -107,10 +113,12 @@ export function describePortContract(subject: PortSubject, targets: readonly Con
       it('rolls back a transaction whose statement failed and gives its connection back, every time', async () => {
         const t = await freshTable();
         for (let i = 0; i < 3 * POOL_SIZE; i++) {
-          const err = await rejection(client().transaction(async (c) => {
-            await c.query(`INSERT INTO \`${t}\` (id, v) VALUES (?, 1)`, [100 + i]);
-            await c.query(`INSERT INTO \`${t}\` (id, v) VALUES (?, 2)`, [100 + i]); // duplicate key
-          }));
+          const err = await rejection(
+            client().transaction(async (c) => {
+              await c.query(`INSERT INTO \`${t}\` (id, v) VALUES (?, 1)`, [100 + i]);
+              await c.query(`INSERT INTO \`${t}\` (id, v) VALUES (?, 2)`, [100 + i]); // duplicate key
+            }),
+          );
           expect(client().describeError(err).errno).toBe(1062);
           expect(classify(client().describeError(err))).toBe('other');
           expect(fx.inUse()).toBe(0);
@@ -119,8 +127,15 @@ export function describePortContract(subject: PortSubject, targets: readonly Con
         for (let i = 0; i < 3 * POOL_SIZE; i++) {
           expect(client().describeError(await rejection(client().query(`SELECT * FROM \`${t}_missing\``))).errno).toBe(1146);
         }
-        const done = await within(20_000, Promise.all(Array.from({ length: 4 * POOL_SIZE }, (_, i) =>
-          client().transaction(async (c) => (await c.query(`INSERT INTO \`${t}\` (v) VALUES (?)`, [i])).affectedRows))), 'transactions after failures');
+        const done = await within(
+          20_000,
+          Promise.all(
+            Array.from({ length: 4 * POOL_SIZE }, (_, i) =>
+              client().transaction(async (c) => (await c.query(`INSERT INTO \`${t}\` (v) VALUES (?)`, [i])).affectedRows),
+            ),
+          ),
+          'transactions after failures',
+        );
         expect(done).toEqual(Array(4 * POOL_SIZE).fill(1));
         expect(await count(t)).toBe(4 * POOL_SIZE);
         expect(fx.inUse()).toBe(0);
@@ -130,26 +145,38 @@ export function describePortContract(subject: PortSubject, targets: readonly Con
         const t = await freshTable();
         for (let i = 0; i < 3 * POOL_SIZE; i++) {
           const boom = new Error(`boom ${i}`);
-          const err = await rejection(client().transaction(async (c) => {
-            await c.query(`INSERT INTO \`${t}\` (v) VALUES (?)`, [i]);
-            throw boom;
-          }));
+          const err = await rejection(
+            client().transaction(async (c) => {
+              await c.query(`INSERT INTO \`${t}\` (v) VALUES (?)`, [i]);
+              throw boom;
+            }),
+          );
           expect(err).toBe(boom);
         }
         expect(fx.inUse()).toBe(0);
         expect(await count(t)).toBe(0);
-        expect(await within(20_000, client().transaction(async (c) => (await c.query('SELECT 1 AS one')).rows), 'a transaction after throws')).toEqual([{ one: 1 }]);
+        expect(
+          await within(
+            20_000,
+            client().transaction(async (c) => (await c.query('SELECT 1 AS one')).rows),
+            'a transaction after throws',
+          ),
+        ).toEqual([{ one: 1 }]);
       });
 
       it('runs a transaction at the isolation level asked for', async () => {
         const t = await freshTable();
         await probe.query(`INSERT INTO \`${t}\` (v) VALUES (1)`);
-        const reads = (isolation: 'READ COMMITTED' | 'REPEATABLE READ') => client().transaction(async (c) => {
-          const n = async (): Promise<number> => toNumber((await c.query<{ n: unknown }>(`SELECT COUNT(*) AS n FROM \`${t}\``)).rows[0]?.n);
-          const before = await n();
-          await probe.query(`INSERT INTO \`${t}\` (v) VALUES (2)`); // committed by another connection meanwhile
-          return [before, await n()];
-        }, { isolation });
+        const reads = (isolation: 'READ COMMITTED' | 'REPEATABLE READ') =>
+          client().transaction(
+            async (c) => {
+              const n = async (): Promise<number> => toNumber((await c.query<{ n: unknown }>(`SELECT COUNT(*) AS n FROM \`${t}\``)).rows[0]?.n);
+              const before = await n();
+              await probe.query(`INSERT INTO \`${t}\` (v) VALUES (2)`); // committed by another connection meanwhile
+              return [before, await n()];
+            },
+            { isolation },
+          );
         expect(await reads('READ COMMITTED')).toEqual([1, 2]);
         expect(await reads('REPEATABLE READ')).toEqual([2, 2]);
         expect(fx.inUse()).toBe(0);
@@ -184,15 +211,21 @@ export function describePortContract(subject: PortSubject, targets: readonly Con
       });
 
       it('describes a connection killed inside a transaction as lost, and the pool recovers', async () => {
-        const err = await rejection(client().transaction(async (c) => {
-          const id = toNumber((await c.query<{ id: unknown }>('SELECT CONNECTION_ID() AS id')).rows[0]?.id);
-          await probe.query(`KILL ${id}`);
-          await c.query('SELECT 1');
-        }));
+        const err = await rejection(
+          client().transaction(async (c) => {
+            const id = toNumber((await c.query<{ id: unknown }>('SELECT CONNECTION_ID() AS id')).rows[0]?.id);
+            await probe.query(`KILL ${id}`);
+            await c.query('SELECT 1');
+          }),
+        );
         expect(err).toBeDefined();
         expect(classify(client().describeError(err))).toBe('lost');
         expect(fx.inUse()).toBe(0);
-        const again = await within(20_000, Promise.all(Array.from({ length: 2 * POOL_SIZE }, () => client().transaction(async (c) => (await c.query('SELECT 2 AS two')).rows))), 'transactions after a kill');
+        const again = await within(
+          20_000,
+          Promise.all(Array.from({ length: 2 * POOL_SIZE }, () => client().transaction(async (c) => (await c.query('SELECT 2 AS two')).rows))),
+          'transactions after a kill',
+        );
         expect(again).toEqual(Array(2 * POOL_SIZE).fill([{ two: 2 }]));
       });
 

@@ -163,4 +163,12 @@ function sequelizeJoined(t: object): SqlClient {
 }
 
 /** Every adapter's subject, mysql2 first (the reference). */
-export const PORT_SUBJECTS: readonly PortSubject[] = [mysql2Subject, mariadbSubject, knexSubject, kyselySubject, drizzleSubject, sequelizeSubject, typeormSubject];
+export const PORT_SUBJECTS: readonly PortSubject[] = [
+  mysql2Subject,
+  mariadbSubject,
+  knexSubject,
+  kyselySubject,
+  drizzleSubject,
+  sequelizeSubject,
+  typeormSubject,
+];

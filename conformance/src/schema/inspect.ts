@@ -12,7 +12,13 @@ export async function schemaOf(probe: Probe, prefix: string, skip: readonly stri
     if (skip.includes(name)) continue;
     const create = await probe.query<Record<string, string>>(`SHOW CREATE TABLE \`${t}\``);
     // The AUTO_INCREMENT counter is data, not schema.
-    out.set(name, String(create[0]?.['Create Table']).split(prefix).join('<prefix>').replace(/ AUTO_INCREMENT=\d+/, ''));
+    out.set(
+      name,
+      String(create[0]?.['Create Table'])
+        .split(prefix)
+        .join('<prefix>')
+        .replace(/ AUTO_INCREMENT=\d+/, ''),
+    );
   }
   // Stored procedures, by name and body (`routine_definition`: the body as written, no definer).
   const procedures = await probe.query<{ r: string; body: string }>(

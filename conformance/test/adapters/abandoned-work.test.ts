@@ -33,7 +33,16 @@ const opens: Record<string, (target: ServerTarget, prefix: string) => Promise<Op
       tr,
       async connection() {
         const c = await pool.getConnection();
-        return { tx: c, app: { begin: () => c.beginTransaction(), query: (s, p) => c.query(s, p), rollback: () => c.rollback(), commit: () => c.commit(), release: () => c.release() } };
+        return {
+          tx: c,
+          app: {
+            begin: () => c.beginTransaction(),
+            query: (s, p) => c.query(s, p),
+            rollback: () => c.rollback(),
+            commit: () => c.commit(),
+            release: () => c.release(),
+          },
+        };
       },
       end: () => pool.end(),
     };
@@ -45,7 +54,16 @@ const opens: Record<string, (target: ServerTarget, prefix: string) => Promise<Op
       tr,
       async connection() {
         const c = await pool.getConnection();
-        return { tx: c, app: { begin: () => c.beginTransaction(), query: (s, p) => c.query(s, p), rollback: () => c.rollback(), commit: () => c.commit(), release: () => void c.release() } };
+        return {
+          tx: c,
+          app: {
+            begin: () => c.beginTransaction(),
+            query: (s, p) => c.query(s, p),
+            rollback: () => c.rollback(),
+            commit: () => c.commit(),
+            release: () => void c.release(),
+          },
+        };
       },
       end: () => pool.end(),
     };
@@ -70,7 +88,10 @@ for (const target of targets()) {
         probe = await mysql2Probe(target.url);
       });
       afterAll(async () => {
-        const tables = await probe.query<{ t: string }>('SELECT table_name AS t FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE ?', [`${prefix}%`]);
+        const tables = await probe.query<{ t: string }>(
+          'SELECT table_name AS t FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE ?',
+          [`${prefix}%`],
+        );
         for (const { t } of tables) await probe.query(`DROP TABLE IF EXISTS \`${t}\``);
         await probe.end();
         await opened?.end();
@@ -88,7 +109,14 @@ for (const target of targets()) {
           await locker.app.begin();
           await locker.app.query(`SELECT id FROM \`${prefix}queue_jobs\` WHERE id = ? FOR UPDATE`, [job!.id]);
           await app.app.begin();
-          const err = (await opened.tr.in(app.tx).queue(name).complete(job!).then(() => undefined, (e: unknown) => e)) as { code?: string } | undefined;
+          const err = (await opened.tr
+            .in(app.tx)
+            .queue(name)
+            .complete(job!)
+            .then(
+              () => undefined,
+              (e: unknown) => e,
+            )) as { code?: string } | undefined;
           expect(err?.code).toBe('CONNECTION_LOST');
           const rolledBack = app.app.rollback(); // queued behind the waiting read
           await locker.app.commit(); // the read now returns; the abandoned ack must not go on

@@ -28,8 +28,14 @@ for (const target of targets()) {
       const db = drizzleFor(target.url, 1);
       try {
         const table = mysqlTable('some_table', { id: int('id') });
-        await invalidClient(() => taskrow(db.select().from(table) as never), /expected a Drizzle database from drizzle-orm\/mysql2, got a Drizzle \w+ \(pass the database/);
-        await invalidClient(() => taskrow(pgProxy(noQuery) as never), /expected a Drizzle database from drizzle-orm\/mysql2, got a Drizzle PgRemoteDatabase \(another dialect\)/);
+        await invalidClient(
+          () => taskrow(db.select().from(table) as never),
+          /expected a Drizzle database from drizzle-orm\/mysql2, got a Drizzle \w+ \(pass the database/,
+        );
+        await invalidClient(
+          () => taskrow(pgProxy(noQuery) as never),
+          /expected a Drizzle database from drizzle-orm\/mysql2, got a Drizzle PgRemoteDatabase \(another dialect\)/,
+        );
         await invalidClient(() => taskrow(mysqlProxy(noQuery) as never), /expected a Drizzle database of the mysql2 driver .*MySqlRemoteSession/);
         for (const bad of NOT_CLIENTS) await invalidClient(() => taskrow(bad as never), /expected a Drizzle database from drizzle-orm\/mysql2/);
       } finally {
@@ -100,7 +106,10 @@ for (const target of targets()) {
       const written = writeTaskrowMigrations(folder, { prefix });
       const tags = MIGRATIONS.map((m) => `${prefix}${String(m.version).padStart(4, '0')}_${m.name}`);
       expect(written).toEqual([...tags.map((t) => join(folder, `${t}.sql`)), join(folder, 'meta/_journal.json')]);
-      const journal = JSON.parse(readFileSync(join(folder, 'meta/_journal.json'), 'utf8')) as { dialect: string; entries: { idx: number; tag: string; when: number }[] };
+      const journal = JSON.parse(readFileSync(join(folder, 'meta/_journal.json'), 'utf8')) as {
+        dialect: string;
+        entries: { idx: number; tag: string; when: number }[];
+      };
       expect(journal.dialect).toBe('mysql');
       expect(journal.entries.map((e) => [e.idx, e.tag])).toEqual(tags.map((t, i) => [i, t]));
       const whens = journal.entries.map((e) => e.when);

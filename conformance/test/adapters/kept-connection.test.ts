@@ -55,7 +55,13 @@ const pools: Record<string, (target: ServerTarget, prefix: string, size: number)
     pool.on('acquire', () => void (acquires += 1));
     pool.on('connection', (c) => void threads.push(c.threadId));
     const tr = (await drizzleTaskrow(db, { prefix })) as Taskrow<unknown>;
-    return { tr, app: async (sql, params) => (await pool.promise().query(sql, params))[0], acquires: () => acquires, threads: () => threads, end: () => pool.promise().end() };
+    return {
+      tr,
+      app: async (sql, params) => (await pool.promise().query(sql, params))[0],
+      acquires: () => acquires,
+      threads: () => threads,
+      end: () => pool.promise().end(),
+    };
   },
 };
 
@@ -73,7 +79,10 @@ for (const target of targets()) {
         await probe.query(`CREATE TABLE IF NOT EXISTS \`${effects}\` (job BIGINT NOT NULL, run VARCHAR(40) NOT NULL, PRIMARY KEY (run, job))`);
       });
       afterAll(async () => {
-        for (const { t } of await probe.query<{ t: string }>('SELECT table_name AS t FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE ?', [`${prefix}%`])) {
+        for (const { t } of await probe.query<{ t: string }>(
+          'SELECT table_name AS t FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE ?',
+          [`${prefix}%`],
+        )) {
           await probe.query(`DROP TABLE IF EXISTS \`${t}\``);
         }
         await probe.end();
@@ -82,7 +91,8 @@ for (const target of targets()) {
       /** The effects table's job ids of `run`, as the database holds them, counted per job. */
       const effectCounts = async (run: string): Promise<Map<number, number>> => {
         const seen = new Map<number, number>();
-        for (const r of await probe.query<{ job: unknown }>(`SELECT job FROM \`${effects}\` WHERE run = ?`, [run])) seen.set(Number(r.job), (seen.get(Number(r.job)) ?? 0) + 1);
+        for (const r of await probe.query<{ job: unknown }>(`SELECT job FROM \`${effects}\` WHERE run = ?`, [run]))
+          seen.set(Number(r.job), (seen.get(Number(r.job)) ?? 0) + 1);
         return seen;
       };
 
@@ -215,7 +225,7 @@ for (const target of targets()) {
         }
       });
 
-      it('a pool of one connection: the application\'s statements between enqueues get it, outside any transaction, and each enqueue is committed when it returns', async () => {
+      it("a pool of one connection: the application's statements between enqueues get it, outside any transaction, and each enqueue is committed when it returns", async () => {
         const p = await pools[adapter]!(target, prefix, 1);
         const run = `penq${Date.now()}`;
         try {
@@ -244,7 +254,7 @@ for (const target of targets()) {
         expect(performance.now() - t0).toBeLessThan(1000);
       });
 
-      it('a producer\'s kept connection killed between enqueues: the next enqueue goes through on another, and every job is there once', async () => {
+      it("a producer's kept connection killed between enqueues: the next enqueue goes through on another, and every job is there once", async () => {
         const p = await pools[adapter]!(target, prefix, 2);
         const run = `pkill${Date.now()}`;
         try {

@@ -72,7 +72,10 @@ for (const target of targets()) {
       expect(err, 'the abandoned statement fails').toBeInstanceOf(Error);
       expect(client.describeError(err).lost, 'as a lost connection').toBe(true);
       // A KILL of the ended thread would have failed before the statement did (the driver fails it after its KILL).
-      expect(sent.filter((sql) => /^\s*kill\b/i.test(sql)), 'KILL statements sent').toEqual([]);
+      expect(
+        sent.filter((sql) => /^\s*kill\b/i.test(sql)),
+        'KILL statements sent',
+      ).toEqual([]);
       expect(unhandled, 'unhandled rejections').toEqual([]);
       expect((await client.query<{ one: number }>('SELECT 2 AS one')).rows).toEqual([{ one: 2 }]);
     });

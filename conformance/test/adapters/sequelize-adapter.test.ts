@@ -123,7 +123,12 @@ for (const target of targets()) {
       const { probe, reference } = ref();
       const other = `${freshName('q')}_`;
       ref().prefixes.push(other);
-      const ran = await new Umzug({ migrations: taskrowMigrations({ prefix: other }), context: db, storage: new SequelizeStorage({ sequelize: db, tableName: `${other}umzug_meta` }), logger: undefined }).up();
+      const ran = await new Umzug({
+        migrations: taskrowMigrations({ prefix: other }),
+        context: db,
+        storage: new SequelizeStorage({ sequelize: db, tableName: `${other}umzug_meta` }),
+        logger: undefined,
+      }).up();
       expect(ran.length).toBe(MIGRATIONS.length);
       expect(await tablesOf(probe, other, ['umzug_meta'])).toEqual(await tablesOf(probe, reference));
       throwsCode(() => taskrowMigrations({ prefix: 'no-dashes!' }), 'INVALID_NAME');

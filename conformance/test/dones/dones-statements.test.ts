@@ -16,7 +16,7 @@ for (const target of targets()) {
     const prefix = `ds${Date.now() % 1_000_000}_`;
     const db = useMigratedPool(target, { prefix });
 
-    it('the first mark of a new namespace sends 4 statements (read it, make a generation, create it, the INSERT); every later mark of that taskrow 1, from a new handle too; another taskrow\'s first mark 2', async () => {
+    it("the first mark of a new namespace sends 4 statements (read it, make a generation, create it, the INSERT); every later mark of that taskrow 1, from a new handle too; another taskrow's first mark 2", async () => {
       const { client, statements, matching } = counting(mysql2Client(db.pool));
       const tr = await createTaskrow<Mysql2Connection>({ client, joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } });
       const other = await createTaskrow<Mysql2Connection>({ client, joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } });
@@ -33,7 +33,10 @@ for (const target of targets()) {
       expect(await sent(() => other.dones(ns).mark(['e']))).toBe(2);
       expect(await sent(() => other.dones(ns).mark(['e', 'f']))).toBe(1);
       expect(matching(/^INSERT IGNORE INTO `[^`]+dones`/)).toBe(5);
-      const marked = await db.probe.query<{ n: unknown }>(`SELECT COUNT(*) AS n FROM \`${prefix}dones\` d JOIN \`${prefix}dones_ns\` s ON s.gen = d.gen WHERE s.name = ?`, [ns]);
+      const marked = await db.probe.query<{ n: unknown }>(
+        `SELECT COUNT(*) AS n FROM \`${prefix}dones\` d JOIN \`${prefix}dones_ns\` s ON s.gen = d.gen WHERE s.name = ?`,
+        [ns],
+      );
       expect(Number(marked[0]!.n)).toBe(6);
     });
 
@@ -66,7 +69,10 @@ for (const target of targets()) {
         await tr.in(clearing).dones(ns).clear({ purge: 'none' });
         let settled = false;
         const marked = d.mark(['new-1', 'new-2']);
-        marked.then(() => (settled = true), () => (settled = true));
+        marked.then(
+          () => (settled = true),
+          () => (settled = true),
+        );
         const waiting = async (): Promise<boolean> => settled || (await runningStatement(db.probe, target.engine, `INSERT IGNORE INTO \`${prefix}dones\``)) > 0;
         await until('the mark to run', waiting, 10);
         const settledWhileHeld = settled;
@@ -77,7 +83,11 @@ for (const target of targets()) {
           `SELECT d.k, d.gen = s.gen AS current FROM \`${prefix}dones\` d JOIN \`${prefix}dones_gen\` g ON g.gen = d.gen JOIN \`${prefix}dones_ns\` s ON s.name = g.ns WHERE g.ns = ? ORDER BY d.k`,
           [ns],
         );
-        expect(rows.map((r) => [r.k.toString(), Number(r.current)])).toEqual([['new-1', 1], ['new-2', 1], ['old', 0]]);
+        expect(rows.map((r) => [r.k.toString(), Number(r.current)])).toEqual([
+          ['new-1', 1],
+          ['new-2', 1],
+          ['old', 0],
+        ]);
       } finally {
         await clearing.end();
         await rc.end();
@@ -91,8 +101,7 @@ for (const target of targets()) {
       // Bytes a driver would escape in a quoted string, multi-byte characters, and a key over 2,999 bytes (stored beside its index form).
       const odd = ["it's", 'back\\slash', 'nul\u0000byte', 'ünïcødé ✓ 𝄞', 'tab\tend ', `${'x'.repeat(3000)}-long`];
       const keys = [...odd, ...Array.from({ length: 994 }, (_, i) => `key-${i}`)];
-      const texts = (re: RegExp): { sql: string; values: number }[] =>
-        sent().flatMap((sql, i) => (re.test(sql) ? [{ sql, values: bound()[i]! }] : []));
+      const texts = (re: RegExp): { sql: string; values: number }[] => sent().flatMap((sql, i) => (re.test(sql) ? [{ sql, values: bound()[i]! }] : []));
       expect(await dones.mark(keys)).toBe(1000);
       expect(await dones.areDone([...odd, 'key-993', 'key-994', "it''s"])).toEqual([...odd, 'key-993']);
       expect(await dones.unmark(odd)).toBe(odd.length);

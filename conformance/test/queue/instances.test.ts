@@ -80,7 +80,10 @@ for (const target of targets()) {
       const tr = await taskrow(pool, { prefix });
       const before = timers();
       // A batch with dedup keys is a transaction on the instance's kept enqueue connection.
-      await tr.queue(`close${Date.now()}`).enqueueMany([{ payload: 1, dedupKey: 'a' }, { payload: 2, dedupKey: 'b' }]);
+      await tr.queue(`close${Date.now()}`).enqueueMany([
+        { payload: 1, dedupKey: 'a' },
+        { payload: 2, dedupKey: 'b' },
+      ]);
       const kept = poolCounts(pool);
       expect(kept.free).toBeLessThan(kept.all);
       await tr.close();

@@ -34,29 +34,37 @@ function stopScheduler(child: ChildProcess): Promise<{ enqueued: number; errors:
 // The servers run at once (each its own concurrent suite), so the file takes about one minute.
 for (const target of targets()) {
   describe.concurrent(`${label(target)} · mysql2 · scheduler processes`, () => {
-    it(`${PROCESSES} scheduler processes over ${TICKS} one-second ticks enqueue exactly one job per tick`, async () => {
-      const prefix = `sp${process.pid.toString(36)}${target.engine.slice(0, 2)}${target.version.replace(/\D/g, '').slice(0, 4)}_`;
-      const { tr, probe, end } = await openMigratedPool(target, { prefix, connectionLimit: 2 });
-      const children: ChildProcess[] = [];
-      try {
-        children.push(...(await Promise.all(Array.from({ length: PROCESSES }, () => spawnScheduler(target.url, prefix)))));
-        const first = (await tr.schedules().upsert('tick', { queue: 'ticks', every: 1, missed: { each: 10 } })).nextAt!.getTime() * 1000;
-        const runAts = async (): Promise<number[]> =>
-          (await probe.query<{ r: unknown }>(`SELECT TIMESTAMPDIFF(MICROSECOND, '1970-01-01', run_at) AS r FROM \`${prefix}queue_jobs\` WHERE queue = 'ticks' ORDER BY run_at, id`)).map((x) => Number(x.r));
-        await until(`${TICKS} ticks enqueued`, async () => (await runAts()).length >= TICKS, TICKS + 30);
-        await tr.schedules().remove('tick');
-        const reports = await Promise.all(children.splice(0).map(stopScheduler));
-        const ticks = await runAts();
-        // One job per tick: consecutive seconds from the first tick, none missing, none twice.
-        expect(ticks.length).toBeGreaterThanOrEqual(TICKS);
-        expect(ticks).toEqual(Array.from({ length: ticks.length }, (_, k) => first + k * 1e6));
-        expect(reports.flatMap((r) => r.errors)).toEqual([]);
-        expect(reports.reduce((a, r) => a + r.enqueued, 0)).toBe(ticks.length);
-      } finally {
-        for (const c of children) c.kill('SIGKILL');
-        await end();
-      }
-    }, (TICKS + 60) * 1000);
+    it(
+      `${PROCESSES} scheduler processes over ${TICKS} one-second ticks enqueue exactly one job per tick`,
+      async () => {
+        const prefix = `sp${process.pid.toString(36)}${target.engine.slice(0, 2)}${target.version.replace(/\D/g, '').slice(0, 4)}_`;
+        const { tr, probe, end } = await openMigratedPool(target, { prefix, connectionLimit: 2 });
+        const children: ChildProcess[] = [];
+        try {
+          children.push(...(await Promise.all(Array.from({ length: PROCESSES }, () => spawnScheduler(target.url, prefix)))));
+          const first = (await tr.schedules().upsert('tick', { queue: 'ticks', every: 1, missed: { each: 10 } })).nextAt!.getTime() * 1000;
+          const runAts = async (): Promise<number[]> =>
+            (
+              await probe.query<{ r: unknown }>(
+                `SELECT TIMESTAMPDIFF(MICROSECOND, '1970-01-01', run_at) AS r FROM \`${prefix}queue_jobs\` WHERE queue = 'ticks' ORDER BY run_at, id`,
+              )
+            ).map((x) => Number(x.r));
+          await until(`${TICKS} ticks enqueued`, async () => (await runAts()).length >= TICKS, TICKS + 30);
+          await tr.schedules().remove('tick');
+          const reports = await Promise.all(children.splice(0).map(stopScheduler));
+          const ticks = await runAts();
+          // One job per tick: consecutive seconds from the first tick, none missing, none twice.
+          expect(ticks.length).toBeGreaterThanOrEqual(TICKS);
+          expect(ticks).toEqual(Array.from({ length: ticks.length }, (_, k) => first + k * 1e6));
+          expect(reports.flatMap((r) => r.errors)).toEqual([]);
+          expect(reports.reduce((a, r) => a + r.enqueued, 0)).toBe(ticks.length);
+        } finally {
+          for (const c of children) c.kill('SIGKILL');
+          await end();
+        }
+      },
+      (TICKS + 60) * 1000,
+    );
 
     it('an idle scheduler sends one statement per pollInterval; a tick costs one transaction of 3 statements and 2 looks', async () => {
       const prefix = `si${process.pid.toString(36)}${target.engine.slice(0, 2)}${target.version.replace(/\D/g, '').slice(0, 4)}_`;

@@ -4,13 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MIGRATIONS, TaskrowError, type Taskrow } from '@taskrow/core';
 import { freshName } from '@taskrow/core/conformance';
 import { taskrow as knexTaskrow, taskrowMigrations } from '@taskrow/knex';
-import {
-  LOOP_TABLE_COLUMNS,
-  TASKROW_COLUMNS,
-  taskrow as kyselyTaskrow,
-  taskrowMigrationProvider,
-  type TaskrowDatabase,
-} from '@taskrow/kysely';
+import { LOOP_TABLE_COLUMNS, TASKROW_COLUMNS, taskrow as kyselyTaskrow, taskrowMigrationProvider, type TaskrowDatabase } from '@taskrow/kysely';
 import { taskrow as mysql2Taskrow } from '@taskrow/mysql2';
 import mysql from 'mysql2/promise';
 import { knexFor } from '../../src/harnesses/knex.js';
@@ -72,7 +66,11 @@ for (const target of targets()) {
         await probe.query(`ALTER PROCEDURE \`${prefix}claim_jobs\` COMMENT 'taskrow 0123456789abcdef: an older claim'`);
         await probe.query(`DROP PROCEDURE \`${prefix}ring_sleepers\``);
         const third = await tr!.migrate();
-        expect([third.routines.created, third.routines.replaced, third.routines.unchanged.length]).toEqual([[`${prefix}ring_sleepers`], [`${prefix}claim_jobs`], 8]);
+        expect([third.routines.created, third.routines.replaced, third.routines.unchanged.length]).toEqual([
+          [`${prefix}ring_sleepers`],
+          [`${prefix}claim_jobs`],
+          8,
+        ]);
         expect(await schemaOf(probe, prefix)).toEqual(await schemaOf(probe, reference));
       });
     });

@@ -20,14 +20,17 @@ const USAGE = `usage: node dist/main.js [TASKS_FILE] [--tasks N] [--jobs N] [--d
   TASKROW_PREFIX    table prefix (default taskrow_)`;
 
 function options() {
-  const { values, positionals } = flags({
-    tasks: { type: 'string' },
-    jobs: { type: 'string' },
-    die: { type: 'string' },
-    checkpoint: { type: 'string' },
-    namespace: { type: 'string' },
-    show: { type: 'string' },
-  }, 1);
+  const { values, positionals } = flags(
+    {
+      tasks: { type: 'string' },
+      jobs: { type: 'string' },
+      die: { type: 'string' },
+      checkpoint: { type: 'string' },
+      namespace: { type: 'string' },
+      show: { type: 'string' },
+    },
+    1,
+  );
   return {
     help: values.help === true,
     file: positionals[0],

@@ -38,7 +38,9 @@ export function handler(workMs: number, log: (line: string) => void, tally: Tall
     const fail = (message: string): never => {
       tally.threw += 1;
       const last = job.attempt >= job.maxAttempts;
-      log(`job ${job.id} (${p.kind}) attempt ${job.attempt} of ${job.maxAttempts} failed: ${message}; ${last ? 'it is dead now' : 'it is retried after a backoff'}`);
+      log(
+        `job ${job.id} (${p.kind}) attempt ${job.attempt} of ${job.maxAttempts} failed: ${message}; ${last ? 'it is dead now' : 'it is retried after a backoff'}`,
+      );
       if (last) tally.dead.push(`job ${job.id} (${p.kind}) after ${job.attempt} attempts: ${message}`);
       throw new Error(message);
     };
@@ -48,7 +50,9 @@ export function handler(workMs: number, log: (line: string) => void, tally: Tall
         await sleep(workMs, undefined, { signal });
         break;
       case 'email':
-        log(`job ${job.id} (email to ${p.to}, priority ${job.priority}) ran ahead of about ${Math.max(0, p.queuedBehind - tally.thumbnailsStarted)} older thumbnail jobs`);
+        log(
+          `job ${job.id} (email to ${p.to}, priority ${job.priority}) ran ahead of about ${Math.max(0, p.queuedBehind - tally.thumbnailsStarted)} older thumbnail jobs`,
+        );
         break;
       case 'reminder':
         log(`job ${job.id} (reminder "${p.note}") ran at ${job.runAt.toISOString()}, as scheduled`);

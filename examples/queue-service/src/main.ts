@@ -129,7 +129,9 @@ async function main(): Promise<number> {
     console.log(`enqueued: ${produced?.added} jobs (${produced?.deduplicated} enqueues deduplicated)`);
     console.log(`worker: completed ${c.completed}, failed attempts ${c.failed}, lost leases ${c.lost}, released at stop ${result.released}`);
     for (const line of tally.dead) console.log(`dead: ${line}`);
-    const counts = Object.entries(s.counts).map(([state, n]) => `${state} ${n}`).join(', ');
+    const counts = Object.entries(s.counts)
+      .map(([state, n]) => `${state} ${n}`)
+      .join(', ');
     console.log(`queue "${s.queue}": ${counts}`);
     await tr.close();
     return 0;

@@ -27,7 +27,11 @@ export async function produce(queue: Queue<Payload>, count: number, stopping: ()
     note(await queue.enqueueMany(items));
     if (i + batch >= count / 2 && i < count / 2) {
       const behind = Math.min(count, i + batch);
-      note(await queue.enqueueMany(['ops@example.org', 'oncall@example.org'].map((to) => ({ payload: { kind: 'email', to, queuedBehind: behind } as const, priority: -10 }))));
+      note(
+        await queue.enqueueMany(
+          ['ops@example.org', 'oncall@example.org'].map((to) => ({ payload: { kind: 'email', to, queuedBehind: behind } as const, priority: -10 })),
+        ),
+      );
     }
     await new Promise((resolve) => setImmediate(resolve)); // let the worker run meanwhile
   }

@@ -55,9 +55,7 @@ async function main(): Promise<number> {
     // Every job of every day starts at once; each waits for its inputs, so they run in order.
     console.log('pipeline:');
     const outcomes: Outcome[] = await Promise.all(
-      days.flatMap((day, d) =>
-        steps(day).map((step, s) => runStep(res, step, { wait, workMs, fails: d + 1 === failDay && s === 1 }, log)),
-      ),
+      days.flatMap((day, d) => steps(day).map((step, s) => runStep(res, step, { wait, workMs, fails: d + 1 === failDay && s === 1 }, log))),
     );
     const n = (o: Outcome): number => outcomes.filter((x) => x === o).length;
     const existing = await res.exists(outputs);

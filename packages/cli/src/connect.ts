@@ -37,7 +37,9 @@ export async function connect(values: Parsed['values'], options: { embeddedByDef
     process.stderr.write(`taskrow: no --url given; starting an embedded ${engine} server through @taskrow/servers...\n`);
     // Started here, never a server named by TASKROW_<ENGINE>_URL: that one is not this command's to start or stop.
     server = await startServer({ engine: engine as Engine, sources: ['container', 'local'] });
-    process.stderr.write(`taskrow: started ${server.engine} ${server.versionString} (${server.source}) at ${redactUrl(server.url)}${server.pid === undefined ? '' : ` (pid ${server.pid}, data in ${server.dataDir ?? '?'})`}\n`);
+    process.stderr.write(
+      `taskrow: started ${server.engine} ${server.versionString} (${server.source}) at ${redactUrl(server.url)}${server.pid === undefined ? '' : ` (pid ${server.pid}, data in ${server.dataDir ?? '?'})`}\n`,
+    );
     url = server.url;
   } else {
     throw new UsageError('no database: pass --url mysql://user:password@host:port/database, set TASKROW_URL, or use --embedded');

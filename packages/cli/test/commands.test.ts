@@ -97,7 +97,9 @@ describe(`taskrow loop, queue, resources and demo against ${target.engine} ${tar
       await pool.end();
     }
     const keysOf = async (): Promise<string[]> =>
-      (await probe.query<mysql.RowDataPacket[]>(`SELECT conc_key AS k FROM \`${prefix}queue_keys\` WHERE queue = 'keyed' AND conc_key <> '' ORDER BY conc_key`))[0].map((r) => String(r['k']));
+      (
+        await probe.query<mysql.RowDataPacket[]>(`SELECT conc_key AS k FROM \`${prefix}queue_keys\` WHERE queue = 'keyed' AND conc_key <> '' ORDER BY conc_key`)
+      )[0].map((r) => String(r['k']));
     expect(await keysOf()).toEqual(['alpha', 'beta']);
     expect((await run(['queue', 'purge-keys', 'keyed', '--json'])).stdout).toBe('{"queue":"keyed","purged":1}\n');
     expect(await keysOf()).toEqual(['beta']);
@@ -105,18 +107,50 @@ describe(`taskrow loop, queue, resources and demo against ${target.engine} ${tar
   });
 
   it('adds, lists and removes recurring schedules; bad input is refused and changes nothing', async () => {
-    const add = await taskrow(['schedule', 'add', 'nightly', '--queue', 'reports', '--cron', '0 30 2 * * *', '--tz', 'Europe/Berlin', '--missed', 'each:3', '--priority', '2', '{"r":1}', ...common], { env });
+    const add = await taskrow(
+      [
+        'schedule',
+        'add',
+        'nightly',
+        '--queue',
+        'reports',
+        '--cron',
+        '0 30 2 * * *',
+        '--tz',
+        'Europe/Berlin',
+        '--missed',
+        'each:3',
+        '--priority',
+        '2',
+        '{"r":1}',
+        ...common,
+      ],
+      { env },
+    );
     expect([add.code, add.stderr]).toEqual([0, '']);
     const fields = add.stdout.trimEnd().split('\t');
     expect(fields.slice(0, 4)).toEqual(['nightly', 'reports', 'cron 0 30 2 * * * Europe/Berlin', 'each:3']);
     expect(new Date(fields[4]!).getUTCMinutes()).toBe(30);
     expect(fields.slice(5)).toEqual(['-', '{"r":1}']);
-    const [[row]] = await probe.query<mysql.RowDataPacket[]>(`SELECT queue, options, missed, missed_max FROM \`${prefix}queue_schedules\` WHERE name = 'nightly'`);
+    const [[row]] = await probe.query<mysql.RowDataPacket[]>(
+      `SELECT queue, options, missed, missed_max FROM \`${prefix}queue_schedules\` WHERE name = 'nightly'`,
+    );
     expect([row!['queue'], JSON.parse(String(row!['options'])), row!['missed'], Number(row!['missed_max'])]).toEqual(['reports', { priority: 2 }, 'each', 3]);
-    const beat = JSON.parse((await taskrow(['schedule', 'add', 'beat', '--queue', 'pulse', '--every', '60', '--json', ...common], { env })).stdout) as Record<string, unknown>;
+    const beat = JSON.parse((await taskrow(['schedule', 'add', 'beat', '--queue', 'pulse', '--every', '60', '--json', ...common], { env })).stdout) as Record<
+      string,
+      unknown
+    >;
     expect(beat).toMatchObject({ name: 'beat', queue: 'pulse', every: 60, cron: null, missed: 'once', payload: null });
     const list = await taskrow(['schedule', 'list', ...common], { env });
-    expect(list.stdout.trimEnd().split('\n').map((l) => l.split('\t').slice(0, 4))).toEqual([['beat', 'pulse', 'every 60s', 'once'], ['nightly', 'reports', 'cron 0 30 2 * * * Europe/Berlin', 'each:3']]);
+    expect(
+      list.stdout
+        .trimEnd()
+        .split('\n')
+        .map((l) => l.split('\t').slice(0, 4)),
+    ).toEqual([
+      ['beat', 'pulse', 'every 60s', 'once'],
+      ['nightly', 'reports', 'cron 0 30 2 * * * Europe/Berlin', 'each:3'],
+    ]);
     const tz = await taskrow(['schedule', 'add', 'beat', '--queue', 'pulse', '--every', '5', '--tz', 'UTC', ...common], { env });
     expect([tz.code, tz.stderr]).toEqual([1, 'taskrow: schedule add tz applies to cron patterns only, got tz "UTC" with every [INVALID_ARGUMENT]\n']);
     const cron = await taskrow(['schedule', 'add', 'beat', '--queue', 'pulse', '--cron', '61 * * * *', ...common], { env });
@@ -132,7 +166,10 @@ describe(`taskrow loop, queue, resources and demo against ${target.engine} ${tar
       [2, 'taskrow: payload is not JSON: {nope'],
     ]);
     const listed = JSON.parse((await taskrow(['schedule', 'list', '--json', ...common], { env })).stdout) as { name: string; every: number | null }[];
-    expect(listed.map((x) => [x.name, x.every])).toEqual([['beat', 60], ['nightly', null]]);
+    expect(listed.map((x) => [x.name, x.every])).toEqual([
+      ['beat', 60],
+      ['nightly', null],
+    ]);
     const [[count]] = await probe.query<mysql.RowDataPacket[]>(`SELECT COUNT(*) AS n, SUM(every_s) AS every FROM \`${prefix}queue_schedules\``);
     expect([Number(count!['n']), Number(count!['every'])]).toEqual([2, 60]);
     expect((await taskrow(['schedule', 'remove', 'nightly', ...common], { env })).stdout).toBe('nightly\tremoved\n');
@@ -151,7 +188,10 @@ describe(`taskrow loop, queue, resources and demo against ${target.engine} ${tar
     );
     const first = await taskrow(['queue', 'list', 'reports', '--limit', '4', ...common], { env });
     expect(first.code).toBe(0);
-    const lines = first.stdout.trimEnd().split('\n').map((l) => l.split('\t'));
+    const lines = first.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => l.split('\t'));
     expect(lines.map((l) => Number(l[0]))).toEqual(rows.slice(0, 4).map((r) => Number(r['id'])));
     expect(lines[0]!.slice(1, 5)).toEqual(['ready', '0/5', '-1', '-']);
     expect(JSON.parse(lines[0]![6]!)).toEqual({ p: 0 });
@@ -164,9 +204,18 @@ describe(`taskrow loop, queue, resources and demo against ${target.engine} ${tar
     };
     expect(rest.next).toBeNull();
     expect(rest.jobs.map((j) => j.id)).toEqual(rows.slice(4).map((r) => Number(r['id'])));
-    expect(rest.jobs.map((j) => [j.payload.p, j.state, j.group])).toEqual([[2, 'ready', null], [4, 'ready', null], [9, 'delayed', 'night']]);
+    expect(rest.jobs.map((j) => [j.payload.p, j.state, j.group])).toEqual([
+      [2, 'ready', null],
+      [4, 'ready', null],
+      [9, 'delayed', 'night'],
+    ]);
     const delayed = await taskrow(['queue', 'list', 'reports', '--state', 'delayed,dead', ...common], { env });
-    expect(delayed.stdout.trimEnd().split('\n').map((l) => l.split('\t').slice(1, 5))).toEqual([['delayed', '0/5', '0', 'night']]);
+    expect(
+      delayed.stdout
+        .trimEnd()
+        .split('\n')
+        .map((l) => l.split('\t').slice(1, 5)),
+    ).toEqual([['delayed', '0/5', '0', 'night']]);
     expect(delayed.stderr).toBe('');
     const bad = await taskrow(['queue', 'list', 'reports', '--state', 'waiting', ...common], { env });
     expect(bad.code).toBe(2);
@@ -180,7 +229,10 @@ describe(`taskrow loop, queue, resources and demo against ${target.engine} ${tar
     expect((await taskrow(['queue', 'enqueue', 'flaky', '{"n":1}', '--max-attempts', '1', ...common], { env })).code).toBe(0);
     const [[row]] = await probe.query<mysql.RowDataPacket[]>(`SELECT id FROM \`${prefix}queue_jobs\` WHERE queue = 'flaky'`);
     const id = Number(row!['id']);
-    await probe.query(`UPDATE \`${prefix}queue_jobs\` SET phase = 4, attempt = 1, progress = '{"pct":40}', last_error = ? WHERE id = ?`, ['Error: boom\n    at step (a.js:1:1)', id]);
+    await probe.query(`UPDATE \`${prefix}queue_jobs\` SET phase = 4, attempt = 1, progress = '{"pct":40}', last_error = ? WHERE id = ?`, [
+      'Error: boom\n    at step (a.js:1:1)',
+      id,
+    ]);
     const shown = await taskrow(['queue', 'show', 'flaky', String(id), ...common], { env });
     expect(shown.code).toBe(0);
     const lines = shown.stdout.split('\n');

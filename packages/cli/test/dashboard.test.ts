@@ -30,7 +30,10 @@ describe(`taskrow dashboard against ${target.engine} ${target.version}`, () => {
     expect((await taskrow(['queue', 'enqueue', 'cliq', '--prefix', prefix], { env: { TASKROW_URL: target.url }, stdin: '{"a":1}\n{"a":2}\n' })).code).toBe(0);
   });
   afterAll(async () => {
-    const [rows] = await probe.query<mysql.RowDataPacket[]>('SELECT table_name AS t FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE ?', [`${prefix}%`]);
+    const [rows] = await probe.query<mysql.RowDataPacket[]>(
+      'SELECT table_name AS t FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE ?',
+      [`${prefix}%`],
+    );
     for (const r of rows) await probe.query(`DROP TABLE \`${r['t']}\``);
     await probe.end();
   });

@@ -16,7 +16,10 @@ describe(`taskrow dones against ${target.engine} ${target.version}`, () => {
     expect(m.code).toBe(0);
   });
   afterAll(async () => {
-    const [rows] = await probe.query<mysql.RowDataPacket[]>('SELECT table_name AS t FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE ?', [`${prefix}%`]);
+    const [rows] = await probe.query<mysql.RowDataPacket[]>(
+      'SELECT table_name AS t FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE ?',
+      [`${prefix}%`],
+    );
     for (const r of rows) await probe.query(`DROP TABLE \`${r['t']}\``);
     await probe.end();
   });
@@ -40,7 +43,15 @@ describe(`taskrow dones against ${target.engine} ${target.version}`, () => {
     expect((await taskrow(['dones', 'mark', 'args', 'x', 'y', ...common], { env })).code).toBe(0);
     const check = await taskrow(['dones', 'check', 'args', 'x', 'z', '--json', ...common], { env });
     expect(check.code).toBe(1); // some pending
-    expect(check.stdout.trim().split('\n').map((l) => JSON.parse(l))).toEqual([{ key: 'x', done: true }, { key: 'z', done: false }]);
+    expect(
+      check.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+    ).toEqual([
+      { key: 'x', done: true },
+      { key: 'z', done: false },
+    ]);
     const allDone = await taskrow(['dones', 'check', 'args', 'x', 'y', ...common], { env });
     expect([allDone.code, allDone.stdout]).toEqual([0, 'done\tx\ndone\ty\n']);
     const fromStdin = await taskrow(['dones', 'check', 'args', ...common], { env, stdin: 'y\nw\n' });
@@ -64,7 +75,10 @@ describe(`taskrow dones against ${target.engine} ${target.version}`, () => {
   });
 
   it('exits quietly when the reader of stdout goes away (| head)', async () => {
-    const r = await shell(`seq 1 300000 | sed 's/^/k-/' | "${process.execPath}" "${BIN}" dones pending pipe --prefix ${prefix} | head -n 3; echo "status=\${PIPESTATUS[2]}" >&2`, env);
+    const r = await shell(
+      `seq 1 300000 | sed 's/^/k-/' | "${process.execPath}" "${BIN}" dones pending pipe --prefix ${prefix} | head -n 3; echo "status=\${PIPESTATUS[2]}" >&2`,
+      env,
+    );
     expect(r.stdout).toBe('k-1\nk-2\nk-3\n');
     expect(r.stderr).toContain('status=0');
     expect(r.stderr).not.toMatch(/EPIPE|Error/);

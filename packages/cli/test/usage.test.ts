@@ -18,7 +18,7 @@ describe('taskrow: usage and bad input (no server needed)', () => {
     expect([r.code, r.stdout, r.stderr]).toEqual([0, `${version}\n`, '']);
   });
 
-  it('keeps usage errors short: the problem, the command\'s usage lines, a pointer to --help', async () => {
+  it("keeps usage errors short: the problem, the command's usage lines, a pointer to --help", async () => {
     const r = await taskrow(['dones', 'explode', 'ns'], { env: { TASKROW_URL: undefined } });
     expect(r.code).toBe(2);
     const lines = r.stderr.trimEnd().split('\n');

@@ -97,7 +97,13 @@ export function isTiDB(versionString: string, versionComment = ''): boolean {
  * the oldest one accepted, and MUST reject TiDB, which accepts SKIP LOCKED without honouring it:
  * refusing at connect is better than a silently wrong queue.
  */
-export function dialectFromVersion(versionString: string, maxAllowedPacket: number, versionComment = '', multiWriter = false, snapshotCheckedLocks = false): Dialect {
+export function dialectFromVersion(
+  versionString: string,
+  maxAllowedPacket: number,
+  versionComment = '',
+  multiWriter = false,
+  snapshotCheckedLocks = false,
+): Dialect {
   if (isTiDB(versionString, versionComment)) {
     throw new UnsupportedServerError(
       `${versionString} is TiDB, which accepts SELECT ... FOR UPDATE SKIP LOCKED without honouring it as MySQL and MariaDB do; taskrow refuses it rather than run a silently wrong queue (docs/compatibility.md)`,

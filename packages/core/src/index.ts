@@ -36,7 +36,19 @@ export { SCHEMA_VERSION, MIGRATIONS } from './schema/migrations.js';
 export { applyMigrationStep, migrationSteps, schemaSql, type MigrationStep, type MigrateResult } from './schema/migrate.js';
 export { serialClient } from './serial.js';
 export { describeMysql2Error } from './engine/mysql-errors.js';
-export { driverClient, lending, rollingBackInterrupted, toSqlResult, waitsOf, type EnqueueEmitter, type DriverClientSpec, type DriverConnection, type DriverPool, type DriverTarget, type Lender } from './engine/driver.js';
+export {
+  driverClient,
+  lending,
+  rollingBackInterrupted,
+  toSqlResult,
+  waitsOf,
+  type EnqueueEmitter,
+  type DriverClientSpec,
+  type DriverConnection,
+  type DriverPool,
+  type DriverTarget,
+  type Lender,
+} from './engine/driver.js';
 export type {
   Resources,
   ResourcesOptions,

@@ -142,7 +142,10 @@ export function toTaskrowError(err: unknown, client: SqlClient, attempts = 1): T
     case 'lost':
       return new DatabaseError('CONNECTION_LOST', `connection lost after ${attempts} attempt(s): ${text}`, { cause: err, errno });
     case 'retryable':
-      return new DatabaseError('RETRIES_EXHAUSTED', `gave up after ${attempts} attempt(s) on a retryable error (errno ${errno}): ${text}`, { cause: err, errno });
+      return new DatabaseError('RETRIES_EXHAUSTED', `gave up after ${attempts} attempt(s) on a retryable error (errno ${errno}): ${text}`, {
+        cause: err,
+        errno,
+      });
     case 'missing-table':
       return new DatabaseError('SCHEMA_MISSING', `${text}: run taskrow.migrate() first (or apply taskrow.schemaSql())`, { cause: err, errno });
     default:

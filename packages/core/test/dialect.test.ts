@@ -5,19 +5,45 @@ import { TaskrowError } from '../src/errors.js';
 describe('dialect', () => {
   it('reads engine and version from VERSION() strings', () => {
     const my = dialectFromVersion('9.7.4-2', 67108864);
-    expect(my).toEqual({ engine: 'mysql', version: '9.7.4', versionString: '9.7.4-2', maxAllowedPacket: 67108864, multiWriter: false, plainReadFirst: false, insertReturning: false, rangeEndStops: 'ascending', snapshotCheckedLocks: false, lockingReadsAlone: false });
+    expect(my).toEqual({
+      engine: 'mysql',
+      version: '9.7.4',
+      versionString: '9.7.4-2',
+      maxAllowedPacket: 67108864,
+      multiWriter: false,
+      plainReadFirst: false,
+      insertReturning: false,
+      rangeEndStops: 'ascending',
+      snapshotCheckedLocks: false,
+      lockingReadsAlone: false,
+    });
     const ma = dialectFromVersion('10.11.19-MariaDB-0+deb12u1', 16777216);
-    expect([ma.engine, ma.version, ma.maxAllowedPacket, ma.plainReadFirst, ma.insertReturning, ma.rangeEndStops]).toEqual(['mariadb', '10.11.19', 16777216, true, true, 'descending']);
+    expect([ma.engine, ma.version, ma.maxAllowedPacket, ma.plainReadFirst, ma.insertReturning, ma.rangeEndStops]).toEqual([
+      'mariadb',
+      '10.11.19',
+      16777216,
+      true,
+      true,
+      'descending',
+    ]);
     expect(Object.isFrozen(ma)).toBe(true);
     // MySQL has no innodb_snapshot_isolation, whatever the caller read.
-    expect([ma.snapshotCheckedLocks, dialectFromVersion('10.11.19-MariaDB', 1, '', false, true).snapshotCheckedLocks, dialectFromVersion('9.7.4', 1, '', false, true).snapshotCheckedLocks]).toEqual([false, true, false]);
+    expect([
+      ma.snapshotCheckedLocks,
+      dialectFromVersion('10.11.19-MariaDB', 1, '', false, true).snapshotCheckedLocks,
+      dialectFromVersion('9.7.4', 1, '', false, true).snapshotCheckedLocks,
+    ]).toEqual([false, true, false]);
     // Claims read their gate apart on MySQL nodes of multi-writer clusters only (Group Replication multi-primary).
-    expect([dialectFromVersion('9.7.4', 1, '', true).lockingReadsAlone, dialectFromVersion('10.11.19-MariaDB', 1, '', true).lockingReadsAlone, ma.lockingReadsAlone]).toEqual([true, false, false]);
+    expect([
+      dialectFromVersion('9.7.4', 1, '', true).lockingReadsAlone,
+      dialectFromVersion('10.11.19-MariaDB', 1, '', true).lockingReadsAlone,
+      ma.lockingReadsAlone,
+    ]).toEqual([true, false, false]);
   });
 
-  it('writes a table value constructor in each engine\'s form', () => {
-    expect(valuesTable({ engine: 'mysql' }, ['(1, X\'61\')', '(2, NULL)'])).toBe("VALUES ROW(1, X'61'), ROW(2, NULL)");
-    expect(valuesTable({ engine: 'mariadb' }, ['(1, X\'61\')', '(2, NULL)'])).toBe("VALUES (1, X'61'), (2, NULL)");
+  it("writes a table value constructor in each engine's form", () => {
+    expect(valuesTable({ engine: 'mysql' }, ["(1, X'61')", '(2, NULL)'])).toBe("VALUES ROW(1, X'61'), ROW(2, NULL)");
+    expect(valuesTable({ engine: 'mariadb' }, ["(1, X'61')", '(2, NULL)'])).toBe("VALUES (1, X'61'), (2, NULL)");
     expect(valuesTable({ engine: 'mysql' }, ['(3)'])).toBe('VALUES ROW(3)');
   });
 
@@ -76,7 +102,7 @@ describe('dialect', () => {
     expect(dialectFromVersion('8.4.3', 1 << 24, 'MySQL Community Server - GPL').engine).toBe('mysql');
   });
 
-  it('bounds a SELECT with each engine\'s own time limit, in milliseconds', () => {
+  it("bounds a SELECT with each engine's own time limit, in milliseconds", () => {
     const select = 'SELECT 1 FROM `t` WHERE `name` = ? FOR UPDATE';
     expect(boundedSelect({ engine: 'mysql' }, select, 1000)).toBe('SELECT /*+ MAX_EXECUTION_TIME(1000) */ 1 FROM `t` WHERE `name` = ? FOR UPDATE');
     expect(boundedSelect({ engine: 'mariadb' }, select, 250)).toBe('SET STATEMENT max_statement_time = 0.25 FOR SELECT 1 FROM `t` WHERE `name` = ? FOR UPDATE');

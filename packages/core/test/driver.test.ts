@@ -43,7 +43,11 @@ describe('driverClient', () => {
   });
 
   it('on a pool: rolls back, rethrows, and destroys a connection that is lost or unusable', async () => {
-    for (const [lost, valid, fate] of [[true, true, 'destroy'], [false, false, 'destroy'], [false, true, 'release']] as const) {
+    for (const [lost, valid, fate] of [
+      [true, true, 'destroy'],
+      [false, false, 'destroy'],
+      [false, true, 'release'],
+    ] as const) {
       const log: string[] = [];
       const { conn, client } = poolClient(log, lost);
       conn.valid = valid;
@@ -64,7 +68,13 @@ describe('driverClient', () => {
       adapter: 'fake',
       describeError: () => ({}),
       connectionOf: () => ({ query: () => (log.push('c1 SELECT SLEEP'), new Promise<never>(() => undefined)) }),
-      target: { pool: { ...connectionOf(log, 'pool'), acquire: async () => fakeConnection(log, 'c1'), release: (_c, broken) => void log.push(broken ? 'destroy' : 'release') } },
+      target: {
+        pool: {
+          ...connectionOf(log, 'pool'),
+          acquire: async () => fakeConnection(log, 'c1'),
+          release: (_c, broken) => void log.push(broken ? 'destroy' : 'release'),
+        },
+      },
     });
     const controller = new AbortController();
     void hanging.query('SELECT SLEEP(1)', [], { signal: controller.signal });
@@ -73,14 +83,24 @@ describe('driverClient', () => {
     expect(log).toEqual(['c1 SELECT SLEEP', 'destroy']);
   });
 
-  it('on a pool: a statement the server interrupted (a CALL may leave its procedure\'s transaction open) destroys its connection', async () => {
-    for (const [errno, fate] of [[1317, 'destroy'], [1969, 'destroy'], [3024, 'destroy'], [1062, 'release']] as const) {
+  it("on a pool: a statement the server interrupted (a CALL may leave its procedure's transaction open) destroys its connection", async () => {
+    for (const [errno, fate] of [
+      [1317, 'destroy'],
+      [1969, 'destroy'],
+      [3024, 'destroy'],
+      [1062, 'release'],
+    ] as const) {
       const log: string[] = [];
       const failing = driverClient({
         adapter: 'fake',
         describeError: () => ({ errno }),
         connectionOf: () => ({ query: () => (log.push('c1 CALL p()'), Promise.reject(new Error('interrupted'))) }),
-        target: { pool: { acquire: async () => (log.push('acquire'), fakeConnection(log, 'c1')), release: (_c, broken) => void log.push(broken ? 'destroy' : 'release') } },
+        target: {
+          pool: {
+            acquire: async () => (log.push('acquire'), fakeConnection(log, 'c1')),
+            release: (_c, broken) => void log.push(broken ? 'destroy' : 'release'),
+          },
+        },
       });
       expect(failing.endsInterrupted).toBe(true);
       await expect(failing.query('CALL p()')).rejects.toThrow('interrupted');
@@ -123,18 +143,24 @@ describe('driverClient', () => {
       connectionOf: () => connectionOf(log, 'c'),
       target: { connection: fakeConnection(log, 'c') },
     });
-    const run = (n: number) => client.transaction(async (c) => {
-      await c.query(`SELECT ${n}`);
-      await new Promise((r) => setTimeout(r, 5));
-      await c.query(`SELECT ${n}`);
-    });
+    const run = (n: number) =>
+      client.transaction(async (c) => {
+        await c.query(`SELECT ${n}`);
+        await new Promise((r) => setTimeout(r, 5));
+        await c.query(`SELECT ${n}`);
+      });
     await Promise.all([run(1), run(2)]);
     expect(log).toEqual(['c BEGIN', 'c SELECT 1', 'c SELECT 1', 'c COMMIT', 'c BEGIN', 'c SELECT 2', 'c SELECT 2', 'c COMMIT']);
   });
 
   it('joined: runs fn in the application transaction without BEGIN or COMMIT', async () => {
     const log: string[] = [];
-    const client = driverClient({ adapter: 'fake', describeError: () => ({}), connectionOf: () => connectionOf(log, 'x'), target: { joined: connectionOf(log, 'app') } });
+    const client = driverClient({
+      adapter: 'fake',
+      describeError: () => ({}),
+      connectionOf: () => connectionOf(log, 'x'),
+      target: { joined: connectionOf(log, 'app') },
+    });
     expect(client.joined).toBe(true);
     await client.transaction((c) => c.query('SELECT 1'), { isolation: 'REPEATABLE READ' });
     expect(log).toEqual(['app SELECT 1']);

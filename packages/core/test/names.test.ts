@@ -18,7 +18,10 @@ describe('names', () => {
 
   it('rejects empty, long, non-ASCII, SQL fragments and non-strings with INVALID_NAME naming the value', () => {
     for (const bad of ['', 'x'.repeat(65), 'a b', "a'--", 'é', '_lead', '.lead', 'a;DROP', 'a`b', 3, null, undefined]) {
-      expect(code(() => validateName('namespace', bad)), String(bad)).toBe('INVALID_NAME');
+      expect(
+        code(() => validateName('namespace', bad)),
+        String(bad),
+      ).toBe('INVALID_NAME');
     }
     expect(() => validateName('namespace', 'a b')).toThrow(/"a b"/);
     expect(() => validateName('namespace', 'x'.repeat(65))).toThrow(/1 to 64 characters/);
@@ -26,7 +29,11 @@ describe('names', () => {
 
   it('limits table-name parts to lowercase letters, digits and _ (32 at most)', () => {
     expect(validateTableName('loop', 'crawl_pages_1')).toBe('crawl_pages_1');
-    for (const bad of ['Crawl', 'a-b', 'a.b', 'x'.repeat(33), '']) expect(code(() => validateTableName('loop', bad)), bad).toBe('INVALID_NAME');
+    for (const bad of ['Crawl', 'a-b', 'a.b', 'x'.repeat(33), ''])
+      expect(
+        code(() => validateTableName('loop', bad)),
+        bad,
+      ).toBe('INVALID_NAME');
   });
 
   it('checks prefixes and refuses to quote anything but plain identifiers', () => {

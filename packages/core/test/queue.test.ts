@@ -20,7 +20,10 @@ describe('queue payloads', () => {
       [null, null],
       [0, 0],
       ['x', 'x'],
-      [[1, [2]], [1, [2]]],
+      [
+        [1, [2]],
+        [1, [2]],
+      ],
       [{ a: { b: [true] } }, { a: { b: [true] } }],
       [{ d: new Date(0) }, { d: '1970-01-01T00:00:00.000Z' }],
       [{ skip: undefined, keep: 1 }, { keep: 1 }],
@@ -45,8 +48,17 @@ describe('queue payloads', () => {
       [cycle, 'cycle'],
       [{ a: [{ b: [1, 'x', { c: NaN }] }] }, 'payload.a[0].b[2].c is the number NaN'],
       [{ a: [true, { toJSON: () => new Map() }] }, 'payload.a[1].toJSON() is a Map'],
-      [{ a: { toJSON: () => { throw new Error('no'); } } }, 'payload.a.toJSON() threw: no'],
-      [[1,  undefined, 3], 'payload[1] is a hole'],
+      [
+        {
+          a: {
+            toJSON: () => {
+              throw new Error('no');
+            },
+          },
+        },
+        'payload.a.toJSON() threw: no',
+      ],
+      [[1, undefined, 3], 'payload[1] is a hole'],
     ];
     for (const [v, says] of cases) {
       expect(() => encodePayload(v)).toThrow(says);

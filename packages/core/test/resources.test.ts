@@ -48,10 +48,11 @@ describe('resources history names', () => {
   it('skips a job whose keys all start with test., and a job with no keys', () => {
     expect(flowEdges('j', ['test.a'], ['test.b'])).toEqual([]);
     expect(flowEdges('j', [], [])).toEqual([]);
-    expect(flowEdges('job.7', ['test.a'], ['b.2024']).map((e) => `${e.kind} ${e.src} -> ${e.dst}`).sort()).toEqual([
-      'input test.a -> job.*',
-      'output job.* -> b.*',
-    ]);
+    expect(
+      flowEdges('job.7', ['test.a'], ['b.2024'])
+        .map((e) => `${e.kind} ${e.src} -> ${e.dst}`)
+        .sort(),
+    ).toEqual(['input test.a -> job.*', 'output job.* -> b.*']);
   });
 
   it('collapses keys that sanitize alike into one edge', () => {

@@ -31,7 +31,12 @@ function fixture(lost = false, silentRollback = false) {
       return () => void listeners.delete(l);
     },
   };
-  const client: SqlClient = driverClient<Conn>({ adapter: 'fake', describeError: () => ({ lost }), connectionOf: (c) => connectionOf(c.name), target: { pool } });
+  const client: SqlClient = driverClient<Conn>({
+    adapter: 'fake',
+    describeError: () => ({ lost }),
+    connectionOf: (c) => connectionOf(c.name),
+    target: { pool },
+  });
   const session = client.session!({ timeoutMs: 50 }) as SqlSession;
   const wait = (): void => {
     for (const l of [...listeners]) l();
@@ -42,7 +47,7 @@ function fixture(lost = false, silentRollback = false) {
 const tick = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 describe('kept session', () => {
-  it('says what its client says of interrupted statements (a producer\'s single enqueue is a CALL only through one that ends them)', () => {
+  it("says what its client says of interrupted statements (a producer's single enqueue is a CALL only through one that ends them)", () => {
     expect(fixture().session.endsInterrupted).toBe(true);
   });
 
@@ -52,9 +57,14 @@ describe('kept session', () => {
     await session.transaction((c) => c.query('SELECT 2'));
     await session.transaction((c) => c.query('SELECT 3'), { isolation: 'READ COMMITTED' });
     expect(log).toEqual([
-      'c1 SET TRANSACTION ISOLATION LEVEL READ COMMITTED', 'c1 BEGIN', 'c1 SELECT 1', 'c1 COMMIT AND CHAIN',
-      'c1 SELECT 2', 'c1 COMMIT AND CHAIN',
-      'c1 SELECT 3', 'c1 COMMIT AND CHAIN',
+      'c1 SET TRANSACTION ISOLATION LEVEL READ COMMITTED',
+      'c1 BEGIN',
+      'c1 SELECT 1',
+      'c1 COMMIT AND CHAIN',
+      'c1 SELECT 2',
+      'c1 COMMIT AND CHAIN',
+      'c1 SELECT 3',
+      'c1 COMMIT AND CHAIN',
     ]);
     await session.end();
     expect(log.slice(-2)).toEqual(['c1 ROLLBACK', 'release c1']);
@@ -65,8 +75,15 @@ describe('kept session', () => {
     await session.transaction((c) => c.query('SELECT 1'));
     await session.transaction((c) => c.query('SELECT 2'), { isolation: 'REPEATABLE READ' });
     expect(log).toEqual([
-      'c1 SET TRANSACTION ISOLATION LEVEL READ COMMITTED', 'c1 BEGIN', 'c1 SELECT 1', 'c1 COMMIT AND CHAIN',
-      'c1 COMMIT', 'c1 SET TRANSACTION ISOLATION LEVEL REPEATABLE READ', 'c1 BEGIN', 'c1 SELECT 2', 'c1 COMMIT AND CHAIN',
+      'c1 SET TRANSACTION ISOLATION LEVEL READ COMMITTED',
+      'c1 BEGIN',
+      'c1 SELECT 1',
+      'c1 COMMIT AND CHAIN',
+      'c1 COMMIT',
+      'c1 SET TRANSACTION ISOLATION LEVEL REPEATABLE READ',
+      'c1 BEGIN',
+      'c1 SELECT 2',
+      'c1 COMMIT AND CHAIN',
     ]);
     await session.end();
   });
@@ -105,15 +122,23 @@ describe('kept session', () => {
     open();
     await first;
     expect(log).toEqual([
-      'c1 SET TRANSACTION ISOLATION LEVEL READ COMMITTED', 'c1 BEGIN', 'c1 SELECT 1',
-      'c2 BEGIN', 'c2 SELECT 2', 'c2 COMMIT', 'release c2',
+      'c1 SET TRANSACTION ISOLATION LEVEL READ COMMITTED',
+      'c1 BEGIN',
+      'c1 SELECT 1',
+      'c2 BEGIN',
+      'c2 SELECT 2',
+      'c2 COMMIT',
+      'release c2',
       'c1 COMMIT AND CHAIN',
     ]);
     await session.end();
   });
 
   it('a failed transaction rolls back and gives the connection back, destroyed when it is lost', async () => {
-    for (const [lost, fate] of [[false, 'release c1'], [true, 'destroy c1']] as const) {
+    for (const [lost, fate] of [
+      [false, 'release c1'],
+      [true, 'destroy c1'],
+    ] as const) {
       const { log, session } = fixture(lost);
       await session.transaction((c) => c.query('SELECT 1'));
       const boom = new Error('boom');
@@ -128,11 +153,14 @@ describe('kept session', () => {
   it('a transaction the engine stops waiting for destroys the kept connection at once', async () => {
     const { log, session } = fixture();
     const controller = new AbortController();
-    const running = session.transaction(async (c) => {
-      await c.query('SELECT 1');
-      controller.abort(new Error('no answer'));
-      throw new Error('no answer');
-    }, { signal: controller.signal });
+    const running = session.transaction(
+      async (c) => {
+        await c.query('SELECT 1');
+        controller.abort(new Error('no answer'));
+        throw new Error('no answer');
+      },
+      { signal: controller.signal },
+    );
     await expect(running).rejects.toThrow('no answer');
     expect(log).toEqual(['c1 SET TRANSACTION ISOLATION LEVEL READ COMMITTED', 'c1 BEGIN', 'c1 SELECT 1', 'destroy c1']);
   });
@@ -140,10 +168,13 @@ describe('kept session', () => {
   it('a transaction that never settles (a statement on a silent socket): abandoned on the abort, its connection destroyed, and end() does not wait for it', async () => {
     const { log, session } = fixture();
     const controller = new AbortController();
-    const running = session.transaction(async (c) => {
-      await c.query('SELECT 1');
-      return new Promise<never>(() => undefined);
-    }, { signal: controller.signal });
+    const running = session.transaction(
+      async (c) => {
+        await c.query('SELECT 1');
+        return new Promise<never>(() => undefined);
+      },
+      { signal: controller.signal },
+    );
     await tick();
     controller.abort(new Error('no answer'));
     await expect(running).rejects.toThrow('no answer');
@@ -157,7 +188,9 @@ describe('kept session', () => {
     const gate = new Promise<void>((r) => (lend = r));
     let lent = 0;
     type Conn = DriverConnection & { name: string };
-    const connOf = (name: string): SqlConnection => ({ query: async <Row>(sql: string) => (log.push(`${name} ${sql}`), toSqlResult<Row>({ affectedRows: 0 })) });
+    const connOf = (name: string): SqlConnection => ({
+      query: async <Row>(sql: string) => (log.push(`${name} ${sql}`), toSqlResult<Row>({ affectedRows: 0 })),
+    });
     const pool: DriverPool<Conn> = {
       ...connOf('pool'),
       acquire: async () => {
@@ -180,9 +213,13 @@ describe('kept session', () => {
     await tick();
     await session.transaction((c) => c.query('SELECT 3'));
     expect(log).toEqual([
-      'c2 SET TRANSACTION ISOLATION LEVEL READ COMMITTED', 'c2 BEGIN', 'c2 SELECT 2', 'c2 COMMIT AND CHAIN',
+      'c2 SET TRANSACTION ISOLATION LEVEL READ COMMITTED',
+      'c2 BEGIN',
+      'c2 SELECT 2',
+      'c2 COMMIT AND CHAIN',
       'release c1',
-      'c2 SELECT 3', 'c2 COMMIT AND CHAIN',
+      'c2 SELECT 3',
+      'c2 COMMIT AND CHAIN',
     ]);
     await session.end();
   });

@@ -18,7 +18,9 @@ await tr.migrate();
 const big = tr.queue('big');
 const [[have]] = await probe.query(`SELECT COUNT(*) AS n FROM ${prefix}queue_jobs WHERE queue = 'big'`);
 for (let i = Number(have.n); i < JOBS; i += 1000) {
-  await big.enqueueMany(Array.from({ length: Math.min(1000, JOBS - i) }, (_, k) => ({ payload: { n: i + k }, priority: k % 3, delay: k % 100 === 0 ? 3600 : undefined })));
+  await big.enqueueMany(
+    Array.from({ length: Math.min(1000, JOBS - i) }, (_, k) => ({ payload: { n: i + k }, priority: k % 3, delay: k % 100 === 0 ? 3600 : undefined })),
+  );
   if (i % 100_000 === 0) process.stderr.write(`enqueued ${i}\n`);
 }
 const dead = await tr.queue('small').enqueueMany([{ payload: 1, maxAttempts: 1 }]);
@@ -58,7 +60,9 @@ for (const p of pages) {
     await res.text();
   });
   const c = (n) => d[n] - baseline[n];
-  console.log(`| \`${p}\` | ${c('Com_select')} | ${c('Handler_read_key')} | ${c('Handler_read_next')} | ${c('Handler_read_first')} | ${c('Handler_read_rnd_next')} | ${d.ms} |`);
+  console.log(
+    `| \`${p}\` | ${c('Com_select')} | ${c('Handler_read_key')} | ${c('Handler_read_next')} | ${c('Handler_read_first')} | ${c('Handler_read_rnd_next')} | ${d.ms} |`,
+  );
 }
 server.close();
 await pool.end();

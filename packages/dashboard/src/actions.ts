@@ -8,7 +8,10 @@ import type { Sessions } from './session.js';
 
 /** An action refused before it ran: the status and why. */
 export class Refused extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -32,7 +35,7 @@ export async function checkAction(req: IncomingMessage, sessions: Sessions | und
     throw new Refused(400, e.message);
   });
   const csrf = form.get('csrf') ?? '';
-  if (csrf !== sessions.csrf(sid)) throw new Refused(403, 'refused: the form is missing this session\'s CSRF token (reload the page)');
+  if (csrf !== sessions.csrf(sid)) throw new Refused(403, "refused: the form is missing this session's CSRF token (reload the page)");
   return { form };
 }
 

@@ -48,7 +48,13 @@ function fail(r: Request, settings: DashboardSettings, err: unknown): void {
   respond(r, settings, { title: `Error ${status}`, body, refresh: status === 503 ? undefined : 0 }, status, status === 503 ? message : undefined);
 }
 
-async function route(r: Request, settings: DashboardSettings, sessions: Sessions | undefined, metrics: () => Promise<{ type: string; body: string }>, path: string): Promise<void> {
+async function route(
+  r: Request,
+  settings: DashboardSettings,
+  sessions: Sessions | undefined,
+  metrics: () => Promise<{ type: string; body: string }>,
+  path: string,
+): Promise<void> {
   const method = r.req.method ?? 'GET';
   if (method === 'GET' || method === 'HEAD') {
     if (path === '/metrics') {

@@ -45,7 +45,8 @@ export function strict(what: string, options: unknown, accepted: readonly string
 /** A taskrow instance, checked by shape. */
 export function taskrowOption(what: string, value: unknown): Taskrow {
   const t = value as Partial<Taskrow> | undefined;
-  if (!t || typeof t.queue !== 'function' || typeof t.inspect !== 'function') throw bad(`${what} taskrow must be a taskrow instance (from an adapter's factory), got ${typeof value}`);
+  if (!t || typeof t.queue !== 'function' || typeof t.inspect !== 'function')
+    throw bad(`${what} taskrow must be a taskrow instance (from an adapter's factory), got ${typeof value}`);
   return t as Taskrow;
 }
 
@@ -63,7 +64,9 @@ function tokenOf(actions: unknown): string | undefined {
   const o = strict('dashboardHandler() actions', actions, ['token']);
   const token = o['token'];
   if (typeof token !== 'string' || token.length < 16 || token.length > 1024) {
-    throw bad(`dashboardHandler() actions.token must be a string of 16 to 1024 characters, got ${typeof token === 'string' ? `${token.length} characters` : typeof token}`);
+    throw bad(
+      `dashboardHandler() actions.token must be a string of 16 to 1024 characters, got ${typeof token === 'string' ? `${token.length} characters` : typeof token}`,
+    );
   }
   return token;
 }

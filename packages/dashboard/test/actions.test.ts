@@ -19,7 +19,12 @@ describe.skipIf(!browserAvailable())(`dashboard actions in Chromium on ${t.engin
     return rows[0] === undefined ? undefined : Number(rows[0]['phase']);
   };
   const post = (path: string, body: Record<string, string>, headers: Record<string, string> = {}) =>
-    fetch(web.url(path), { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', origin: new URL(web.base).origin, ...headers }, body: new URLSearchParams(body).toString() });
+    fetch(web.url(path), {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: new URL(web.base).origin, ...headers },
+      body: new URLSearchParams(body).toString(),
+    });
 
   beforeAll(async () => {
     db = await openDb('a');
@@ -47,7 +52,11 @@ describe.skipIf(!browserAvailable())(`dashboard actions in Chromium on ${t.engin
     const html = await (await fetch(readOnly.url(`/queues/ro/jobs/${id}`))).text();
     expect(html).toContain('dead');
     expect(html).not.toContain('retry-dead');
-    const res = await fetch(readOnly.url('/queues/ro/retry-dead'), { method: 'POST', headers: { origin: new URL(readOnly.base).origin, 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
+    const res = await fetch(readOnly.url('/queues/ro/retry-dead'), {
+      method: 'POST',
+      headers: { origin: new URL(readOnly.base).origin, 'content-type': 'application/x-www-form-urlencoded' },
+      body: '',
+    });
     expect(res.status).toBe(403);
     expect(await phase(id!)).toBe(4);
   });

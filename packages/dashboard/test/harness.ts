@@ -48,7 +48,11 @@ export async function openDb(tag: string): Promise<Db> {
   await tr.migrate();
   const rows = async (sql: string, params: unknown[] = []) => (await probe.query<mysql.RowDataPacket[]>(sql, params))[0];
   return {
-    tr, pool, probe, prefix, rows,
+    tr,
+    pool,
+    probe,
+    prefix,
+    rows,
     async close() {
       const tables = await rows('SELECT table_name AS t FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE ?', [`${prefix}%`]);
       for (const t of tables) await probe.query(`DROP TABLE \`${String(t['t'])}\``);
@@ -73,8 +77,14 @@ export async function serve(options: DashboardOptions, basePath = ''): Promise<S
   const port = (server.address() as { port: number }).port;
   const base = `http://127.0.0.1:${port}${basePath}`;
   return {
-    server, base, url: (path) => `${base}${path}`,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    server,
+    base,
+    url: (path) => `${base}${path}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -88,14 +98,28 @@ export async function openBrowser(): Promise<{ context: BrowserContext; dialogs:
     executablePath: CHROMIUM,
     headless: true,
     viewport: { width: 1280, height: 800 },
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   const dialogs: string[] = [];
-  const watch = (p: Page): void => void p.on('dialog', (d) => { dialogs.push(d.message()); void d.dismiss(); });
+  const watch = (p: Page): void =>
+    void p.on('dialog', (d) => {
+      dialogs.push(d.message());
+      void d.dismiss();
+    });
   context.pages().forEach(watch);
   context.on('page', watch);
   return {
-    context, dialogs,
+    context,
+    dialogs,
     async close() {
       await context.close();
       rmSync(dir, { recursive: true, force: true });

@@ -37,7 +37,10 @@ describe(`taskrow.inspect() on ${t.engine} ${t.version}`, () => {
   it('finds the oldest runnable job across priorities, as queue.stats() does', async () => {
     const q = db.tr.queue('aged');
     await q.enqueue({ first: true }, { priority: 7 });
-    await q.enqueueMany([{ payload: 2, priority: -5 }, { payload: 3, priority: 0 }]);
+    await q.enqueueMany([
+      { payload: 2, priority: -5 },
+      { payload: 3, priority: 0 },
+    ]);
     const before = (await q.stats()).oldestRunnableAge!;
     const seen = (await db.tr.inspect().queue('aged')).oldestRunnableAge!;
     const after = (await q.stats()).oldestRunnableAge!;
@@ -50,12 +53,18 @@ describe(`taskrow.inspect() on ${t.engine} ${t.version}`, () => {
   it('pages loops and Dones namespaces with their counts', async () => {
     for (const l of ['l3', 'l1', 'l2']) await db.tr.createLoop(l, { idType: 'bigint' });
     const first = await db.tr.inspect().loops({ limit: 2 });
-    expect(first.items.map((l) => [l.name, l.idType])).toEqual([['l1', 'bigint'], ['l2', 'bigint']]);
+    expect(first.items.map((l) => [l.name, l.idType])).toEqual([
+      ['l1', 'bigint'],
+      ['l2', 'bigint'],
+    ]);
     expect((await db.tr.inspect().loops({ after: first.next })).items.map((l) => l.name)).toEqual(['l3']);
     await db.tr.dones('ns-b').mark(['x', 'y', 'z']);
     await db.tr.dones('ns-a').mark(['x']);
     const ns = await db.tr.inspect().donesNamespaces({ countLimit: 2 });
-    expect(ns.items.map((d) => [d.name, d.count.value, d.count.exact])).toEqual([['ns-a', 1, true], ['ns-b', 2, false]]);
+    expect(ns.items.map((d) => [d.name, d.count.value, d.count.exact])).toEqual([
+      ['ns-a', 1, true],
+      ['ns-b', 2, false],
+    ]);
     expect((await db.tr.inspect().donesNamespace('ns-b'))!.count).toEqual({ value: 3, exact: true });
     expect(await db.tr.inspect().donesNamespace('ns-none')).toBeNull();
   });

@@ -26,7 +26,10 @@ describe(`dashboard metrics on ${t.engine} ${t.version}`, () => {
     db = await openDb('m');
     await manyJobs(db.tr, 'depth', 1234);
     await deadJobs(db.tr, 'depth', 5);
-    await db.tr.queue('later').enqueueMany([{ payload: 1, delay: 3600 }, { payload: 2, delay: 3600 }]);
+    await db.tr.queue('later').enqueueMany([
+      { payload: 1, delay: 3600 },
+      { payload: 2, delay: 3600 },
+    ]);
     await db.tr.createLoop('crawl');
     await db.tr.loop('crawl').add([1, 2, 3, 4, 5]);
     await db.tr.loop('crawl').get(3);
@@ -50,7 +53,9 @@ describe(`dashboard metrics on ${t.engine} ${t.version}`, () => {
       expect(m.get('taskrow_queue_dead_jobs{queue="depth"}')).toBe(5);
       expect(m.get('taskrow_queue_oldest_runnable_age_seconds{queue="depth"}')).toBeGreaterThan(0);
       expect(m.get('taskrow_queue_oldest_runnable_age_seconds{queue="later"}')).toBe(0);
-      const loop = await db.rows(`SELECT SUM(\`lock_until\` > UNIX_TIMESTAMP()) AS locked, SUM(\`lock_until\` <= UNIX_TIMESTAMP()) AS bumped FROM \`${db.prefix}loop_crawl\``);
+      const loop = await db.rows(
+        `SELECT SUM(\`lock_until\` > UNIX_TIMESTAMP()) AS locked, SUM(\`lock_until\` <= UNIX_TIMESTAMP()) AS bumped FROM \`${db.prefix}loop_crawl\``,
+      );
       expect(m.get('taskrow_loop_locked_ids{loop="crawl"}')).toBe(Number(loop[0]!['locked']));
       expect(m.get('taskrow_loop_bumped_ids{loop="crawl"}')).toBe(Number(loop[0]!['bumped'] ?? 0));
       expect(m.get('taskrow_dones_keys{namespace="seen"}')).toBe(4);
@@ -81,15 +86,23 @@ describe(`dashboard metrics on ${t.engine} ${t.version}`, () => {
     }
   });
 
-  it('counts a worker\'s claimed, completed, failed and lost jobs and times its handler in the application\'s registry', async () => {
+  it("counts a worker's claimed, completed, failed and lost jobs and times its handler in the application's registry", async () => {
     const registry = new Registry();
     const wm = workerMetrics({ registry });
     const q = db.tr.queue<{ ok: boolean }>('work');
     await q.enqueueMany([...Array(6)].map((_, i) => ({ payload: { ok: i % 3 !== 0 }, maxAttempts: 1 })));
-    const worker = wm.work(q, async (job) => {
-      if (!job.payload.ok) throw new Error('handler failed');
-    }, { concurrency: 2, pollInterval: 0.05 });
-    await expect.poll(async () => (await db.rows(`SELECT COUNT(*) AS n FROM \`${db.prefix}queue_jobs\` WHERE \`queue\` = 'work' AND \`phase\` <> 4`))[0]!['n'], { timeout: 30_000 }).toBe(0);
+    const worker = wm.work(
+      q,
+      async (job) => {
+        if (!job.payload.ok) throw new Error('handler failed');
+      },
+      { concurrency: 2, pollInterval: 0.05 },
+    );
+    await expect
+      .poll(async () => (await db.rows(`SELECT COUNT(*) AS n FROM \`${db.prefix}queue_jobs\` WHERE \`queue\` = 'work' AND \`phase\` <> 4`))[0]!['n'], {
+        timeout: 30_000,
+      })
+      .toBe(0);
     await expect.poll(() => worker.counts.completed + worker.counts.failed, { timeout: 30_000 }).toBe(6);
     await worker.stop();
     const m = parse(await registry.metrics());

@@ -116,7 +116,14 @@ describe.skipIf(!browserAvailable())(`dashboard pages in Chromium on ${t.engine}
     await clickLoad(page, 'svg.flow g.node[data-kind="key"][data-name="clean.us.*"]');
     await page.waitForURL(/focus=clean\.us/);
     expect(await page.locator('ul.upstream a').allTextContents()).toEqual(['ingest.us.*', 'raw.us.*']);
-    expect((await page.locator('ul.downstream a').allTextContents()).sort()).toEqual(['publish.*', 'report.us.*', 'report.us.*', 'site.*', 'summary.*', 'summary.*']);
+    expect((await page.locator('ul.downstream a').allTextContents()).sort()).toEqual([
+      'publish.*',
+      'report.us.*',
+      'report.us.*',
+      'site.*',
+      'summary.*',
+      'summary.*',
+    ]);
     expect(await page.locator('svg.flow g.focus').getAttribute('data-name')).toBe('clean.us.*');
   });
 });

@@ -10,7 +10,10 @@ export class Proxy {
   private readonly sockets = new Set<Socket>();
   port = 0;
 
-  constructor(private readonly host: string, private readonly targetPort: number) {}
+  constructor(
+    private readonly host: string,
+    private readonly targetPort: number,
+  ) {}
 
   async up(): Promise<void> {
     const server = createServer((client) => {

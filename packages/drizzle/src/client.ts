@@ -1,5 +1,19 @@
 import type { MySqlTransactionConfig } from 'drizzle-orm/mysql-core';
-import { driverClient, rollingBackInterrupted, serialClient, toSqlResult, waitsOf, type DriverConnection, type DriverPool, type EnqueueEmitter, type IsolationLevel, type SqlClient, type SqlConnection, type SqlResult, type SqlValue } from '@taskrow/core';
+import {
+  driverClient,
+  rollingBackInterrupted,
+  serialClient,
+  toSqlResult,
+  waitsOf,
+  type DriverConnection,
+  type DriverPool,
+  type EnqueueEmitter,
+  type IsolationLevel,
+  type SqlClient,
+  type SqlConnection,
+  type SqlResult,
+  type SqlValue,
+} from '@taskrow/core';
 import { describeDrizzleError } from './errors.js';
 import { toDrizzleSql } from './statement.js';
 
@@ -153,8 +167,7 @@ export function drizzleClient(db: DrizzleDatabase): SqlClient {
     joined: false,
     describeError: (err) => describeDrizzleError(err, () => mysql2ClientClosed(db.$client)),
     query: base.query,
-    transaction: (fn, options) =>
-      transact((tx) => fn(connectionOf(tx)), options?.isolation ? { isolationLevel: ISOLATION[options.isolation] } : undefined),
+    transaction: (fn, options) => transact((tx) => fn(connectionOf(tx)), options?.isolation ? { isolationLevel: ISOLATION[options.isolation] } : undefined),
   };
   if (overPool(db)) {
     return driverClient<LentConnection>({

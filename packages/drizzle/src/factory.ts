@@ -2,14 +2,7 @@ import { entityKind, is } from 'drizzle-orm';
 import { MySqlDatabase, MySqlTransaction } from 'drizzle-orm/mysql-core';
 import { MySql2Session } from 'drizzle-orm/mysql2';
 import { createTaskrow, InvalidArgumentError, type Taskrow, type TaskrowOptions } from '@taskrow/core';
-import {
-  drizzleClient,
-  drizzleTransactionClient,
-  mysql2ClientClosed,
-  type DrizzleDatabase,
-  type DrizzleExecutor,
-  type DrizzleTransaction,
-} from './client.js';
+import { drizzleClient, drizzleTransactionClient, mysql2ClientClosed, type DrizzleDatabase, type DrizzleExecutor, type DrizzleTransaction } from './client.js';
 
 /** Drizzle's name for the class of `value` (`MySql2Database`, `NodePgDatabase`, `MySqlSelectBase`, ...), if it is a Drizzle object. */
 function drizzleKind(value: object): string | undefined {
@@ -48,7 +41,10 @@ function checkDatabase(db: unknown): DrizzleDatabase {
     throw new InvalidArgumentError('INVALID_CLIENT', `@taskrow/drizzle expected a Drizzle database from drizzle-orm/mysql2, got ${describe(db)}`);
   }
   if (is(db, MySqlTransaction)) {
-    throw new InvalidArgumentError('INVALID_CLIENT', '@taskrow/drizzle taskrow() expected a Drizzle database, got a Drizzle transaction: bind a transaction with tr.in(tx)');
+    throw new InvalidArgumentError(
+      'INVALID_CLIENT',
+      '@taskrow/drizzle taskrow() expected a Drizzle database, got a Drizzle transaction: bind a transaction with tr.in(tx)',
+    );
   }
   checkDriver(db, 'taskrow()');
   const database = db as unknown as DrizzleDatabase;

@@ -1,5 +1,15 @@
 import type { Knex } from 'knex';
-import { lending, rollingBackInterrupted, toSqlResult, type IsolationLevel, type SqlClient, type SqlConnection, type SqlResult, type SqlValue, type Lender } from '@taskrow/core';
+import {
+  lending,
+  rollingBackInterrupted,
+  toSqlResult,
+  type IsolationLevel,
+  type SqlClient,
+  type SqlConnection,
+  type SqlResult,
+  type SqlValue,
+  type Lender,
+} from '@taskrow/core';
 import { describeKnexError } from './errors.js';
 
 /** Knex's names for the isolation levels the engine asks for. */
@@ -17,8 +27,7 @@ function toResult<Row>(response: unknown): SqlResult<Row> {
 /** Statements through `raw()` of a Knex instance (any pooled connection) or of a transaction (its connection). */
 function connectionOf(db: Knex | Knex.Transaction): SqlConnection {
   return {
-    query: async <Row>(sql: string, params: readonly SqlValue[] = []) =>
-      toResult<Row>(await db.raw(sql, params as unknown as readonly Knex.RawBinding[])),
+    query: async <Row>(sql: string, params: readonly SqlValue[] = []) => toResult<Row>(await db.raw(sql, params as unknown as readonly Knex.RawBinding[])),
   };
 }
 

@@ -23,7 +23,10 @@ function isKnex(value: unknown): value is Knex {
 function checkDriver(db: Knex, what: string): void {
   const driver = (db as unknown as Shape).client?.driverName;
   if (driver !== 'mysql2') {
-    throw new InvalidArgumentError('INVALID_CLIENT', `@taskrow/knex ${what} expected a Knex instance with client "mysql2", got client ${JSON.stringify(driver)}`);
+    throw new InvalidArgumentError(
+      'INVALID_CLIENT',
+      `@taskrow/knex ${what} expected a Knex instance with client "mysql2", got client ${JSON.stringify(driver)}`,
+    );
   }
 }
 
@@ -31,7 +34,10 @@ function checkDriver(db: Knex, what: string): void {
 function checkInstance(input: unknown): Knex {
   if (!isKnex(input)) throw new InvalidArgumentError('INVALID_CLIENT', `@taskrow/knex expected a Knex instance, got ${describe(input)}`);
   if ((input as { isTransaction?: unknown }).isTransaction === true) {
-    throw new InvalidArgumentError('INVALID_CLIENT', '@taskrow/knex taskrow() expected a Knex instance, got a Knex transaction: bind a transaction with tr.in(trx)');
+    throw new InvalidArgumentError(
+      'INVALID_CLIENT',
+      '@taskrow/knex taskrow() expected a Knex instance, got a Knex transaction: bind a transaction with tr.in(trx)',
+    );
   }
   checkDriver(input, 'taskrow()');
   if (!(input as unknown as Shape).client?.pool) {
@@ -43,7 +49,10 @@ function checkInstance(input: unknown): Knex {
 /** Checks what `in()` was given: an open Knex transaction. */
 function checkTransaction(tx: unknown): Knex.Transaction {
   if (!isKnex(tx) || (tx as { isTransaction?: unknown }).isTransaction !== true) {
-    throw new InvalidArgumentError('INVALID_CLIENT', `@taskrow/knex in() expected a Knex transaction (the \`trx\` of knex.transaction()), got ${isKnex(tx) ? 'a Knex instance' : describe(tx)}`);
+    throw new InvalidArgumentError(
+      'INVALID_CLIENT',
+      `@taskrow/knex in() expected a Knex transaction (the \`trx\` of knex.transaction()), got ${isKnex(tx) ? 'a Knex instance' : describe(tx)}`,
+    );
   }
   checkDriver(tx, 'in()');
   if ((tx as Knex.Transaction).isCompleted()) {

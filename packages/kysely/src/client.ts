@@ -4,7 +4,11 @@ import { rollingBackInterrupted, TaskrowError, type IsolationLevel, type SqlClie
 import { describeKyselyError, isDriverError } from './errors.js';
 
 /** Kysely's names for the isolation levels the engine asks for. */
-const ISOLATION = { 'READ UNCOMMITTED': 'read uncommitted', 'READ COMMITTED': 'read committed', 'REPEATABLE READ': 'repeatable read' } as const satisfies Record<IsolationLevel, string>;
+const ISOLATION = {
+  'READ UNCOMMITTED': 'read uncommitted',
+  'READ COMMITTED': 'read committed',
+  'REPEATABLE READ': 'repeatable read',
+} as const satisfies Record<IsolationLevel, string>;
 
 // biome-ignore lint/suspicious/noExplicitAny: any database type is accepted
 type AnyKysely = Kysely<any>;
@@ -32,10 +36,17 @@ const abortable = (signal: AbortSignal | undefined): [] | [{ signal: AbortSignal
  */
 function connectionOf(db: AnyKysely, signal?: AbortSignal): SqlConnection {
   // Typed as Kysely 0.28 declares it; the options argument exists from 0.29 on (see ABORTABLE).
-  const execute = db.executeQuery.bind(db) as <Row>(query: CompiledQuery<Row>, ...options: ReturnType<typeof abortable>) => ReturnType<AnyKysely['executeQuery']>;
+  const execute = db.executeQuery.bind(db) as <Row>(
+    query: CompiledQuery<Row>,
+    ...options: ReturnType<typeof abortable>
+  ) => ReturnType<AnyKysely['executeQuery']>;
   return {
     async query<Row>(sql: string, params: readonly SqlValue[] = []) {
-      const r = (await execute(CompiledQuery.raw(sql, params as unknown[]), ...abortable(signal))) as { rows: Row[]; numAffectedRows?: bigint; insertId?: bigint };
+      const r = (await execute(CompiledQuery.raw(sql, params as unknown[]), ...abortable(signal))) as {
+        rows: Row[];
+        numAffectedRows?: bigint;
+        insertId?: bigint;
+      };
       return { rows: [...r.rows], affectedRows: Number(r.numAffectedRows ?? 0n), insertId: Number(r.insertId ?? 0n) };
     },
   };
@@ -66,7 +77,10 @@ export function kyselyClient(input: AnyKysely | Transaction<unknown>, joined = f
    */
   async function markIfClosed(err: unknown): Promise<void> {
     if (!(err instanceof Error) || err instanceof TaskrowError || isDriverError(err)) return;
-    const open = await db.connection().execute(async () => true).catch((e: unknown) => isDriverError(e));
+    const open = await db
+      .connection()
+      .execute(async () => true)
+      .catch((e: unknown) => isDriverError(e));
     if (!open) closedErrors.add(err);
   }
   const guarded = <T>(op: () => Promise<T>): Promise<T> =>
@@ -81,7 +95,8 @@ export function kyselyClient(input: AnyKysely | Transaction<unknown>, joined = f
     describeError,
     endsInterrupted: true,
     // One connection lent per statement, so that an interrupted one is rolled back on it.
-    query: (sql, params, options) => guarded(() => db.connection().execute((conn) => rollingBackInterrupted(connectionOf(conn, options?.signal), describeError, sql, params))),
+    query: (sql, params, options) =>
+      guarded(() => db.connection().execute((conn) => rollingBackInterrupted(connectionOf(conn, options?.signal), describeError, sql, params))),
     // Kysely's BEGIN and COMMIT take no signal: an abort reaches the statements between them.
     transaction: (fn, options) =>
       guarded(() => {

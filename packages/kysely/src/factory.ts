@@ -19,22 +19,33 @@ function describe(value: unknown): string {
 /** A Kysely instance or transaction: it executes compiled queries and opens transactions. */
 function isKysely(value: unknown): value is AnyKysely {
   const o = value as Record<string, unknown> | null;
-  return typeof o === 'object' && o !== null && typeof o['executeQuery'] === 'function' && typeof o['withoutPlugins'] === 'function'
-    && typeof o['isTransaction'] === 'boolean';
+  return (
+    typeof o === 'object' &&
+    o !== null &&
+    typeof o['executeQuery'] === 'function' &&
+    typeof o['withoutPlugins'] === 'function' &&
+    typeof o['isTransaction'] === 'boolean'
+  );
 }
 
 /** MySQL's query compiler quotes identifiers with backticks; every other dialect's does not. */
 function checkDialect(db: AnyKysely, what: string): void {
   const compiled = db.selectFrom('taskrow_dialect_check').selectAll().compile().sql;
   if (!compiled.includes('`taskrow_dialect_check`')) {
-    throw new InvalidArgumentError('INVALID_CLIENT', `@taskrow/kysely ${what} expected a Kysely instance with a MySQL dialect (MysqlDialect), got one that compiles ${JSON.stringify(compiled)}`);
+    throw new InvalidArgumentError(
+      'INVALID_CLIENT',
+      `@taskrow/kysely ${what} expected a Kysely instance with a MySQL dialect (MysqlDialect), got one that compiles ${JSON.stringify(compiled)}`,
+    );
   }
 }
 
 function checkInstance(input: unknown): AnyKysely {
   if (!isKysely(input)) throw new InvalidArgumentError('INVALID_CLIENT', `@taskrow/kysely expected a Kysely instance, got ${describe(input)}`);
   if (input.isTransaction) {
-    throw new InvalidArgumentError('INVALID_CLIENT', '@taskrow/kysely taskrow() expected a Kysely instance, got a Kysely transaction: bind a transaction with tr.in(trx)');
+    throw new InvalidArgumentError(
+      'INVALID_CLIENT',
+      '@taskrow/kysely taskrow() expected a Kysely instance, got a Kysely transaction: bind a transaction with tr.in(trx)',
+    );
   }
   checkDialect(input, 'taskrow()');
   return input;
@@ -42,7 +53,10 @@ function checkInstance(input: unknown): AnyKysely {
 
 function checkTransaction(tx: unknown): AnyTransaction {
   if (!isKysely(tx) || !tx.isTransaction) {
-    throw new InvalidArgumentError('INVALID_CLIENT', `@taskrow/kysely in() expected a Kysely Transaction (the \`trx\` of db.transaction().execute()), got ${isKysely(tx) ? 'a Kysely instance' : describe(tx)}`);
+    throw new InvalidArgumentError(
+      'INVALID_CLIENT',
+      `@taskrow/kysely in() expected a Kysely Transaction (the \`trx\` of db.transaction().execute()), got ${isKysely(tx) ? 'a Kysely instance' : describe(tx)}`,
+    );
   }
   const controlled = tx as unknown as { isCommitted?: unknown; isRolledBack?: unknown };
   if (controlled.isCommitted === true || controlled.isRolledBack === true) {

@@ -4,9 +4,7 @@ import { mariadbUrl } from '../src/url.js';
 
 describe('mariadbUrl', () => {
   it('rewrites mysql:// to mariadb:// and keeps user, password, host, port, database and options', () => {
-    expect(mariadbUrl('mysql://u%40x:p%3Aw%2F@127.0.0.1:3307/db_1?connectionLimit=4')).toBe(
-      'mariadb://u%40x:p%3Aw%2F@127.0.0.1:3307/db_1?connectionLimit=4',
-    );
+    expect(mariadbUrl('mysql://u%40x:p%3Aw%2F@127.0.0.1:3307/db_1?connectionLimit=4')).toBe('mariadb://u%40x:p%3Aw%2F@127.0.0.1:3307/db_1?connectionLimit=4');
     expect(mariadbUrl('mariadb://u:p@h/db')).toBe('mariadb://u:p@h/db');
   });
 

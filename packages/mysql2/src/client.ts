@@ -1,4 +1,15 @@
-import { describeMysql2Error, driverClient, toSqlResult, waitsOf, type DriverPool, type EnqueueEmitter, type SqlClient, type SqlConnection, type SqlResult, type SqlValue } from '@taskrow/core';
+import {
+  describeMysql2Error,
+  driverClient,
+  toSqlResult,
+  waitsOf,
+  type DriverPool,
+  type EnqueueEmitter,
+  type SqlClient,
+  type SqlConnection,
+  type SqlResult,
+  type SqlValue,
+} from '@taskrow/core';
 
 /** The parts of mysql2's promise Connection / PoolConnection taskrow uses. */
 export interface Mysql2Connection {

@@ -26,8 +26,13 @@ function describe(value: unknown): string {
 
 function isSequelize(value: unknown): value is SequelizeInstance {
   const o = value as Shape | null;
-  return typeof o === 'object' && o !== null && typeof o['getDialect'] === 'function' && typeof o['query'] === 'function'
-    && typeof o.connectionManager?.['getConnection'] === 'function';
+  return (
+    typeof o === 'object' &&
+    o !== null &&
+    typeof o['getDialect'] === 'function' &&
+    typeof o['query'] === 'function' &&
+    typeof o.connectionManager?.['getConnection'] === 'function'
+  );
 }
 
 function isTransaction(value: unknown): boolean {
@@ -48,7 +53,10 @@ function checkDialect(db: SequelizeInstance, what: string): void {
 /** Checks what `taskrow()` was given: a Sequelize instance of the mysql dialect, not a transaction. */
 function checkInstance(input: unknown): SequelizeInstance {
   if (isTransaction(input)) {
-    throw new InvalidArgumentError('INVALID_CLIENT', '@taskrow/sequelize taskrow() expected a Sequelize instance, got a Sequelize transaction: bind a transaction with tr.in(t)');
+    throw new InvalidArgumentError(
+      'INVALID_CLIENT',
+      '@taskrow/sequelize taskrow() expected a Sequelize instance, got a Sequelize transaction: bind a transaction with tr.in(t)',
+    );
   }
   if (!isSequelize(input)) throw new InvalidArgumentError('INVALID_CLIENT', `@taskrow/sequelize expected a Sequelize instance, got ${describe(input)}`);
   checkDialect(input, 'taskrow()');
@@ -88,11 +96,17 @@ function checkTransaction(tx: unknown): Mysql2CallbackConnection {
   const t = tx as Shape;
   checkDialect(t.sequelize as SequelizeInstance, 'in()');
   if (t['finished'] !== undefined) {
-    throw new InvalidArgumentError('INVALID_CLIENT', `@taskrow/sequelize in() was given a Sequelize transaction that has already finished (${String(t['finished'])})`);
+    throw new InvalidArgumentError(
+      'INVALID_CLIENT',
+      `@taskrow/sequelize in() was given a Sequelize transaction that has already finished (${String(t['finished'])})`,
+    );
   }
   const conn = t['connection'] as Partial<Mysql2CallbackConnection> | undefined;
   if (!conn || typeof conn.query !== 'function') {
-    throw new InvalidArgumentError('INVALID_CLIENT', '@taskrow/sequelize in() was given a Sequelize transaction that has no connection yet (await sequelize.transaction() before using it)');
+    throw new InvalidArgumentError(
+      'INVALID_CLIENT',
+      '@taskrow/sequelize in() was given a Sequelize transaction that has no connection yet (await sequelize.transaction() before using it)',
+    );
   }
   return conn as Mysql2CallbackConnection;
 }

@@ -3,7 +3,20 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ClusterHandle } from './cluster-types.js';
-import { killNodeRun, makeNodeDir, nodeInitSql, nodeLog, nodeQuery, nodeUrl, pollUntil, runNode, runningPids, stopRun, type NodeDir, type NodeRun } from './cluster-node.js';
+import {
+  killNodeRun,
+  makeNodeDir,
+  nodeInitSql,
+  nodeLog,
+  nodeQuery,
+  nodeUrl,
+  pollUntil,
+  runNode,
+  runningPids,
+  stopRun,
+  type NodeDir,
+  type NodeRun,
+} from './cluster-node.js';
 import { initialise, serverArgs } from './local.js';
 import { lowFreePorts } from './ports.js';
 import type { InstalledServer } from './manifest.js';

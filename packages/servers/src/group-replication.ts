@@ -2,7 +2,22 @@ import { randomUUID } from 'node:crypto';
 import { cpSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ClusterHandle } from './cluster-types.js';
-import { killNodeRun, makeNodeDir, nodeInitSql, nodeLog, nodeQuery, nodeUrl, NODE_PASSWORD, NODE_USER, pollUntil, runNode, runningPids, stopRun, type NodeDir, type NodeRun } from './cluster-node.js';
+import {
+  killNodeRun,
+  makeNodeDir,
+  nodeInitSql,
+  nodeLog,
+  nodeQuery,
+  nodeUrl,
+  NODE_PASSWORD,
+  NODE_USER,
+  pollUntil,
+  runNode,
+  runningPids,
+  stopRun,
+  type NodeDir,
+  type NodeRun,
+} from './cluster-node.js';
 import { initialise, serverArgs } from './local.js';
 import { lowFreePorts } from './ports.js';
 import type { InstalledServer } from './manifest.js';
@@ -74,7 +89,12 @@ const START = `START GROUP_REPLICATION USER='${NODE_USER}', PASSWORD='${NODE_PAS
  * Starts a 3-node MySQL Group Replication cluster on loopback, multi-primary unless `singlePrimary`:
  * node 1 bootstraps the group, nodes 2 and 3 join; resolves once all three are ONLINE.
  */
-export async function startGroupReplication(s: InstalledServer, durability: Durability, singlePrimary: boolean, readYourWrites: boolean): Promise<ClusterHandle> {
+export async function startGroupReplication(
+  s: InstalledServer,
+  durability: Durability,
+  singlePrimary: boolean,
+  readYourWrites: boolean,
+): Promise<ClusterHandle> {
   const ports = await lowFreePorts(NODES * 2);
   const nodes: GrNode[] = Array.from({ length: NODES }, (_, i) => ({
     dir: makeNodeDir(s, `gr-n${i + 1}`),

@@ -61,12 +61,19 @@ export function serverArgs(s: InstalledServer, dir: string, port: number, durabi
 /** Initialises an empty data directory with the engine's own tool. */
 export function initialise(s: InstalledServer, dir: string): void {
   if (s.engine === 'mysql') {
-    run(s, s.server, ['--no-defaults', '--initialize-insecure', `--datadir=${dir}/data`, '--user=root', `--log-error=${dir}/init.log`], 'mysqld --initialize-insecure');
+    run(
+      s,
+      s.server,
+      ['--no-defaults', '--initialize-insecure', `--datadir=${dir}/data`, '--user=root', `--log-error=${dir}/init.log`],
+      'mysqld --initialize-insecure',
+    );
   } else {
-    run(s, s.installDb ?? '/usr/bin/mariadb-install-db', [
-      '--no-defaults', `--datadir=${dir}/data`, '--user=root', '--auth-root-authentication-method=normal',
-      '--skip-test-db', '--innodb-log-file-size=16M',
-    ], 'mariadb-install-db');
+    run(
+      s,
+      s.installDb ?? '/usr/bin/mariadb-install-db',
+      ['--no-defaults', `--datadir=${dir}/data`, '--user=root', '--auth-root-authentication-method=normal', '--skip-test-db', '--innodb-log-file-size=16M'],
+      'mariadb-install-db',
+    );
   }
 }
 

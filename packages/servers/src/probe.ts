@@ -16,11 +16,7 @@ export async function readVersion(url: string, connectTimeoutMs = 5000): Promise
 }
 
 /** Polls `url` until it answers or `timeoutMs` passes; `alive()` false aborts the wait early. */
-export async function waitForServer(
-  url: string,
-  timeoutMs: number,
-  alive: () => string | null,
-): Promise<string> {
+export async function waitForServer(url: string, timeoutMs: number, alive: () => string | null): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {

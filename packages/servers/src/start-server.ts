@@ -20,7 +20,12 @@ export async function startServer(options: StartServerOptions): Promise<ServerHa
   for (const source of sources) {
     if (source === 'env') {
       const names = version ? [envVarName(engine, version), envVarName(engine)] : [envVarName(engine)];
-      if (!version) names.push(...envUrls().filter((e) => e.engine === engine).map((e) => e.name));
+      if (!version)
+        names.push(
+          ...envUrls()
+            .filter((e) => e.engine === engine)
+            .map((e) => e.name),
+        );
       for (const name of new Set(names)) {
         const url = process.env[name];
         if (!url) continue;

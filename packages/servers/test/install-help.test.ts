@@ -5,7 +5,8 @@ import { installerPath } from '../src/index.js';
 // The installer runs apt-get and debootstrap as root: --help and a bad argument MUST return before
 // any of that (no "[install-servers]" step is logged, nothing is written).
 describe('taskrow-install-servers arguments', () => {
-  const run = (arg: string) => spawnSync('bash', [installerPath, arg], { encoding: 'utf8', env: { ...process.env, TASKROW_SERVERS_CACHE: '/nonexistent/taskrow-help-test' } });
+  const run = (arg: string) =>
+    spawnSync('bash', [installerPath, arg], { encoding: 'utf8', env: { ...process.env, TASKROW_SERVERS_CACHE: '/nonexistent/taskrow-help-test' } });
 
   it('--help prints the usage and does nothing else', () => {
     for (const arg of ['--help', '-h']) {

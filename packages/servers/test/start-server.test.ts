@@ -110,16 +110,20 @@ describe.runIf(local.length > 0 || ci)('startServer: local binaries', () => {
 
 describe('install-servers.sh', () => {
   // Installing one server (as scripts/demo.sh does) must not drop the others from the manifest.
-  it.skipIf(!ci && (local.length < 2 || process.getuid?.() !== 0))('keeps every installed server in the manifest when asked for one', async () => {
-    const script = new URL('../scripts/install-servers.sh', import.meta.url).pathname;
-    const code = await new Promise<number | null>((resolve, reject) => {
-      const child = spawn('bash', [script], { env: { ...process.env, TASKROW_SERVERS: 'mariadb-10.11' }, stdio: 'ignore' });
-      child.on('error', reject);
-      child.on('close', resolve);
-    });
-    expect(code).toBe(0);
-    const key = (s: { engine: string; version: string }): string => `${s.engine} ${s.version}`;
-    expect(installedServers().map(key).sort()).toEqual(local.map(key).sort());
-    expect(local.length).toBeGreaterThanOrEqual(2);
-  }, 120_000);
+  it.skipIf(!ci && (local.length < 2 || process.getuid?.() !== 0))(
+    'keeps every installed server in the manifest when asked for one',
+    async () => {
+      const script = new URL('../scripts/install-servers.sh', import.meta.url).pathname;
+      const code = await new Promise<number | null>((resolve, reject) => {
+        const child = spawn('bash', [script], { env: { ...process.env, TASKROW_SERVERS: 'mariadb-10.11' }, stdio: 'ignore' });
+        child.on('error', reject);
+        child.on('close', resolve);
+      });
+      expect(code).toBe(0);
+      const key = (s: { engine: string; version: string }): string => `${s.engine} ${s.version}`;
+      expect(installedServers().map(key).sort()).toEqual(local.map(key).sort());
+      expect(local.length).toBeGreaterThanOrEqual(2);
+    },
+    120_000,
+  );
 });

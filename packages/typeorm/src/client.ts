@@ -1,4 +1,14 @@
-import { lending, rollingBackInterrupted, toSqlResult, type IsolationLevel, type Lender, type SqlClient, type SqlConnection, type SqlResult, type SqlValue } from '@taskrow/core';
+import {
+  lending,
+  rollingBackInterrupted,
+  toSqlResult,
+  type IsolationLevel,
+  type Lender,
+  type SqlClient,
+  type SqlConnection,
+  type SqlResult,
+  type SqlValue,
+} from '@taskrow/core';
 import { describeTypeormError } from './errors.js';
 
 /*
@@ -128,7 +138,14 @@ export function typeormClient(ds: TypeormDataSource): SqlClient {
     describeError,
     endsInterrupted: true,
     query: (sql, params, options) =>
-      lending(pool, describeError, options?.signal, ({ conn }) => rollingBackInterrupted(connectionOf(async () => conn), describeError, sql, params)),
+      lending(pool, describeError, options?.signal, ({ conn }) =>
+        rollingBackInterrupted(
+          connectionOf(async () => conn),
+          describeError,
+          sql,
+          params,
+        ),
+      ),
     transaction: (fn, options) => inTransaction(fn, options?.isolation, options?.signal),
   };
 }

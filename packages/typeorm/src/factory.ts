@@ -13,19 +13,29 @@ function describe(value: unknown): string {
 /** A DataSource: it has `options`, `manager`, `createQueryRunner` and `isInitialized`. */
 function isDataSource(value: unknown): value is TypeormDataSource {
   const o = value as Shape | null;
-  return typeof o === 'object' && o !== null && typeof o['createQueryRunner'] === 'function' && typeof o['isInitialized'] === 'boolean'
-    && typeof o['manager'] === 'object' && typeof o.options === 'object';
+  return (
+    typeof o === 'object' &&
+    o !== null &&
+    typeof o['createQueryRunner'] === 'function' &&
+    typeof o['isInitialized'] === 'boolean' &&
+    typeof o['manager'] === 'object' &&
+    typeof o.options === 'object'
+  );
 }
 
 /** A QueryRunner: it has `startTransaction` and `isTransactionActive`. */
 const isQueryRunner = (o: Shape): boolean => typeof o['startTransaction'] === 'function' && typeof o['isTransactionActive'] === 'boolean';
 
 /** An EntityManager: it has `transaction`, `query` and a `connection` / `dataSource`, but no `createQueryRunner` of its own. */
-const isEntityManager = (o: Shape): boolean => typeof o['transaction'] === 'function' && typeof o['query'] === 'function' && typeof o['getRepository'] === 'function';
+const isEntityManager = (o: Shape): boolean =>
+  typeof o['transaction'] === 'function' && typeof o['query'] === 'function' && typeof o['getRepository'] === 'function';
 
 function checkType(type: unknown, what: string): void {
   if (type !== 'mysql' && type !== 'mariadb') {
-    throw new InvalidArgumentError('INVALID_CLIENT', `@taskrow/typeorm ${what} expected a DataSource of type "mysql" or "mariadb", got type ${JSON.stringify(type)}`);
+    throw new InvalidArgumentError(
+      'INVALID_CLIENT',
+      `@taskrow/typeorm ${what} expected a DataSource of type "mysql" or "mariadb", got type ${JSON.stringify(type)}`,
+    );
   }
 }
 
@@ -33,14 +43,18 @@ function checkType(type: unknown, what: string): void {
 function checkDataSource(input: unknown): TypeormDataSource {
   if (!isDataSource(input)) {
     const o = input as Shape | null;
-    const hint = typeof o === 'object' && o !== null && (isQueryRunner(o) || isEntityManager(o))
-      ? `a TypeORM ${isQueryRunner(o) ? 'QueryRunner' : 'EntityManager'} (pass the DataSource; bind a transaction with tr.in())`
-      : describe(input);
+    const hint =
+      typeof o === 'object' && o !== null && (isQueryRunner(o) || isEntityManager(o))
+        ? `a TypeORM ${isQueryRunner(o) ? 'QueryRunner' : 'EntityManager'} (pass the DataSource; bind a transaction with tr.in())`
+        : describe(input);
     throw new InvalidArgumentError('INVALID_CLIENT', `@taskrow/typeorm expected a TypeORM DataSource, got ${hint}`);
   }
   checkType(input.options.type, 'taskrow()');
   if (!input.isInitialized) {
-    throw new InvalidArgumentError('INVALID_CLIENT', '@taskrow/typeorm was given a DataSource that is not initialized (call dataSource.initialize() first) or has been destroyed');
+    throw new InvalidArgumentError(
+      'INVALID_CLIENT',
+      '@taskrow/typeorm was given a DataSource that is not initialized (call dataSource.initialize() first) or has been destroyed',
+    );
   }
   return input;
 }

@@ -19,16 +19,32 @@ for (const target of targets()) {
       const withJob = (i: number): boolean => i % 1000 === 500;
       for (let i = 0; i < KEYS; i += 2000) {
         const rows = Array.from({ length: 2000 }, (_, j) => [name, key(i + j), own(i + j) ? 3 : null]);
-        await db.probe.query(`INSERT INTO \`${prefix}queue_keys\` (queue, conc_key, max_running) VALUES ${rows.map(() => '(?, ?, ?)').join(', ')}`, rows.flat());
+        await db.probe.query(
+          `INSERT INTO \`${prefix}queue_keys\` (queue, conc_key, max_running) VALUES ${rows.map(() => '(?, ?, ?)').join(', ')}`,
+          rows.flat(),
+        );
       }
       await db.probe.query(`INSERT INTO \`${prefix}queue_keys\` (queue, conc_key, max_running) VALUES (?, '', 4)`, [name]); // the queue default
       const q = db.tr.queue<number>(name);
-      await q.enqueueMany(Array.from({ length: KEYS }, (_, i) => i).filter(withJob).map((i) => ({ payload: i, concurrencyKey: key(i) })));
-      expect((await q.claim({ limit: 100, lease: 600 })).map((j) => j.payload).sort((a, b) => a - b)).toEqual(Array.from({ length: KEYS }, (_, i) => i).filter(withJob)); // each holds its key's slot
+      await q.enqueueMany(
+        Array.from({ length: KEYS }, (_, i) => i)
+          .filter(withJob)
+          .map((i) => ({ payload: i, concurrencyKey: key(i) })),
+      );
+      expect((await q.claim({ limit: 100, lease: 600 })).map((j) => j.payload).sort((a, b) => a - b)).toEqual(
+        Array.from({ length: KEYS }, (_, i) => i).filter(withJob),
+      ); // each holds its key's slot
       const expected = Array.from({ length: KEYS }, (_, i) => i).filter((i) => !own(i) && !withJob(i)).length;
       expect(await q.purgeKeys()).toBe(expected);
-      const left = (await db.probe.query<{ k: string }>(`SELECT conc_key AS k FROM \`${prefix}queue_keys\` WHERE queue = ? ORDER BY conc_key`, [name])).map((r) => r.k);
-      expect(left).toEqual(['', ...Array.from({ length: KEYS }, (_, i) => i).filter((i) => own(i) || withJob(i)).map(key)]);
+      const left = (await db.probe.query<{ k: string }>(`SELECT conc_key AS k FROM \`${prefix}queue_keys\` WHERE queue = ? ORDER BY conc_key`, [name])).map(
+        (r) => r.k,
+      );
+      expect(left).toEqual([
+        '',
+        ...Array.from({ length: KEYS }, (_, i) => i)
+          .filter((i) => own(i) || withJob(i))
+          .map(key),
+      ]);
       expect(await q.purgeKeys()).toBe(0);
       expect(await q.getConcurrencyLimit()).toBe(4);
       expect(await q.getConcurrencyLimit({ key: key(7) })).toBe(3);

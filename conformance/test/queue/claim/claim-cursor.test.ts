@@ -38,7 +38,10 @@ for (const target of targets()) {
     });
     afterAll(async () => {
       const probe = await mysql2Probe(target.url);
-      for (const { t } of await probe.query<{ t: string }>('SELECT table_name AS t FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE ?', [`${prefix}%`])) {
+      for (const { t } of await probe.query<{ t: string }>(
+        'SELECT table_name AS t FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE ?',
+        [`${prefix}%`],
+      )) {
         await probe.query(`DROP TABLE IF EXISTS \`${t}\``);
       }
       await probe.end();
@@ -67,7 +70,7 @@ for (const target of targets()) {
       expect(next.map((j) => j.payload)).toEqual([-1, 10, 11, 12, 13, 14, 15, 16, 17, 18]);
     });
 
-    it('after a full claim, a blocked job this process admits by raising its key\'s limit (due before the backlog) is taken first by the next claim', async () => {
+    it("after a full claim, a blocked job this process admits by raising its key's limit (due before the backlog) is taken first by the next claim", async () => {
       const name = `admit${Date.now()}`;
       const q = here.queue<number>(name);
       await q.enqueue(0, { concurrencyKey: 'k' });
@@ -80,7 +83,7 @@ for (const target of targets()) {
       expect(next.map((j) => j.payload)).toEqual([1, 11, 12, 13, 14, 15, 16, 17, 18, 19]);
     });
 
-    it('after a full claim, a blocked job a worker\'s completion admits (due before the backlog) is taken first by the next claim of the process', async () => {
+    it("after a full claim, a blocked job a worker's completion admits (due before the backlog) is taken first by the next claim of the process", async () => {
       // The worker's completions run on its kept pooled connection (a session); the admission
       // MUST move the read position of the process's claims, not one of the session's own.
       const name = `wadmit${Date.now()}`;
@@ -93,11 +96,14 @@ for (const target of targets()) {
       let finish!: () => void;
       const gate = new Promise<void>((r) => (finish = r));
       const ran: number[] = [];
-      const w = q.work(async (job) => {
-        ran.push(job.payload);
-        entered();
-        await gate;
-      }, { concurrency: 1, batchSize: 1, pollInterval: 30 });
+      const w = q.work(
+        async (job) => {
+          ran.push(job.payload);
+          entered();
+          await gate;
+        },
+        { concurrency: 1, batchSize: 1, pollInterval: 30 },
+      );
       let stopped: Promise<unknown> | undefined;
       try {
         await inHandler;
@@ -117,7 +123,7 @@ for (const target of targets()) {
       }
     });
 
-    it('a job another process releases behind this one\'s read position is taken by the claim that finds the backlog ahead short', async () => {
+    it("a job another process releases behind this one's read position is taken by the claim that finds the backlog ahead short", async () => {
       const name = `short${Date.now()}`;
       await enqueueFirstAndBacklog(name, 15);
       const [taken] = await other.queue<number>(name).claim({ limit: 1, lease: 60 });
@@ -129,7 +135,7 @@ for (const target of targets()) {
       expect(next.map((j) => j.payload)).toEqual([0, 11, 12, 13, 14]);
     });
 
-    it('a claim goes on from where the last claim of any process ended, not from its own place: a job released between the two waits for the fleet\'s turn at the head', async () => {
+    it("a claim goes on from where the last claim of any process ended, not from its own place: a job released between the two waits for the fleet's turn at the head", async () => {
       // Claims of a queue take turns through its claim lock; each that holds it reads on from the
       // fleet's place (`<prefix>queue_cursors`), so it does not walk what other processes claimed
       // since its own last claim. What lies behind that place is taken at the turn at the head.
@@ -141,7 +147,10 @@ for (const target of targets()) {
       const place = async (): Promise<unknown[]> => {
         const probe = await mysql2Probe(target.url);
         try {
-          const rows = await probe.query<{ priority: unknown; due_us: unknown }>(`SELECT \`priority\`, \`due_us\` FROM \`${prefix}queue_cursors\` WHERE \`queue\` = ?`, [name]);
+          const rows = await probe.query<{ priority: unknown; due_us: unknown }>(
+            `SELECT \`priority\`, \`due_us\` FROM \`${prefix}queue_cursors\` WHERE \`queue\` = ?`,
+            [name],
+          );
           return rows.map((r) => [r.priority === null ? null : Number(r.priority), r.due_us === null ? null : typeof r.due_us]);
         } finally {
           await probe.end();
@@ -199,7 +208,7 @@ for (const target of targets()) {
       }
     });
 
-    it('a job another process releases behind this one\'s read position while a backlog is ahead is taken within a second, and every job once', async () => {
+    it("a job another process releases behind this one's read position while a backlog is ahead is taken within a second, and every job once", async () => {
       const name = `behind${Date.now()}`;
       const total = 3000;
       await enqueueFirstAndBacklog(name, total);

@@ -69,13 +69,18 @@ for (const target of targets().filter((t) => t.engine === 'mariadb')) {
       await tr.queue('taken').enqueue(1);
       const before = sent().length;
       expect(await tr.queue('taken').claim({ limit: LIMIT, lease: 600 })).toHaveLength(1);
-      const read = sent().slice(before).find((sql) => / AS due\b/.test(sql) && /FOR UPDATE SKIP LOCKED/.test(sql));
+      const read = sent()
+        .slice(before)
+        .find((sql) => / AS due\b/.test(sql) && /FOR UPDATE SKIP LOCKED/.test(sql));
       expect(read, 'the claim reads its gate with its locking read').toBeDefined();
       expect(read!.match(/\?/g)).toHaveLength(4);
       // The ready rows the reads walk: due 1 ms apart over the 3 s before `base`.
       const base = (await db.probe.query<{ base: string }>('SELECT CAST(UTC_TIMESTAMP(6) AS CHAR) AS base'))[0]!.base;
       for (const queue of ['sent', 'bare']) {
-        const rows = Array.from({ length: READY }, (_, i) => `(?, '', 0, 0, 0, CAST(? AS DATETIME(6)) - INTERVAL ${(i + 1) * 1000} MICROSECOND, UTC_TIMESTAMP(6), 5, 1, '0', UTC_TIMESTAMP(6))`);
+        const rows = Array.from(
+          { length: READY },
+          (_, i) => `(?, '', 0, 0, 0, CAST(? AS DATETIME(6)) - INTERVAL ${(i + 1) * 1000} MICROSECOND, UTC_TIMESTAMP(6), 5, 1, '0', UTC_TIMESTAMP(6))`,
+        );
         await db.probe.query(
           `INSERT INTO ${jobs} (queue, grp, phase, priority, ready_priority, due_at, run_at, max_attempts, token, payload, created_at) VALUES ${rows.join(', ')}`,
           rows.flatMap(() => [queue, base]),

@@ -57,7 +57,9 @@ for (const target of targets().filter((t) => t.engine === 'mariadb')) {
       await q.enqueueMany(Array.from({ length: 5 }, (_, i) => ({ payload: { i } })));
       const before = sent().length;
       expect(await q.claim({ limit: 1, lease: 600 })).toHaveLength(1);
-      const read = sent().slice(before).find((sql) => / AS due\b/.test(sql) && /FOR UPDATE SKIP LOCKED/.test(sql));
+      const read = sent()
+        .slice(before)
+        .find((sql) => / AS due\b/.test(sql) && /FOR UPDATE SKIP LOCKED/.test(sql));
       expect(read, 'the claim reads whether due jobs wait with its locking read').toBeDefined();
       // The question alone, as the claim asks it (its one parameter is the queue).
       const expr = /, (EXISTS \(SELECT 1 .*?UTC_TIMESTAMP\(6\)\)|\(\(SELECT 1 .*? LIMIT 1\) IS NOT NULL\)) AS due\b/s.exec(read!)?.[1];

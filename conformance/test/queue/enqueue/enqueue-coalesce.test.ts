@@ -26,19 +26,32 @@ for (const target of targets()) {
       // Every statement sent, through the pool or through the application's transaction, is noted.
       // With `loseNextBatch`, the next batch CALL fails as a lost connection before it reaches the server.
       const lose = (sql: string): boolean => loseNextBatch && /^CALL `?[a-z0-9_]+enqueue_jobs/.test(sql) && !(loseNextBatch = false);
-      const lost = (): Promise<never> => Promise.reject(Object.assign(new Error('Connection lost: the test dropped it'), { code: 'PROTOCOL_CONNECTION_LOST', fatal: true }));
+      const lost = (): Promise<never> =>
+        Promise.reject(Object.assign(new Error('Connection lost: the test dropped it'), { code: 'PROTOCOL_CONNECTION_LOST', fatal: true }));
       const note = <C extends SqlConnection>(conn: C): C =>
-        ({ ...conn, query: (sql: string, params?: readonly SqlValue[], options?: QueryOptions) => (sent.push(sql), lose(sql) ? lost() : (conn as unknown as SqlClient).query(sql, params, options)) }) as C;
+        ({
+          ...conn,
+          query: (sql: string, params?: readonly SqlValue[], options?: QueryOptions) => (
+            sent.push(sql), lose(sql) ? lost() : (conn as unknown as SqlClient).query(sql, params, options)
+          ),
+        }) as C;
       const noting = <C extends SqlClient>(inner: C): C => ({
         ...note(inner),
         transaction: (fn, options) => inner.transaction((conn) => fn(note(conn)), options),
         ...(inner.session === undefined ? {} : { session: (options?: SessionOptions) => noting(inner.session!(options)) }),
       });
-      counted = await createTaskrow<Mysql2Connection>({ client: noting(mysql2Client(pool)), joinTransaction: (tx) => noting(mysql2Client(tx, true)), options: { prefix } });
+      counted = await createTaskrow<Mysql2Connection>({
+        client: noting(mysql2Client(pool)),
+        joinTransaction: (tx) => noting(mysql2Client(tx, true)),
+        options: { prefix },
+      });
     });
     afterAll(async () => {
       await pool.query(`DROP TRIGGER IF EXISTS \`${prefix}poison\``);
-      const [tables] = await pool.query<mysql.RowDataPacket[]>('SELECT table_name AS t FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE ?', [`${prefix}%`]);
+      const [tables] = await pool.query<mysql.RowDataPacket[]>(
+        'SELECT table_name AS t FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE ?',
+        [`${prefix}%`],
+      );
       for (const t of tables) await pool.query(`DROP TABLE IF EXISTS \`${String(t['t'])}\``);
       await pool.end();
     });
@@ -50,7 +63,10 @@ for (const target of targets()) {
         return procedure?.startsWith('enqueue_jobs') ? ['batch'] : procedure?.startsWith('enqueue_job') ? ['one'] : [];
       });
     const rowsOf = async (queue: string): Promise<Map<number, mysql.RowDataPacket>> => {
-      const [rows] = await pool.query<mysql.RowDataPacket[]>('SELECT id, grp, priority, max_attempts, TIMESTAMPDIFF(SECOND, UTC_TIMESTAMP(6), due_at) AS ahead, payload FROM ?? WHERE queue = ?', [jobs, queue]);
+      const [rows] = await pool.query<mysql.RowDataPacket[]>(
+        'SELECT id, grp, priority, max_attempts, TIMESTAMPDIFF(SECOND, UTC_TIMESTAMP(6), due_at) AS ahead, payload FROM ?? WHERE queue = ?',
+        [jobs, queue],
+      );
       return new Map(rows.map((r) => [Number(r['id']), r]));
     };
 
@@ -66,14 +82,17 @@ for (const target of targets()) {
       for (const [i, e] of out.entries()) {
         const r = stored.get(e.id)!;
         expect([JSON.parse(String(r['payload'])), r['grp'], Number(r['priority']), Number(r['max_attempts'])]).toEqual([
-          { i }, i % 3 === 1 ? `g${i}` : '', i % 3 === 1 ? i : 0, i % 3 === 2 ? 2 : 5,
+          { i },
+          i % 3 === 1 ? `g${i}` : '',
+          i % 3 === 1 ? i : 0,
+          i % 3 === 2 ? 2 : 5,
         ]);
         if (i % 3 === 2) expect(Number(r['ahead'])).toBeGreaterThan(3500);
         else expect(Number(r['ahead'])).toBeLessThanOrEqual(0);
       }
     });
 
-    it('an enqueue awaited before the next is asked leaves alone, as one job\'s CALL', async () => {
+    it("an enqueue awaited before the next is asked leaves alone, as one job's CALL", async () => {
       const q = counted.queue(`one${Date.now()}`);
       const from = sent.length;
       for (let i = 0; i < 3; i++) await q.enqueue({ i });
@@ -83,7 +102,9 @@ for (const target of targets()) {
 
     it('when the server refuses one job of a batch, only its caller sees the error: the other 9 are stored once each', async () => {
       // Refuses any row whose payload names the poison, inside whatever statement inserts it.
-      await pool.query(`CREATE TRIGGER \`${prefix}poison\` BEFORE INSERT ON \`${jobs}\` FOR EACH ROW IF CAST(NEW.payload AS CHAR) LIKE '%poison%' THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'poisoned job'; END IF`);
+      await pool.query(
+        `CREATE TRIGGER \`${prefix}poison\` BEFORE INSERT ON \`${jobs}\` FOR EACH ROW IF CAST(NEW.payload AS CHAR) LIKE '%poison%' THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'poisoned job'; END IF`,
+      );
       try {
         const q = counted.queue(`p${Date.now()}`);
         const from = sent.length;
@@ -104,7 +125,9 @@ for (const target of targets()) {
     });
 
     it('a batch refused on its retry after a lost connection is not sent again job by job: every caller sees the error, as its outcome is unknown', async () => {
-      await pool.query(`CREATE TRIGGER \`${prefix}poison\` BEFORE INSERT ON \`${jobs}\` FOR EACH ROW IF CAST(NEW.payload AS CHAR) LIKE '%poison%' THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'poisoned job'; END IF`);
+      await pool.query(
+        `CREATE TRIGGER \`${prefix}poison\` BEFORE INSERT ON \`${jobs}\` FOR EACH ROW IF CAST(NEW.payload AS CHAR) LIKE '%poison%' THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'poisoned job'; END IF`,
+      );
       try {
         const q = counted.queue(`l${Date.now()}`);
         const from = sent.length;
@@ -113,7 +136,9 @@ for (const target of targets()) {
         // The lost CALL, then its retry, refused: no job is sent alone.
         expect(calls(from)).toEqual(['batch', 'batch']);
         expect(settled.map((s) => s.status)).toEqual(Array.from({ length: 10 }, () => 'rejected'));
-        expect(settled.map((s) => (s.status === 'rejected' ? (s.reason as TaskrowError).code : s.status))).toEqual(Array.from({ length: 10 }, () => 'DATABASE_ERROR'));
+        expect(settled.map((s) => (s.status === 'rejected' ? (s.reason as TaskrowError).code : s.status))).toEqual(
+          Array.from({ length: 10 }, () => 'DATABASE_ERROR'),
+        );
         expect((await rowsOf(q.name)).size).toBe(0);
       } finally {
         loseNextBatch = false;
@@ -121,7 +146,7 @@ for (const target of targets()) {
       }
     });
 
-    it('enqueues with a dedup key, or in the application\'s transaction, are never gathered', async () => {
+    it("enqueues with a dedup key, or in the application's transaction, are never gathered", async () => {
       const q = counted.queue(`k${Date.now()}`);
       let from = sent.length;
       const keyed = await Promise.all(Array.from({ length: 5 }, (_, i) => q.enqueue({ i }, { dedupKey: `d${i}` })));

@@ -25,7 +25,10 @@ for (const target of targets()) {
       await (await taskrow(plain, { prefix })).migrate();
     });
     afterAll(async () => {
-      const [tables] = await plain.query<mysql.RowDataPacket[]>('SELECT table_name AS t FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE ?', [`${prefix}%`]);
+      const [tables] = await plain.query<mysql.RowDataPacket[]>(
+        'SELECT table_name AS t FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE ?',
+        [`${prefix}%`],
+      );
       for (const t of tables) await plain.query(`DROP TABLE IF EXISTS \`${String(t['t'])}\``);
       await plain.end();
       await stepped.end();
@@ -56,36 +59,42 @@ for (const target of targets()) {
       });
     }
 
-    for (const keys of [true, false]) it(`a batch of 40 (one INSERT in the client's transaction) ${keys ? 'with' : 'without'} dedup keys stores each item's own options in its row`, async () => {
-      const tr = await taskrow(plain, { prefix });
-      const q = tr.queue(`o.${Date.now()}:x-${keys}`);
-      const items = Array.from({ length: 40 }, (_, i) => ({
-        payload: { i },
-        ...(i % 4 === 1 ? { priority: -7 - i, group: `g.${i}:a-b` } : {}),
-        ...(i % 4 === 2 ? { delay: 3600, maxAttempts: 3, priority: 9 } : {}),
-        ...(i % 4 === 3 ? { concurrencyKey: `k'${i}"\\`, ...(keys ? { dedupKey: `d${i}` } : {}) } : {}),
-      }));
-      const out = await q.enqueueMany(items);
-      const [rows] = await plain.query<mysql.RowDataPacket[]>(
-        'SELECT id, queue, grp, phase, priority, ready_priority, max_attempts, dedup_k IS NOT NULL AS keyed, conc_key, TIMESTAMPDIFF(SECOND, UTC_TIMESTAMP(6), due_at) AS ahead, payload FROM ?? WHERE queue = ?',
-        [`${prefix}queue_jobs`, q.name],
-      );
-      const byId = new Map(rows.map((r) => [Number(r['id']), r]));
-      expect(out.map((e) => JSON.parse(String(byId.get(e.id)?.['payload'])))).toEqual(items.map((it) => it.payload));
-      for (const [i, e] of out.entries()) {
-        const r = byId.get(e.id)!;
-        const kind = i % 4;
-        expect([r['queue'], r['grp'], Number(r['priority']), Number(r['max_attempts']), Number(r['keyed']), r['conc_key']]).toEqual([
-          q.name, kind === 1 ? `g.${i}:a-b` : '', kind === 1 ? -7 - i : kind === 2 ? 9 : 0, kind === 2 ? 3 : 5, kind === 3 && keys ? 1 : 0, kind === 3 ? `k'${i}"\\` : null,
-        ]);
-        // Ready (phase 0) with its priority in line; delayed (1) an hour ahead, or waiting for its key's slot, with no priority in line.
-        expect([Number(r['phase']), Number(r['ready_priority'])]).toEqual(kind >= 2 ? [1, 0] : [0, kind === 1 ? -7 - i : 0]);
-        if (kind === 2) expect(Number(r['ahead'])).toBeGreaterThan(3500);
-        else expect(Number(r['ahead'])).toBeLessThanOrEqual(0);
-      }
-    });
+    for (const keys of [true, false])
+      it(`a batch of 40 (one INSERT in the client's transaction) ${keys ? 'with' : 'without'} dedup keys stores each item's own options in its row`, async () => {
+        const tr = await taskrow(plain, { prefix });
+        const q = tr.queue(`o.${Date.now()}:x-${keys}`);
+        const items = Array.from({ length: 40 }, (_, i) => ({
+          payload: { i },
+          ...(i % 4 === 1 ? { priority: -7 - i, group: `g.${i}:a-b` } : {}),
+          ...(i % 4 === 2 ? { delay: 3600, maxAttempts: 3, priority: 9 } : {}),
+          ...(i % 4 === 3 ? { concurrencyKey: `k'${i}"\\`, ...(keys ? { dedupKey: `d${i}` } : {}) } : {}),
+        }));
+        const out = await q.enqueueMany(items);
+        const [rows] = await plain.query<mysql.RowDataPacket[]>(
+          'SELECT id, queue, grp, phase, priority, ready_priority, max_attempts, dedup_k IS NOT NULL AS keyed, conc_key, TIMESTAMPDIFF(SECOND, UTC_TIMESTAMP(6), due_at) AS ahead, payload FROM ?? WHERE queue = ?',
+          [`${prefix}queue_jobs`, q.name],
+        );
+        const byId = new Map(rows.map((r) => [Number(r['id']), r]));
+        expect(out.map((e) => JSON.parse(String(byId.get(e.id)?.['payload'])))).toEqual(items.map((it) => it.payload));
+        for (const [i, e] of out.entries()) {
+          const r = byId.get(e.id)!;
+          const kind = i % 4;
+          expect([r['queue'], r['grp'], Number(r['priority']), Number(r['max_attempts']), Number(r['keyed']), r['conc_key']]).toEqual([
+            q.name,
+            kind === 1 ? `g.${i}:a-b` : '',
+            kind === 1 ? -7 - i : kind === 2 ? 9 : 0,
+            kind === 2 ? 3 : 5,
+            kind === 3 && keys ? 1 : 0,
+            kind === 3 ? `k'${i}"\\` : null,
+          ]);
+          // Ready (phase 0) with its priority in line; delayed (1) an hour ahead, or waiting for its key's slot, with no priority in line.
+          expect([Number(r['phase']), Number(r['ready_priority'])]).toEqual(kind >= 2 ? [1, 0] : [0, kind === 1 ? -7 - i : 0]);
+          if (kind === 2) expect(Number(r['ahead'])).toBeGreaterThan(3500);
+          else expect(Number(r['ahead'])).toBeLessThanOrEqual(0);
+        }
+      });
 
-    it('each row of a batch carries its own token, one more than the row before, in a CALL and in the client\'s transaction', async () => {
+    it("each row of a batch carries its own token, one more than the row before, in a CALL and in the client's transaction", async () => {
       const tr = await taskrow(plain, { prefix });
       const q = tr.queue(`t${Date.now()}`);
       for (const size of [10, 40]) {
@@ -97,7 +106,7 @@ for (const target of targets()) {
       }
     });
 
-    it('the server hands out ids in the mode these cases cover: MariaDB one statement\'s consecutive, MySQL interleaved', async () => {
+    it("the server hands out ids in the mode these cases cover: MariaDB one statement's consecutive, MySQL interleaved", async () => {
       const [[row]] = await plain.query<mysql.RowDataPacket[]>('SELECT @@innodb_autoinc_lock_mode AS m');
       expect(Number(row!['m'])).toBe(target.engine === 'mariadb' ? 1 : 2);
     });
@@ -123,12 +132,14 @@ for (const target of targets()) {
         const stored = await payloadsById(q.name);
         expect(stored.size).toBe(4 * 8 * 50);
         for (const [producer, ids] of returned.entries()) {
-          expect(ids.map((id) => stored.get(id))).toEqual(Array.from({ length: 16 }, (_, batch) => Array.from({ length: size(batch) }, (_, i) => ({ producer, batch, i }))).flat());
+          expect(ids.map((id) => stored.get(id))).toEqual(
+            Array.from({ length: 16 }, (_, batch) => Array.from({ length: size(batch) }, (_, i) => ({ producer, batch, i }))).flat(),
+          );
         }
       });
     }
 
-    it('batches of 10 (one CALL each) from eight producers at once never deadlock: with retries off, every batch gets its own rows\' ids', async () => {
+    it("batches of 10 (one CALL each) from eight producers at once never deadlock: with retries off, every batch gets its own rows' ids", async () => {
       // Under MySQL's interleaved ids, a check that locked the row at the end of a batch's id range
       // met other batches' uncommitted rows there: some of these 800 CALLs deadlocked (1213).
       const q = `d${Date.now()}`;
@@ -141,7 +152,10 @@ for (const target of targets()) {
             const ids: number[] = [];
             for (let batch = 0; batch < 100; batch++) {
               const items = Array.from({ length: 10 }, (_, i) => ({ payload: { producer, batch, i } }));
-              await queue.enqueueMany(items).then((out) => ids.push(...out.map((e) => e.id)), (err: unknown) => failures.push(err));
+              await queue.enqueueMany(items).then(
+                (out) => ids.push(...out.map((e) => e.id)),
+                (err: unknown) => failures.push(err),
+              );
             }
             return ids;
           }),
@@ -171,12 +185,13 @@ for (const target of targets()) {
       const gated: SqlClient = {
         ...inner,
         session: undefined,
-        transaction: (fn, options) => inner.transaction(async (conn) => {
-          const out = await fn(conn);
-          reached();
-          await held;
-          return out;
-        }, options),
+        transaction: (fn, options) =>
+          inner.transaction(async (conn) => {
+            const out = await fn(conn);
+            reached();
+            await held;
+            return out;
+          }, options),
       };
       const a = (await createTaskrow<Mysql2Connection>({ client: gated, joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } })).queue(name);
       const b = (await taskrow(own, { prefix })).queue(name);
@@ -191,7 +206,10 @@ for (const target of targets()) {
         release();
         const ids = [...(await first).map((e) => e.id), ...second.map((e) => e.id)];
         const stored = await payloadsById(name);
-        expect(ids.map((id) => stored.get(id))).toEqual([...Array.from({ length: 40 }, (_, i) => ({ by: 'a', i })), ...Array.from({ length: 40 }, (_, i) => ({ by: 'b', i }))]);
+        expect(ids.map((id) => stored.get(id))).toEqual([
+          ...Array.from({ length: 40 }, (_, i) => ({ by: 'a', i })),
+          ...Array.from({ length: 40 }, (_, i) => ({ by: 'b', i })),
+        ]);
       } finally {
         clearTimeout(bound);
         release();

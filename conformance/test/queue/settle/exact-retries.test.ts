@@ -16,7 +16,14 @@ class LostReply extends Error {
 /** Which transactions lose their reply: all (the default), or those whose statements match. */
 type Match = (statements: readonly string[]) => boolean;
 
-type Lossy = SqlClient & { lose(n: number, when?: 'after' | 'before', only?: Match): void; lost: number; lostStatements: string[][]; statements: number; transactions: number; units: string[][] };
+type Lossy = SqlClient & {
+  lose(n: number, when?: 'after' | 'before', only?: Match): void;
+  lost: number;
+  lostStatements: string[][];
+  statements: number;
+  transactions: number;
+  units: string[][];
+};
 
 /**
  * A client whose next `lose` transactions (of those `only` matches, and statements in autocommit
@@ -113,7 +120,10 @@ for (const target of targets()) {
     });
 
     const jobsOf = (queue: string) =>
-      rows<{ id: number; phase: number; attempt: number; token: number }>(`SELECT id, phase, attempt, token FROM \`${prefix}queue_jobs\` WHERE queue = ? ORDER BY id`, [queue]);
+      rows<{ id: number; phase: number; attempt: number; token: number }>(
+        `SELECT id, phase, attempt, token FROM \`${prefix}queue_jobs\` WHERE queue = ? ORDER BY id`,
+        [queue],
+      );
 
     /** A unit of work that writes jobs: an enqueue's CALL, or a transaction inserting into the jobs table. */
     const enqueues: Match = (sql) => sql.some((x) => x.startsWith(`CALL \`${prefix}enqueue_job`) || x.startsWith(`INSERT INTO \`${prefix}queue_jobs\``));
@@ -136,7 +146,13 @@ for (const target of targets()) {
       expect(writes).toEqual([[expect.stringMatching(new RegExp(`^CALL \`${prefix}enqueue_jobs(_and_ring)?\`\\(`))]]);
       const more = client.units.length;
       const big = await q.enqueueMany(Array.from({ length: 33 }, (_, i) => ({ payload: i })));
-      expect(client.units.slice(more).filter(enqueues).flat().some((x) => x.startsWith('CALL'))).toBe(false);
+      expect(
+        client.units
+          .slice(more)
+          .filter(enqueues)
+          .flat()
+          .some((x) => x.startsWith('CALL')),
+      ).toBe(false);
       expect((await jobsOf(q.name)).map((r) => Number(r.id))).toEqual([...ten, ...big].map((r) => r.id));
       expect((await jobsOf(q.name)).map((r) => Number(r.phase)).slice(8, 10)).toEqual([0, 1]);
     });
@@ -154,8 +170,11 @@ for (const target of targets()) {
       await conn.query(`INSERT INTO ${sleepers} (queue, conn, token, lease_us) VALUES (?, CONNECTION_ID(), ?, ?)`, [queue, token, token > 0 ? 30_000_000 : 0]);
       const t0 = Date.now();
       // Interrupted: MySQL ends the SLEEP with 1, MariaDB with error 1317.
-      const slept = conn.query('SELECT SLEEP(20) AS r').then(() => Date.now() - t0, () => Date.now() - t0);
-      await until('the sleeper\'s SLEEP running', async () => (await runningStatement(srv.probe, target.engine, 'SELECT SLEEP')) === conn.threadId, 10);
+      const slept = conn.query('SELECT SLEEP(20) AS r').then(
+        () => Date.now() - t0,
+        () => Date.now() - t0,
+      );
+      await until("the sleeper's SLEEP running", async () => (await runningStatement(srv.probe, target.engine, 'SELECT SLEEP')) === conn.threadId, 10);
       return { slept };
     }
 
@@ -206,7 +225,10 @@ for (const target of targets()) {
         const jobs = await jobsOf(name);
         expect(jobs.map((r) => [Number(r.id), Number(r.phase), Number(r.attempt), Number(r.token)])).toEqual([[one.id, 2, 1, 424242]]);
         // Leased for the sleeper's 30 s on the database clock, from the first run's ring.
-        const [lease] = await rows<{ left_us: number }>(`SELECT TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), due_at) AS left_us FROM \`${prefix}queue_jobs\` WHERE id = ?`, [one.id]);
+        const [lease] = await rows<{ left_us: number }>(
+          `SELECT TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), due_at) AS left_us FROM \`${prefix}queue_jobs\` WHERE id = ?`,
+          [one.id],
+        );
         expect(Number(lease!.left_us)).toBeGreaterThan(20_000_000);
         expect(Number(lease!.left_us)).toBeLessThanOrEqual(30_000_000);
       } finally {
@@ -225,13 +247,15 @@ for (const target of targets()) {
         expect([row.found, Number(row.ring_errno), Number(row.handed)]).toEqual([null, 1665, 0]);
         expect((await jobsOf(name)).map((r) => [Number(r.id), Number(r.phase), Number(r.attempt)])).toEqual([[Number(row.id), 0, 0]]);
         // Not counted on the guard row either: the ring's transaction never began.
-        expect((await rows<{ rings: unknown }>(`SELECT rings FROM \`${prefix}queue_sleepers\` WHERE queue = ? AND conn = 0`, [name])).map((r) => Number(r.rings))).toEqual([0]);
+        expect(
+          (await rows<{ rings: unknown }>(`SELECT rings FROM \`${prefix}queue_sleepers\` WHERE queue = ? AND conn = 0`, [name])).map((r) => Number(r.rings)),
+        ).toEqual([0]);
       } finally {
         await conn.end();
       }
     });
 
-    it('a ring inside an enqueue\'s CALL that the server refuses (KILL of another user\'s connection) leaves the enqueue done once, and that process rings no more for a while', async () => {
+    it("a ring inside an enqueue's CALL that the server refuses (KILL of another user's connection) leaves the enqueue done once, and that process rings no more for a while", async () => {
       const name = `rk${Date.now()}`;
       const user = `trk${process.pid.toString(36)}${Date.now().toString(36)}`.slice(0, 32);
       const db = new URL(target.url).pathname.slice(1);
@@ -313,11 +337,13 @@ for (const target of targets()) {
       }
     });
 
-    it('an enqueue CALL meeting a run of its receipt still in flight waits for it: returns that run\'s id when it commits, inserts its own when it rolls back', async () => {
+    it("an enqueue CALL meeting a run of its receipt still in flight waits for it: returns that run's id when it commits, inserts its own when it rolls back", async () => {
       const queue = `w${Date.now()}`;
       const caller = await mysql.createConnection({ uri: target.url });
       const call = (receipt: Buffer) =>
-        caller.query(`CALL \`${prefix}enqueue_job\`(?, '', 0, 0, 0, NULL, 0, 3, 7, '"p"', NULL, ?)`, [queue, receipt]).then(([r]) => Number((r as Array<Array<{ id: unknown }>>)[0]![0]!.id));
+        caller
+          .query(`CALL \`${prefix}enqueue_job\`(?, '', 0, 0, 0, NULL, 0, 3, 7, '"p"', NULL, ?)`, [queue, receipt])
+          .then(([r]) => Number((r as Array<Array<{ id: unknown }>>)[0]![0]!.id));
       const holder = await srv.pool.getConnection();
       try {
         for (const outcome of ['COMMIT', 'ROLLBACK'] as const) {
@@ -326,7 +352,11 @@ for (const target of targets()) {
           await holder.query('BEGIN');
           await holder.query(`INSERT INTO \`${prefix}receipts\` (token, made_at, result) VALUES (?, UTC_TIMESTAMP(6), '424242')`, [receipt]);
           const retry = call(receipt);
-          await until('the caller\'s receipt INSERT waiting', async () => (await runningStatement(srv.probe, target.engine, `INSERT INTO \`${prefix}receipts\``)) === caller.threadId, 10);
+          await until(
+            "the caller's receipt INSERT waiting",
+            async () => (await runningStatement(srv.probe, target.engine, `INSERT INTO \`${prefix}receipts\``)) === caller.threadId,
+            10,
+          );
           await holder.query(outcome);
           const id = await retry;
           const stored = (await jobsOf(queue)).map((r) => Number(r.id));
@@ -348,7 +378,11 @@ for (const target of targets()) {
 
     it('an enqueue on a schema without the procedure (older than version 17) enqueues in a transaction, once, and keeps doing so', async () => {
       const old = `${prefix}o_`;
-      const plain = await createTaskrow<Mysql2Connection>({ client: mysql2Client(srv.pool), joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix: old } });
+      const plain = await createTaskrow<Mysql2Connection>({
+        client: mysql2Client(srv.pool),
+        joinTransaction: (tx) => mysql2Client(tx, true),
+        options: { prefix: old },
+      });
       await plain.migrate();
       await srv.probe.query(`DROP PROCEDURE \`${old}enqueue_job\``);
       const q = plain.queue('q');
@@ -359,14 +393,18 @@ for (const target of targets()) {
       await dropPrefix(srv.probe, old);
     });
 
-    it('an enqueue whose CALL is killed inside the procedure\'s transaction leaves no job, and the connection\'s next user commits only its own', async () => {
+    it("an enqueue whose CALL is killed inside the procedure's transaction leaves no job, and the connection's next user commits only its own", async () => {
       // MySQL runs no handler for KILL QUERY: the procedure's transaction (its job inserted) stays
       // open on the connection, and the next BEGIN there would commit it.
       for (const over of ['pool', 'connection'] as const) {
         const queue = `k${over}${Date.now()}`;
         const driver = over === 'pool' ? mysql.createPool({ uri: target.url, connectionLimit: 1 }) : await mysql.createConnection({ uri: target.url });
         const [[{ id: caller }]] = (await driver.query('SELECT CONNECTION_ID() AS id')) as unknown as [[{ id: number }]];
-        const one = await createTaskrow<Mysql2Connection>({ client: mysql2Client(driver), joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } });
+        const one = await createTaskrow<Mysql2Connection>({
+          client: mysql2Client(driver),
+          joinTransaction: (tx) => mysql2Client(tx, true),
+          options: { prefix },
+        });
         const holder = await mysql.createConnection({ uri: target.url });
         try {
           // The receipt INSERT, after the job's, waits for the holder's next-key locks over the whole
@@ -374,8 +412,18 @@ for (const target of targets()) {
           await holder.query('SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ');
           await holder.query('BEGIN');
           await holder.query(`SELECT token FROM \`${prefix}receipts\` FOR UPDATE`);
-          const killed = one.queue(queue).enqueue('killed').then(() => 'enqueued', (err: unknown) => err);
-          await until('the caller\'s receipt INSERT waiting', async () => (await runningStatement(srv.probe, target.engine, `INSERT INTO \`${prefix}receipts\``)) === caller, 10);
+          const killed = one
+            .queue(queue)
+            .enqueue('killed')
+            .then(
+              () => 'enqueued',
+              (err: unknown) => err,
+            );
+          await until(
+            "the caller's receipt INSERT waiting",
+            async () => (await runningStatement(srv.probe, target.engine, `INSERT INTO \`${prefix}receipts\``)) === caller,
+            10,
+          );
           await srv.probe.query(`KILL QUERY ${caller}`);
           expect(await killed).toMatchObject({ code: 'DATABASE_ERROR', errno: 1317 });
           await holder.query('ROLLBACK');
@@ -393,7 +441,14 @@ for (const target of targets()) {
       for (const when of ['after', 'before'] as const) {
         const [name, queue] = [`s${when}${Date.now()}`, `t${when}${Date.now()}`];
         await s.upsert(name, { queue, every: 60 });
-        const next = async (): Promise<number> => Number((await rows<{ n: unknown }>(`SELECT TIMESTAMPDIFF(MICROSECOND, '1970-01-01', next_at) AS n FROM \`${prefix}queue_schedules\` WHERE name = ?`, [name]))[0]!.n);
+        const next = async (): Promise<number> =>
+          Number(
+            (
+              await rows<{ n: unknown }>(`SELECT TIMESTAMPDIFF(MICROSECOND, '1970-01-01', next_at) AS n FROM \`${prefix}queue_schedules\` WHERE name = ?`, [
+                name,
+              ])
+            )[0]!.n,
+          );
         const first = await next();
         await srv.probe.query(`UPDATE \`${prefix}queue_schedules\` SET next_at = next_at - INTERVAL 60 SECOND WHERE name = ?`, [name]);
         const lostBefore = client.lost;
@@ -460,9 +515,10 @@ for (const target of targets()) {
       return client.units.slice(from);
     };
     /** A transaction holding a completion (its delete, or its update when finished jobs are kept) and a claim's locking read. */
-    const together = (u: string[]): boolean => u.some((x) => x.startsWith('DELETE') || x.includes('SET `dedup_k` = NULL, `finished_at`')) && u.some((x) => x.includes('SKIP LOCKED'));
+    const together = (u: string[]): boolean =>
+      u.some((x) => x.startsWith('DELETE') || x.includes('SET `dedup_k` = NULL, `finished_at`')) && u.some((x) => x.includes('SKIP LOCKED'));
 
-    it('a worker alone on its queue carries its completions in its claims\' CALLs throughout', async () => {
+    it("a worker alone on its queue carries its completions in its claims' CALLs throughout", async () => {
       const units = await aloneUnits('alone', {}, () => undefined);
       // 60 batches of 5: every completion but the last few (stop() completes without claiming) rides in a claim.
       expect(units.filter(carryingCall).length).toBeGreaterThanOrEqual(50);
@@ -523,7 +579,11 @@ for (const target of targets()) {
       await srv.probe.query(`UPDATE \`${prefix}queue_jobs\` SET token = token + 1 WHERE id = ?`, [taken.id]);
       const from = client.units.length;
       const err = (await q.complete(jobs).catch((e: unknown) => e)) as { code?: string; lost?: number[]; applied?: number[] };
-      expect([err.code, err.lost, [...(err.applied ?? [])].sort((a, b) => a - b)]).toEqual(['LEASE_LOST', [taken.id], [jobs[0]!.id, jobs[2]!.id].sort((a, b) => a - b)]);
+      expect([err.code, err.lost, [...(err.applied ?? [])].sort((a, b) => a - b)]).toEqual([
+        'LEASE_LOST',
+        [taken.id],
+        [jobs[0]!.id, jobs[2]!.id].sort((a, b) => a - b),
+      ]);
       const units = client.units.slice(from);
       expect(units.map(completeCall)).toEqual([true, false]);
       expect((await jobsOf(q.name)).map((r) => [r.id, r.phase, r.attempt, r.token].map(Number))).toEqual([[taken.id, 2, 1, taken.token + 1]]);
@@ -574,14 +634,14 @@ for (const target of targets()) {
       }
     });
 
-    it('a worker whose completions carried by the claim\'s CALL lost their replies, after commit and before the server, runs every job once and leaves none leased to nobody', async () => {
+    it("a worker whose completions carried by the claim's CALL lost their replies, after commit and before the server, runs every job once and leaves none leased to nobody", async () => {
       for (const when of ['after', 'before'] as const) {
         const lost = await drainLosing('carried', 100, when, carryingCall);
         expect(lost.map(carryingCall)).toEqual([true, true, true]);
       }
     });
 
-    it('a worker whose last batch\'s carried completion committed, its claim finding nothing, and whose reply was lost counts the batch completed, not lost', async () => {
+    it("a worker whose last batch's carried completion committed, its claim finding nothing, and whose reply was lost counts the batch completed, not lost", async () => {
       // One batch: its completion's CALL claims nothing, so no leased job proves the lost run committed.
       const lost = await drainLosing('carriedLast', 10, 'after', carryingCall, 1);
       expect(lost.map(carryingCall)).toEqual([true]);

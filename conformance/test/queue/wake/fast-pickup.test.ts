@@ -27,9 +27,28 @@ const wallNow = (): number => performance.timeOrigin + performance.now();
  * enqueue returned, by payload (`took`: how long each enqueue took, ms). With `gate`, the process
  * connects at once and enqueues only once `gate` resolved.
  */
-function enqueueFromAnotherProcess(url: string, prefix: string, queue: string, count: number, gapMs: number, took?: Map<number, number>, poolSize = 2, keyed = false, gate?: Promise<void>): Promise<Map<number, number>> {
+function enqueueFromAnotherProcess(
+  url: string,
+  prefix: string,
+  queue: string,
+  count: number,
+  gapMs: number,
+  took?: Map<number, number>,
+  poolSize = 2,
+  keyed = false,
+  gate?: Promise<void>,
+): Promise<Map<number, number>> {
   const script = fileURLToPath(new URL('./enqueue-process.mjs', import.meta.url));
-  const env = { ENQ_URL: url, ENQ_PREFIX: prefix, ENQ_QUEUE: queue, ENQ_COUNT: String(count), ENQ_GAP_MS: String(gapMs), ENQ_POOL: String(poolSize), ENQ_KEYED: keyed ? '1' : '', ENQ_GATE: gate === undefined ? '' : '1' };
+  const env = {
+    ENQ_URL: url,
+    ENQ_PREFIX: prefix,
+    ENQ_QUEUE: queue,
+    ENQ_COUNT: String(count),
+    ENQ_GAP_MS: String(gapMs),
+    ENQ_POOL: String(poolSize),
+    ENQ_KEYED: keyed ? '1' : '',
+    ENQ_GATE: gate === undefined ? '' : '1',
+  };
   const c = fork(script, [], { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const at = new Map<number, number>();
   return new Promise((resolve, reject) => {
@@ -237,7 +256,7 @@ for (const target of targets()) {
       }
     }, 30_000);
 
-    it('an enqueue made while a worker\'s claim is on its way but has not read the queue yet is taken by that claim: no ring, no second claim', async () => {
+    it("an enqueue made while a worker's claim is on its way but has not read the queue yet is taken by that claim: no ring, no second claim", async () => {
       // The first transaction begun while `held` is set waits there (after BEGIN, before its first statement).
       let held: Promise<void> | undefined;
       let reached: () => void = () => undefined;
@@ -245,10 +264,14 @@ for (const target of targets()) {
       const gate = async (): Promise<void> => {
         const h = held;
         held = undefined;
-        if (h !== undefined) (reached(), await h);
+        if (h !== undefined) reached(), await h;
       };
       // No CALLs (`endsInterrupted` unknown): the claim is a transaction, and the gate holds it before its read.
-      const gated: SqlClient = { ...inner, endsInterrupted: false, transaction: (fn, options) => inner.transaction(async (conn) => (await gate(), fn(conn)), options) };
+      const gated: SqlClient = {
+        ...inner,
+        endsInterrupted: false,
+        transaction: (fn, options) => inner.transaction(async (conn) => (await gate(), fn(conn)), options),
+      };
       const { client, matching } = counting(gated);
       const counted = await createTaskrow<Mysql2Connection>({ client, joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } });
       const name = `r${Date.now()}`;
@@ -313,7 +336,10 @@ for (const target of targets()) {
         const conn = await db.pool.getConnection();
         try {
           await conn.beginTransaction();
-          await db.tr.in(conn).queue<number>(name).enqueueMany(Array.from({ length: 8 }, (_, i) => ({ payload: i })));
+          await db.tr
+            .in(conn)
+            .queue<number>(name)
+            .enqueueMany(Array.from({ length: 8 }, (_, i) => ({ payload: i })));
           await conn.commit();
         } finally {
           conn.release();
@@ -353,7 +379,7 @@ for (const target of targets()) {
       }
     }, 40_000);
 
-    it('a producer process\'s ring never holds up its enqueue: through a pool of one connection, with doorbell workers asleep elsewhere, each enqueue takes a few milliseconds and wakes them', async () => {
+    it("a producer process's ring never holds up its enqueue: through a pool of one connection, with doorbell workers asleep elsewhere, each enqueue takes a few milliseconds and wakes them", async () => {
       const name = `p${Date.now()}`;
       const started = new Map<number, number>();
       const w = db.tr.queue<number>(name).work(async (job) => void started.set(job.payload, wallNow()), { pollInterval: 30, doorbell: true });
@@ -381,20 +407,25 @@ for (const target of targets()) {
       }
     }, 40_000);
 
-    it('doorbell rings never interrupt another statement on the pool: 300 jobs from another process, each run once, the pool\'s own queries untouched', async () => {
+    it("doorbell rings never interrupt another statement on the pool: 300 jobs from another process, each run once, the pool's own queries untouched", async () => {
       const name = `r${Date.now()}`;
       const runs = new Map<number, number>();
       // Two workers of one slot each take turns sleeping on the doorbell and being rung, so the
       // sleeping connection goes back to the pool again and again while the application's
       // statements run on the same pool; a ring that reached a connection after its sleeper gave
       // it back would interrupt one of them (error 1317).
-      const workers = [0, 1].map(() => db.tr.queue<number>(name).work(async (job) => void runs.set(job.payload, (runs.get(job.payload) ?? 0) + 1), { pollInterval: 30, doorbell: true }));
+      const workers = [0, 1].map(() =>
+        db.tr.queue<number>(name).work(async (job) => void runs.set(job.payload, (runs.get(job.payload) ?? 0) + 1), { pollInterval: 30, doorbell: true }),
+      );
       const appErrors: unknown[] = [];
       let appStatements = 0;
       let producing = true;
       const app = (async () => {
         while (producing) {
-          await db.pool.query('SELECT SLEEP(0.002)').then(() => void (appStatements += 1), (err: unknown) => void appErrors.push(err));
+          await db.pool.query('SELECT SLEEP(0.002)').then(
+            () => void (appStatements += 1),
+            (err: unknown) => void appErrors.push(err),
+          );
         }
       })();
       const idle = Promise.all(workers.map((w) => once(w, 'idle')));
@@ -418,14 +449,28 @@ for (const target of targets()) {
       const { client, matching } = counting(mysql2Client(db.pool));
       const counted = await createTaskrow<Mysql2Connection>({ client, joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } });
       const name = `h${Date.now()}`;
-      const seen: { id: number; attempt: number; token: number; leftMs: number; readMs: number; at: number; db: { token: unknown; phase: unknown; left_us: unknown } }[] = [];
-      const w = counted.queue<number>(name).work(async (job) => {
-        const at = wallNow();
-        const t0 = performance.now();
-        const leftMs = job.leaseLeft();
-        const [rows] = await db.pool.query(`SELECT token, phase, TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), due_at) AS left_us FROM \`${prefix}queue_jobs\` WHERE id = ?`, [job.id]);
-        seen.push({ id: job.id, attempt: job.attempt, token: job.token, leftMs, readMs: performance.now() - t0, at, db: (rows as never[])[0]! });
-      }, { pollInterval: 30, doorbell: true, lease: 20 });
+      const seen: {
+        id: number;
+        attempt: number;
+        token: number;
+        leftMs: number;
+        readMs: number;
+        at: number;
+        db: { token: unknown; phase: unknown; left_us: unknown };
+      }[] = [];
+      const w = counted.queue<number>(name).work(
+        async (job) => {
+          const at = wallNow();
+          const t0 = performance.now();
+          const leftMs = job.leaseLeft();
+          const [rows] = await db.pool.query(
+            `SELECT token, phase, TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), due_at) AS left_us FROM \`${prefix}queue_jobs\` WHERE id = ?`,
+            [job.id],
+          );
+          seen.push({ id: job.id, attempt: job.attempt, token: job.token, leftMs, readMs: performance.now() - t0, at, db: (rows as never[])[0]! });
+        },
+        { pollInterval: 30, doorbell: true, lease: 20 },
+      );
       const _started = performance.now();
       // The producer starts and connects now, and enqueues when the gate opens: its start-up is not
       // in the window below.
@@ -557,7 +602,7 @@ for (const target of targets()) {
       }
     }, 40_000);
 
-    it('a sleeper whose registration a ring has read stays in its transaction until that ring\'s KILL is done, and gives its connection back after', async () => {
+    it("a sleeper whose registration a ring has read stays in its transaction until that ring's KILL is done, and gives its connection back after", async () => {
       const name = `g${Date.now()}`;
       const w = db.tr.queue<number>(name).work(async () => undefined, { pollInterval: 30, doorbell: true });
       const ringer = await mysql.createConnection({ uri: target.url });
@@ -648,7 +693,8 @@ for (const target of targets()) {
       const w = watched.tr.queue<number>(name).work(async (job) => void started.set(job.payload, wallNow()), { pollInterval: 30, doorbell: true });
       const probe = await mysql.createConnection({ uri: target.url });
       const sleepers = `\`${prefix}queue_sleepers\``;
-      const rings = async (): Promise<number> => Number(((await probe.query(`SELECT rings FROM ${sleepers} WHERE queue = ? AND conn = 0`, [name]))[0] as { rings: unknown }[])[0]?.rings ?? -1);
+      const rings = async (): Promise<number> =>
+        Number(((await probe.query(`SELECT rings FROM ${sleepers} WHERE queue = ? AND conn = 0`, [name]))[0] as { rings: unknown }[])[0]?.rings ?? -1);
       let held: mysql.PoolConnection[] = [];
       try {
         await probe.query('SET SESSION TRANSACTION ISOLATION LEVEL READ UNCOMMITTED');
@@ -700,7 +746,7 @@ describe('fast pickup · two databases, one process, same tables', () => {
     const first = trs[0]!.queue(name).work(async () => undefined, { pollInterval: 0.01 });
     const second = trs[1]!.queue(name).work(async () => void (picked = performance.now()), { pollInterval: 0.05 });
     try {
-      await until('the second worker\'s waits grown to its pollInterval', () => watched[1]!.polls(name) >= 4, 10); // both poll at their pollInterval now
+      await until("the second worker's waits grown to its pollInterval", () => watched[1]!.polls(name) >= 4, 10); // both poll at their pollInterval now
       // Enqueued inside an application transaction: nothing rings in this process.
       const conn = await pools[1]!.getConnection();
       try {
@@ -720,7 +766,7 @@ describe('fast pickup · two databases, one process, same tables', () => {
     }
   }, 30_000);
 
-  it('an enqueue into the first database wakes its napping worker although a claim of the second database\'s worker is about to read', async () => {
+  it("an enqueue into the first database wakes its napping worker although a claim of the second database's worker is about to read", async () => {
     const pair = targets().slice(0, 2);
     expect(pair.length).toBe(2);
     const prefix = `fr${process.pid.toString(36)}_`;
@@ -736,7 +782,12 @@ describe('fast pickup · two databases, one process, same tables', () => {
     const atGate = new Promise<void>((r) => (reached = r));
     const inner = mysql2Client(pools[1]!);
     // No kept connection (`session`) and no CALLs (`endsInterrupted` unknown): every claim of the second database is a transaction through the gate.
-    const gated: SqlClient = { ...inner, session: undefined, endsInterrupted: false, transaction: (fn, options) => inner.transaction(async (conn) => (reached(), await held, fn(conn)), options) };
+    const gated: SqlClient = {
+      ...inner,
+      session: undefined,
+      endsInterrupted: false,
+      transaction: (fn, options) => inner.transaction(async (conn) => (reached(), await held, fn(conn)), options),
+    };
     const second = await createTaskrow<Mysql2Connection>({ client: gated, joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } });
     let picked = 0;
     const w1 = first.queue(name).work(async () => void (picked = performance.now()), { pollInterval: 30 });

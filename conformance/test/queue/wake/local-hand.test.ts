@@ -30,7 +30,10 @@ for (const target of targets()) {
 
     /** The phase of each job of `ids` (0 ready, 1 delayed, 2 running), in order. */
     const phases = async (ids: readonly number[]): Promise<number[]> => {
-      const rows = await db.probe.query<{ id: number; phase: number }>(`SELECT id, phase FROM \`${prefix}queue_jobs\` WHERE id IN (${ids.map(() => '?').join(', ')}) ORDER BY id`, [...ids]);
+      const rows = await db.probe.query<{ id: number; phase: number }>(
+        `SELECT id, phase FROM \`${prefix}queue_jobs\` WHERE id IN (${ids.map(() => '?').join(', ')}) ORDER BY id`,
+        [...ids],
+      );
       return rows.map((r) => Number(r.phase));
     };
 
@@ -40,20 +43,23 @@ for (const target of targets()) {
       return { ...c, tr: await createTaskrow<Mysql2Connection>({ client: c.client, joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } }) };
     };
 
-    it('an enqueue into a queue whose worker naps in this process leases the jobs to it in its own statement: no claim, attempt 1, the enqueue\'s ids, each job\'s own token, no more lease than the database has', async () => {
+    it("an enqueue into a queue whose worker naps in this process leases the jobs to it in its own statement: no claim, attempt 1, the enqueue's ids, each job's own token, no more lease than the database has", async () => {
       const c = await counted();
       const name = `hand${Date.now()}`;
       const seen: { job: Job<number>; leftMs: number; row: { phase: number; token: string; left_us: number }; readMs: number }[] = [];
       const w = await napping(() =>
-        c.tr.queue<number>(name).work(async (job) => {
-          const leftMs = job.leaseLeft();
-          const t0 = performance.now();
-          const [row] = await db.probe.query<{ phase: number; token: string; left_us: number }>(
-            `SELECT phase, CAST(token AS CHAR) AS token, TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), due_at) AS left_us FROM \`${prefix}queue_jobs\` WHERE id = ?`,
-            [job.id],
-          );
-          seen.push({ job, leftMs, row: row!, readMs: performance.now() - t0 });
-        }, { concurrency: 10, lease: 20, pollInterval: 30 }),
+        c.tr.queue<number>(name).work(
+          async (job) => {
+            const leftMs = job.leaseLeft();
+            const t0 = performance.now();
+            const [row] = await db.probe.query<{ phase: number; token: string; left_us: number }>(
+              `SELECT phase, CAST(token AS CHAR) AS token, TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), due_at) AS left_us FROM \`${prefix}queue_jobs\` WHERE id = ?`,
+              [job.id],
+            );
+            seen.push({ job, leftMs, row: row!, readMs: performance.now() - t0 });
+          },
+          { concurrency: 10, lease: 20, pollInterval: 30 },
+        ),
       );
       try {
         const before = c.matching(CLAIMS);
@@ -99,7 +105,7 @@ for (const target of targets()) {
       }
     });
 
-    it('a paused queue\'s new jobs stay ready; once resumed they are claimed and run once', async () => {
+    it("a paused queue's new jobs stay ready; once resumed they are claimed and run once", async () => {
       const name = `paused${Date.now()}`;
       const q = db.tr.queue<number>(name);
       const ran: number[] = [];

@@ -25,11 +25,14 @@ async function queueRound(conn: Connection, jobs: number, say: (s: string) => Pr
   const seen = new Set<number>();
   const t0 = now();
   const workers = Array.from({ length: consumers }, () =>
-    queue.work((job) => {
-      if (seen.has(job.payload.n)) twice += 1;
-      seen.add(job.payload.n);
-      done += 1;
-    }, { concurrency: 100, batchSize: 100, lease: 30, pollInterval: 0.05 }),
+    queue.work(
+      (job) => {
+        if (seen.has(job.payload.n)) twice += 1;
+        seen.add(job.payload.n);
+        done += 1;
+      },
+      { concurrency: 100, batchSize: 100, lease: 30, pollInterval: 0.05 },
+    ),
   );
   let produced = 0;
   const produce = async (p: number): Promise<void> => {
@@ -86,16 +89,18 @@ async function loopRound(conn: Connection, ids: number, say: (s: string) => Prom
   const t0 = now();
   let updated = 0;
   const seen = new Set<number>();
-  await Promise.all(Array.from({ length: 4 }, async () => {
-    for (;;) {
-      const batch = await loop.get(100);
-      if (batch.length === 0) return;
-      await loop.did(batch);
-      for (const id of batch) seen.add(id);
-      updated += batch.length;
-      live(`loop: ${fmt(updated)} updated`);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      for (;;) {
+        const batch = await loop.get(100);
+        if (batch.length === 0) return;
+        await loop.did(batch);
+        for (const id of batch) seen.add(id);
+        updated += batch.length;
+        live(`loop: ${fmt(updated)} updated`);
+      }
+    }),
+  );
   const seconds = now() - t0;
   endLive();
   const stats = await loop.stats();

@@ -51,7 +51,13 @@ export const loopCommand: Command = async (argv, out) => {
     const type = await loop.idType();
     if (action === 'stats') {
       const stats = await loop.stats();
-      await out.write(asJson ? `${json(stats)}\n` : Object.entries(stats).map(([k, v]) => `${k}\t${v === null ? '' : idToText(v as LoopId)}\n`).join(''));
+      await out.write(
+        asJson
+          ? `${json(stats)}\n`
+          : Object.entries(stats)
+              .map(([k, v]) => `${k}\t${v === null ? '' : idToText(v as LoopId)}\n`)
+              .join(''),
+      );
       return 0;
     }
     if (action === 'get') {

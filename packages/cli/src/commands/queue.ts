@@ -13,7 +13,8 @@ function statesFlag(raw: string | boolean | undefined): JobState[] | undefined {
   if (raw === undefined) return undefined;
   const states = String(raw).split(',');
   for (const s of states) {
-    if (!(JOB_STATES as readonly string[]).includes(s)) throw new UsageError(`--state must be a comma-separated list of ${JOB_STATES.join(', ')}, got ${JSON.stringify(raw)}`);
+    if (!(JOB_STATES as readonly string[]).includes(s))
+      throw new UsageError(`--state must be a comma-separated list of ${JOB_STATES.join(', ')}, got ${JSON.stringify(raw)}`);
   }
   return states as JobState[];
 }
@@ -36,10 +37,21 @@ function payloadOf(text: string, index: number): unknown {
 function jobFields(j: JobInfo): string {
   const time = (d: Date | null): string => (d ? d.toISOString() : '-');
   const fields: [string, string | number][] = [
-    ['id', j.id], ['queue', j.queue], ['state', j.state], ['attempt', j.attempt], ['max_attempts', j.maxAttempts],
-    ['priority', j.priority], ['group', j.group ?? '-'], ['run_at', time(j.runAt)], ['due_at', time(j.dueAt)],
-    ['created_at', time(j.createdAt)], ['finished_at', time(j.finishedAt)], ['payload', JSON.stringify(j.payload)],
-    ['progress', JSON.stringify(j.progress)], ['result', JSON.stringify(j.result)], ['last_error', j.lastError ?? '-'],
+    ['id', j.id],
+    ['queue', j.queue],
+    ['state', j.state],
+    ['attempt', j.attempt],
+    ['max_attempts', j.maxAttempts],
+    ['priority', j.priority],
+    ['group', j.group ?? '-'],
+    ['run_at', time(j.runAt)],
+    ['due_at', time(j.dueAt)],
+    ['created_at', time(j.createdAt)],
+    ['finished_at', time(j.finishedAt)],
+    ['payload', JSON.stringify(j.payload)],
+    ['progress', JSON.stringify(j.progress)],
+    ['result', JSON.stringify(j.result)],
+    ['last_error', j.lastError ?? '-'],
   ];
   return fields.map(([k, v]) => `${k}\t${v}\n`).join('');
 }
@@ -130,12 +142,21 @@ export const queueCommand: Command = async (argv, out) => {
     let index = 0;
     let enqueued = 0;
     let deduplicated = 0;
-    const source = rest.length > 0 ? (async function* () { yield* rest; })() : stdinLines();
+    const source =
+      rest.length > 0
+        ? (async function* () {
+            yield* rest;
+          })()
+        : stdinLines();
     for await (const batch of batches(source, 1000)) {
       const items = batch.map((text) => ({ payload: payloadOf(text, index++), ...options, ...(dedupKey === undefined ? {} : { dedupKey }) }));
       for (const r of await queue.enqueueMany(items)) r.deduplicated ? (deduplicated += 1) : (enqueued += 1);
     }
-    await out.write(asJson ? `${JSON.stringify({ queue: name, enqueued, deduplicated })}\n` : `${enqueued} enqueued${deduplicated ? `, ${deduplicated} already queued` : ''}\n`);
+    await out.write(
+      asJson
+        ? `${JSON.stringify({ queue: name, enqueued, deduplicated })}\n`
+        : `${enqueued} enqueued${deduplicated ? `, ${deduplicated} already queued` : ''}\n`,
+    );
     return 0;
   } finally {
     await conn.close();

@@ -26,7 +26,9 @@ export const resourcesCommand: Command = async (argv, out) => {
         await out.write(
           asJson
             ? `${JSON.stringify(jobs)}\n`
-            : jobs.map((j) => `${j.job}\t${j.owner}\tlease until ${j.leaseUntil.toISOString()}\tin: ${j.inputs.join(',')}\tout: ${j.outputs.join(',')}\n`).join(''),
+            : jobs
+                .map((j) => `${j.job}\t${j.owner}\tlease until ${j.leaseUntil.toISOString()}\tin: ${j.inputs.join(',')}\tout: ${j.outputs.join(',')}\n`)
+                .join(''),
         );
         return 0;
       }

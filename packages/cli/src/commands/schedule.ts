@@ -58,14 +58,23 @@ function specOf(values: Record<string, string | boolean | undefined>, payloadTex
 /** `taskrow schedule ...`: the Queue's recurring schedules. */
 export const scheduleCommand: Command = async (argv, out) => {
   const { values, positionals } = parse(argv, {
-    queue: { type: 'string' }, cron: { type: 'string' }, tz: { type: 'string' }, every: { type: 'string' }, missed: { type: 'string' },
-    delay: { type: 'string' }, priority: { type: 'string' }, 'max-attempts': { type: 'string' }, group: { type: 'string' }, 'dedup-key': { type: 'string' },
+    queue: { type: 'string' },
+    cron: { type: 'string' },
+    tz: { type: 'string' },
+    every: { type: 'string' },
+    missed: { type: 'string' },
+    delay: { type: 'string' },
+    priority: { type: 'string' },
+    'max-attempts': { type: 'string' },
+    group: { type: 'string' },
+    'dedup-key': { type: 'string' },
   });
   const action = need(positionals, 0, `action (${USAGE})`);
   if (!ACTIONS.includes(action)) throw new UsageError(`unknown schedule action ${JSON.stringify(action)} (${USAGE})`);
   const name = action === 'list' ? undefined : need(positionals, 1, 'NAME');
   const rest = positionals.slice(action === 'list' ? 1 : 2);
-  if (rest.length > (action === 'add' ? 1 : 0)) throw new UsageError(`schedule ${action} takes ${action === 'add' ? 'at most one payload' : 'no more arguments'}, got ${JSON.stringify(rest.join(' '))}`);
+  if (rest.length > (action === 'add' ? 1 : 0))
+    throw new UsageError(`schedule ${action} takes ${action === 'add' ? 'at most one payload' : 'no more arguments'}, got ${JSON.stringify(rest.join(' '))}`);
   const spec = action === 'add' ? specOf(values, rest[0]) : undefined;
   const asJson = Boolean(values['json']);
   const conn = await connect(values);

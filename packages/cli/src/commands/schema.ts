@@ -38,7 +38,8 @@ export const schemaCommand: Command = async (argv, out) => {
   if (positionals.length > 0) throw new UsageError(`schema takes no arguments, got ${JSON.stringify(positionals[0])}`);
   const prefix = values['prefix'] as string | undefined;
   const engine = values['engine'];
-  if (engine !== undefined && engine !== 'mysql' && engine !== 'mariadb') throw new UsageError(`--engine must be mysql or mariadb, got ${JSON.stringify(engine)}`);
+  if (engine !== undefined && engine !== 'mysql' && engine !== 'mariadb')
+    throw new UsageError(`--engine must be mysql or mariadb, got ${JSON.stringify(engine)}`);
   await out.write(schemaSql(prefix ?? 'taskrow_', engine));
   return 0;
 };

@@ -73,7 +73,12 @@ export function describeAdapterConformance<Tx>(harness: ConformanceHarness<Tx>):
   }
 }
 
-function describePrimitive<Tx>(harness: ConformanceHarness<Tx>, target: ConformanceTarget, primitive: string, suites: readonly (readonly [string, Suite])[]): void {
+function describePrimitive<Tx>(
+  harness: ConformanceHarness<Tx>,
+  target: ConformanceTarget,
+  primitive: string,
+  suites: readonly (readonly [string, Suite])[],
+): void {
   describe(`${targetLabel(target)} · ${harness.adapter} · ${primitive}`, () => {
     const ctx = useSession(harness, target);
     for (const [name, suite] of suites) describe(name, () => suite(ctx));

@@ -24,7 +24,10 @@ export interface ConformanceOptions {
  * so a primitive added to the kit runs on every adapter and every server.
  */
 export function describeConformance<Tx>(harness: ConformanceHarness<Tx>, options: ConformanceOptions = {}): void {
-  if (options.scope === 'adapter') return describeAdapterConformance(harness);
+  if (options.scope === 'adapter') {
+    describeAdapterConformance(harness);
+    return;
+  }
   describeDonesConformance(harness);
   describeLoopConformance(harness);
   describeQueueConformance(harness);

@@ -33,6 +33,9 @@ function errorLine(e: unknown): string {
 export function expectNone<T>(what: string, list: readonly T[], line: (x: T) => string = errorLine): void {
   const counts = new Map<string, number>();
   for (const x of list) counts.set(line(x), (counts.get(line(x)) ?? 0) + 1);
-  const top = [...counts].sort((a, b) => b[1] - a[1]).slice(0, 3).map(([l, n]) => `${n}x ${l}`);
+  const top = [...counts]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 3)
+    .map(([l, n]) => `${n}x ${l}`);
   expect(list, `${list.length} ${what}${top.length > 0 ? `; ${top.join('; ')}` : ''}`).toEqual([]);
 }

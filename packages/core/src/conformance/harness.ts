@@ -82,7 +82,9 @@ export function freshName(prefix = 'n'): string {
 /** Drops every table and procedure under `prefix` through the probe. */
 export async function dropPrefix(probe: Probe, prefix: string): Promise<void> {
   const like = `${prefix.replace(/_/g, '\\_')}%`;
-  const rows = await probe.query<{ t: string }>('SELECT table_name AS t FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE ?', [like]);
+  const rows = await probe.query<{ t: string }>('SELECT table_name AS t FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE ?', [
+    like,
+  ]);
   for (const r of rows) await probe.query(`DROP TABLE IF EXISTS \`${r.t}\``);
   const routines = await probe.query<{ r: string }>(
     "SELECT routine_name AS r FROM information_schema.routines WHERE routine_schema = DATABASE() AND routine_type = 'PROCEDURE' AND routine_name LIKE ?",

@@ -89,7 +89,8 @@ export function createDones(exec: Executor, t: DonesTables, namespace: unknown, 
     const made = await exec.query(`INSERT IGNORE INTO ${t.ns} (\`name\`, \`gen\`, \`created_at\`) VALUES (?, ?, UTC_TIMESTAMP(6))`, [ns, gen]);
     if (made.affectedRows === 1) return;
     const found = await exec.query<{ gen: unknown }>(`SELECT \`gen\` FROM ${t.ns} WHERE \`name\` = ?`, [ns]);
-    if (!found.rows[0] || toNumber(found.rows[0].gen) !== gen) await exec.query(`UPDATE ${t.gen} SET \`retired_at\` = UTC_TIMESTAMP(6) WHERE \`gen\` = ?`, [gen]);
+    if (!found.rows[0] || toNumber(found.rows[0].gen) !== gen)
+      await exec.query(`UPDATE ${t.gen} SET \`retired_at\` = UTC_TIMESTAMP(6) WHERE \`gen\` = ?`, [gen]);
   }
 
   /**
@@ -180,10 +181,7 @@ export function createDones(exec: Executor, t: DonesTables, namespace: unknown, 
         removed += await exec.transaction(async (conn) => {
           const gen = await lockGeneration(conn);
           if (gen === undefined) return 0;
-          const res = await conn.query(
-            `DELETE FROM ${t.dones} WHERE \`gen\` = ? AND \`k\` IN (${binaryList(part.map((k) => k.k))})`,
-            [gen],
-          );
+          const res = await conn.query(`DELETE FROM ${t.dones} WHERE \`gen\` = ? AND \`k\` IN (${binaryList(part.map((k) => k.k))})`, [gen]);
           return res.affectedRows;
         });
       }
@@ -247,10 +245,7 @@ export function createDones(exec: Executor, t: DonesTables, namespace: unknown, 
 
     async markedAt(key) {
       const k = encodeKey(key);
-      const { rows } = await exec.query<{ us: unknown }>(
-        `SELECT ${EPOCH_MICROS} AS us FROM ${t.dones} WHERE \`gen\` = ${currentGen} AND \`k\` = ?`,
-        [ns, k.k],
-      );
+      const { rows } = await exec.query<{ us: unknown }>(`SELECT ${EPOCH_MICROS} AS us FROM ${t.dones} WHERE \`gen\` = ${currentGen} AND \`k\` = ?`, [ns, k.k]);
       return rows[0] ? new Date(toNumber(rows[0].us) / 1000) : null;
     },
 
@@ -298,6 +293,7 @@ export function createDones(exec: Executor, t: DonesTables, namespace: unknown, 
 
 function cursor(after: unknown): Buffer {
   const bytes = typeof after === 'string' && /^[A-Za-z0-9_-]+$/.test(after) ? Buffer.from(after, 'base64url') : undefined;
-  if (!bytes || bytes.length === 0 || bytes.length > INDEX_KEY_BYTES) throw invalid(`list() after must be a cursor returned as next, got ${String(after).slice(0, 40)}`);
+  if (!bytes || bytes.length === 0 || bytes.length > INDEX_KEY_BYTES)
+    throw invalid(`list() after must be a cursor returned as next, got ${String(after).slice(0, 40)}`);
   return bytes;
 }

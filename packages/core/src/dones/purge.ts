@@ -60,7 +60,11 @@ export async function purgeGeneration(exec: Executor, t: DonesTables, gen: numbe
       after ? [gen, after] : [gen],
     );
     if (rows.length === 0) break;
-    for (const part of chunks(rows.map((r) => r.k), { maxRows: DELETE_ROWS, maxBytes: statementBytes(exec.dialect.maxAllowedPacket) }, binaryListedBytes)) {
+    for (const part of chunks(
+      rows.map((r) => r.k),
+      { maxRows: DELETE_ROWS, maxBytes: statementBytes(exec.dialect.maxAllowedPacket) },
+      binaryListedBytes,
+    )) {
       deleted += (await exec.query(`DELETE FROM ${t.dones} WHERE \`gen\` = ? AND \`k\` IN (${binaryList(part)})`, [gen])).affectedRows;
     }
     after = rows[rows.length - 1]!.k;

@@ -88,7 +88,12 @@ export function driverClient<C extends DriverConnection, P extends C = C>(spec: 
  * nothing else uses meanwhile (lent for this statement, or taking turns). How an adapter keeps
  * the promise of `SqlClient.endsInterrupted`; the ROLLBACK's own failure is ignored.
  */
-export async function rollingBackInterrupted<Row>(conn: SqlConnection, describeError: (err: unknown) => DriverErrorInfo, sql: string, params?: readonly SqlValue[]): Promise<SqlResult<Row>> {
+export async function rollingBackInterrupted<Row>(
+  conn: SqlConnection,
+  describeError: (err: unknown) => DriverErrorInfo,
+  sql: string,
+  params?: readonly SqlValue[],
+): Promise<SqlResult<Row>> {
   try {
     return await conn.query<Row>(sql, params);
   } catch (err) {
@@ -124,7 +129,12 @@ export function waitsOf(pool: EnqueueEmitter): Pick<DriverPool<never>, 'onWait'>
  * pooled connection to one statement or transaction keeps `QueryOptions.signal` and
  * `TransactionOptions.signal`; MUST NOT leave the connection out of the pool on any path.
  */
-export async function lending<P, T>(pool: Lender<P>, describeError: (err: unknown) => DriverErrorInfo, signal: AbortSignal | undefined, work: (conn: P) => Promise<T>): Promise<T> {
+export async function lending<P, T>(
+  pool: Lender<P>,
+  describeError: (err: unknown) => DriverErrorInfo,
+  signal: AbortSignal | undefined,
+  work: (conn: P) => Promise<T>,
+): Promise<T> {
   const conn = await pool.acquire();
   let returned = false;
   const giveBack = (broken: boolean): void | Promise<void> => {
@@ -152,7 +162,12 @@ export async function lending<P, T>(pool: Lender<P>, describeError: (err: unknow
  * A pool's client: one connection lent per transaction (see `driverClient`), and sessions that
  * keep one between transactions (`keptSession`) when the pool tells of its waiters.
  */
-function poolClient<C extends DriverConnection, P extends C>(adapter: string, describeError: (err: unknown) => DriverErrorInfo, connectionOf: (conn: C) => SqlConnection, pool: DriverPool<P>): SqlClient {
+function poolClient<C extends DriverConnection, P extends C>(
+  adapter: string,
+  describeError: (err: unknown) => DriverErrorInfo,
+  connectionOf: (conn: C) => SqlConnection,
+  pool: DriverPool<P>,
+): SqlClient {
   const plain: SqlClient = {
     adapter,
     joined: false,
@@ -164,7 +179,11 @@ function poolClient<C extends DriverConnection, P extends C>(adapter: string, de
   };
   if (!pool.onWait) return plain;
   const onWait = waitSignal(pool.onWait.bind(pool));
-  return { ...plain, session: (options) => keptSession<P>({ pool, connectionOf, describeError, plain, onWait, timeoutMs: options?.timeoutMs ?? 30_000, idleMs: options?.idleMs ?? SESSION_IDLE_MS }) };
+  return {
+    ...plain,
+    session: (options) =>
+      keptSession<P>({ pool, connectionOf, describeError, plain, onWait, timeoutMs: options?.timeoutMs ?? 30_000, idleMs: options?.idleMs ?? SESSION_IDLE_MS }),
+  };
 }
 
 /**

@@ -135,9 +135,12 @@ export class Executor {
         const work = stopsWith(plan(a), signal);
         if (!options.dryRun) return client.transaction(work, { isolation: options.isolation, signal });
         try {
-          await client.transaction(async (conn) => {
-            throw new DryRunRollback(await work(conn));
-          }, { isolation: options.isolation, signal });
+          await client.transaction(
+            async (conn) => {
+              throw new DryRunRollback(await work(conn));
+            },
+            { isolation: options.isolation, signal },
+          );
         } catch (err) {
           if (err instanceof DryRunRollback) return err.value as T;
           throw err;

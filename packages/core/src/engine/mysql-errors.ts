@@ -1,15 +1,7 @@
 import type { DriverErrorInfo } from '../port.js';
 
 /** mysql2's codes for a connection that is gone. */
-const LOST_CODES = new Set([
-  'PROTOCOL_CONNECTION_LOST',
-  'PROTOCOL_SEQUENCE_TIMEOUT',
-  'ECONNRESET',
-  'ECONNREFUSED',
-  'EPIPE',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-]);
+const LOST_CODES = new Set(['PROTOCOL_CONNECTION_LOST', 'PROTOCOL_SEQUENCE_TIMEOUT', 'ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH']);
 
 /**
  * Reads an error raised through the mysql2 driver (directly, or passed through by Knex's or

@@ -13,7 +13,11 @@ export const DEFAULT_COUNT_LIMIT = 100_000;
 const ACCEPTED = ['after', 'limit', 'countLimit'] as const;
 
 /** Validated page options. MUST throw before any SQL, naming unknown options and the accepted names. */
-export function pageArgs(what: string, options: InspectPageOptions | undefined, accepted: readonly string[] = ACCEPTED): { after: string | undefined; limit: number; countLimit: number } {
+export function pageArgs(
+  what: string,
+  options: InspectPageOptions | undefined,
+  accepted: readonly string[] = ACCEPTED,
+): { after: string | undefined; limit: number; countLimit: number } {
   const o = (options ?? {}) as Record<string, unknown>;
   if (typeof o !== 'object' || o === null) throw invalid(`${what} options must be an object, got ${show(o)}`);
   for (const k of Object.keys(o)) {

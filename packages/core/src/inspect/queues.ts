@@ -35,7 +35,10 @@ export async function queueNames(exec: Executor, t: QueueTables, after: string |
 async function cappedCounts(exec: Executor, t: QueueTables, queue: string, cap: number): Promise<Record<JobState, CappedCount>> {
   const part = (phase: number): string =>
     `SELECT ${phase} AS phase, COUNT(*) AS n FROM (SELECT 1 AS x FROM ${t.jobs} FORCE INDEX (\`claim\`) WHERE \`queue\` = ? AND \`phase\` = ${phase} LIMIT ${cap + 1}) AS p${phase}`;
-  const { rows } = await exec.query<{ phase: unknown; n: unknown }>(STATE_OF.map((_, i) => part(i)).join('\nUNION ALL\n'), STATE_OF.map(() => queue));
+  const { rows } = await exec.query<{ phase: unknown; n: unknown }>(
+    STATE_OF.map((_, i) => part(i)).join('\nUNION ALL\n'),
+    STATE_OF.map(() => queue),
+  );
   const counts = Object.fromEntries(STATE_OF.map((s) => [s, capped(0, cap)])) as Record<JobState, CappedCount>;
   for (const r of rows) counts[STATE_OF[toNumber(r.phase)]!] = capped(toNumber(r.n), cap);
   return counts;

@@ -45,10 +45,9 @@ const NS_COLUMNS = `\`name\`, \`gen\`, ${epochMicros('`created_at`')} AS created
  * per namespace one count of its generation's primary-key range, stopped at `cap + 1` rows.
  */
 export async function donesPage(exec: Executor, prefix: string, after: string | undefined, limit: number, cap: number): Promise<InspectPage<DonesSummary>> {
-  const { rows } = await exec.query<NsRow>(
-    `SELECT ${NS_COLUMNS} FROM ${donesTables(prefix).ns} WHERE \`name\` > ? ORDER BY \`name\` LIMIT ${limit + 1}`,
-    [after ?? ''],
-  );
+  const { rows } = await exec.query<NsRow>(`SELECT ${NS_COLUMNS} FROM ${donesTables(prefix).ns} WHERE \`name\` > ? ORDER BY \`name\` LIMIT ${limit + 1}`, [
+    after ?? '',
+  ]);
   const { page, next } = paged(rows, limit, (r) => textOf(r.name));
   const items: DonesSummary[] = [];
   for (const r of page) items.push(await summarize(exec, prefix, r, cap));

@@ -35,7 +35,13 @@ async function takeFromStart(conn: SqlConnection, r: { codec: IdCodec; sql: Loop
  * held, it reads the whole ranges. A `get` that loses a race for the same ids sees fewer ids,
  * never an id another transaction holds.
  */
-export async function takeDue(conn: SqlConnection, r: { codec: IdCodec; sql: LoopSql }, limit: number, minLoopTime: number, plainFirst: boolean): Promise<LoopId[]> {
+export async function takeDue(
+  conn: SqlConnection,
+  r: { codec: IdCodec; sql: LoopSql },
+  limit: number,
+  minLoopTime: number,
+  plainFirst: boolean,
+): Promise<LoopId[]> {
   if (!plainFirst) return takeFromStart(conn, r, limit, minLoopTime);
   const heads = (await conn.query<HeadRow>(r.sql.heads(limit), [minLoopTime])).rows;
   if (heads.length === 0) return [];

@@ -101,9 +101,7 @@ const bigintCodec: IdCodec = {
     if (typeof value === 'bigint') n = value;
     else if (typeof value === 'number' && Number.isSafeInteger(value)) n = BigInt(value);
     if (n === undefined || n < BIGINT_MIN || n > BIGINT_MAX) {
-      throw invalid(
-        `${what} ${show(value)} is not an id of this loop: its ids are bigints (or safe-integer numbers) from ${BIGINT_MIN} to ${BIGINT_MAX}`,
-      );
+      throw invalid(`${what} ${show(value)} is not an id of this loop: its ids are bigints (or safe-integer numbers) from ${BIGINT_MIN} to ${BIGINT_MAX}`);
     }
     const text = n.toString();
     return { id: n, param: text, key: text, size: text.length + 20 };

@@ -40,7 +40,6 @@ const encodeIds = (ids: readonly LoopId[]): string => Buffer.from(JSON.stringify
 const decodeIds = (codec: IdCodec, text: string): LoopId[] =>
   (JSON.parse(Buffer.from(text, 'base64').toString('utf8')) as string[]).map((s) => codec.decode(s));
 
-
 /** The `turns` option: `'auto'` (default), true or false. MUST throw before any SQL on anything else. */
 function turnsArg(value: unknown): boolean | 'auto' {
   if (value === undefined) return 'auto';
@@ -75,7 +74,11 @@ export function openLoop(exec: Executor, prefix: string, name: unknown, options:
    * Runs `take` in a transaction (retried as the engine retries) that also writes a receipt of the
    * ids taken: an attempt retried after a lost reply returns them instead of taking more.
    */
-  async function takeWithReceipt(take: (conn: SqlConnection) => Promise<LoopId[]>, r: Resolved, run: { readonly isolation: 'READ COMMITTED' }): Promise<LoopId[]> {
+  async function takeWithReceipt(
+    take: (conn: SqlConnection) => Promise<LoopId[]>,
+    r: Resolved,
+    run: { readonly isolation: 'READ COMMITTED' },
+  ): Promise<LoopId[]> {
     const token = receiptToken();
     const ids = await guard(() =>
       exec.attempts(
@@ -133,7 +136,11 @@ export function openLoop(exec: Executor, prefix: string, name: unknown, options:
     return guard(async () => {
       let total = 0;
       for (const part of chunks(list, { maxRows: IDS_PER_STATEMENT, maxBytes: bytes }, (e) => e.size)) {
-        total += await work(r, part, part.map((e) => e.param));
+        total += await work(
+          r,
+          part,
+          part.map((e) => e.param),
+        );
       }
       return total;
     });
@@ -154,7 +161,11 @@ export function openLoop(exec: Executor, prefix: string, name: unknown, options:
    * own, so outside a dry run they run in autocommit: the common case (every id present) is one
    * primary-key update per part.
    */
-  function settle(ids: unknown, o: { dryRun: boolean; autoAdd: boolean }, pick: (sql: LoopSql) => [(n: number) => string, (n: number) => string]): Promise<number> {
+  function settle(
+    ids: unknown,
+    o: { dryRun: boolean; autoAdd: boolean },
+    pick: (sql: LoopSql) => [(n: number) => string, (n: number) => string],
+  ): Promise<number> {
     return eachPart(ids, (r, part, params) =>
       write(o.dryRun, true, async (conn) => {
         const [upsert, update] = pick(r.sql);

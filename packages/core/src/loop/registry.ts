@@ -7,10 +7,7 @@ import type { LoopIdType } from './types.js';
 
 /** The id type a loop was created with, or undefined when no loop of that name exists. */
 export async function recordedIdType(exec: Executor, prefix: string, t: LoopTable): Promise<LoopIdType | undefined> {
-  const { rows } = await exec.query<{ id_type: unknown }>(
-    `SELECT \`id_type\` FROM ${loopRegistryTable(prefix)} WHERE \`name\` = ?`,
-    [t.loop],
-  );
+  const { rows } = await exec.query<{ id_type: unknown }>(`SELECT \`id_type\` FROM ${loopRegistryTable(prefix)} WHERE \`name\` = ?`, [t.loop]);
   const row = rows[0];
   return row ? idTypeFromLabel(Buffer.isBuffer(row.id_type) ? row.id_type.toString('ascii') : String(row.id_type)) : undefined;
 }
@@ -20,12 +17,7 @@ export async function recordedIdType(exec: Executor, prefix: string, t: LoopTabl
  * was never created (nothing is ever created by a read), and with `INVALID_ARGUMENT` naming both
  * types when the caller declared another id type than the recorded one.
  */
-export async function resolveIdType(
-  exec: Executor,
-  prefix: string,
-  t: LoopTable,
-  declared: LoopIdType | undefined,
-): Promise<LoopIdType> {
+export async function resolveIdType(exec: Executor, prefix: string, t: LoopTable, declared: LoopIdType | undefined): Promise<LoopIdType> {
   const recorded = await recordedIdType(exec, prefix, t);
   const loopName = t.loop;
   if (recorded === undefined) {

@@ -9,11 +9,34 @@ import { dueWaiting, type QueueTables } from './model/tables.js';
 import type { Enqueued, Job, JobRef, QueueOptions } from './model/types.js';
 import type { Queue } from './model/queue.js';
 import { boolArg, intArg, optionsOf, secondsArg, show } from '../validate.js';
-import { refsArg, completeAndClaim, completeJobs, extendJobs, failJob, releaseJobs, type AckContext, reportProgress, waitForArgs, waitForJob } from './settle/index.js';
+import {
+  refsArg,
+  completeAndClaim,
+  completeJobs,
+  extendJobs,
+  failJob,
+  releaseJobs,
+  type AckContext,
+  reportProgress,
+  waitForArgs,
+  waitForJob,
+} from './settle/index.js';
 import { claimable, claimJobs, handedJobs, type ClaimArgs, claimCursor } from './claim/index.js';
 import { purgeDeadJobs, purgeFinished, retryDeadJobs, getJobInfo, listArgs, listJobs, queueStats } from './admin/index.js';
 import { insertJobs, jobRows, callable, batchCallable, coalescedEnqueue, coalescible, producerOf, purgeStaleKeys, purgeStaleKeysNow } from './enqueue/index.js';
-import { purgeIdleKeys, purgeIdleKeysNow, pausedSince, pauseQueue, resumeQueue, getLimit, limitArgs, setLimit, getRate, rateArg, setRate } from './admission/index.js';
+import {
+  purgeIdleKeys,
+  purgeIdleKeysNow,
+  pausedSince,
+  pauseQueue,
+  resumeQueue,
+  getLimit,
+  limitArgs,
+  setLimit,
+  getRate,
+  rateArg,
+  setRate,
+} from './admission/index.js';
 import { onEnqueue, watchDoorbell, type HandTarget, announce, EarlyRing, ringAhead, ringInCall } from './wake/index.js';
 import { handOff } from './handoff/index.js';
 import { startWorker, type Handee } from './worker/index.js';
@@ -27,7 +50,14 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
   const queue = validateName('queue name', name);
   const settings = queueSettings(options);
   const c: AckContext = { exec, t, queue, settings };
-  const claimState = { lastPromote: -Infinity, rated: false, cursor: claimCursor(exec.state, t.jobs, queue), due: dueWaiting(t.jobs, exec.dialect.rangeEndStops), gated: (select: string) => lockingWithPlainReads(exec.dialect, select), gateApart: exec.dialect.lockingReadsAlone };
+  const claimState = {
+    lastPromote: -Infinity,
+    rated: false,
+    cursor: claimCursor(exec.state, t.jobs, queue),
+    due: dueWaiting(t.jobs, exec.dialect.rangeEndStops),
+    gated: (select: string) => lockingWithPlainReads(exec.dialect, select),
+    gateApart: exec.dialect.lockingReadsAlone,
+  };
   const progress = (job: JobRef, value: unknown): Promise<void> => self.progress(job, value);
   const claimWith = (args: ClaimArgs, via: Executor = exec): Promise<Job<P>[]> => claimJobs<P>(via, t, queue, args, claimState, progress);
   // Idle workers claim at once after a committed enqueue (not inside the application's
@@ -43,10 +73,12 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
     if (handed !== undefined) return handed;
     const byCall = callable(exec, t, rows) || batchCallable(exec, t, rows);
     const ahead = ready.length === 0 ? undefined : byCall ? ringInCall(exec, t, queue, ready.length) : ringAhead(exec, t, queue);
-    const res = await insertJobs(producerOf(exec), t, queue, rows, ahead instanceof EarlyRing ? { started: () => ahead.begin() } : { ring: ahead }).catch((err: unknown) => {
-      ahead?.close();
-      throw err;
-    });
+    const res = await insertJobs(producerOf(exec), t, queue, rows, ahead instanceof EarlyRing ? { started: () => ahead.begin() } : { ring: ahead }).catch(
+      (err: unknown) => {
+        ahead?.close();
+        throw err;
+      },
+    );
     announce(exec, t, queue, res.filter((r) => !r.deduplicated).length, Math.min(...ready), ahead);
     return res;
   };
@@ -127,13 +159,15 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
         {
           claim: async (o, reading) => claimWith({ ...claimArgs(o), reading }, kept.exec),
           complete: (refs, results) => completeJobs(own, refsArg(queue, refs, 'complete'), results),
-          completeAndClaim: async (refs, results, o, reading) => completeAndClaim<P>(own, refsArg(queue, refs, 'complete'), results, { ...claimArgs(o), reading }, claimState, progress),
+          completeAndClaim: async (refs, results, o, reading) =>
+            completeAndClaim<P>(own, refsArg(queue, refs, 'complete'), results, { ...claimArgs(o), reading }, claimState, progress),
           close: () => kept.end(),
           progress,
           fail: (ref, error) => self.fail(ref, error),
           release: (refs) => self.release(refs),
           // Kept finished jobs past their retention, idle concurrency key rows and stale dedup rows (once a minute per process).
-          purge: async () => (settings.keepFinishedFor > 0 ? await self.purge() : 0) + (await purgeIdleKeysNow(exec, t, queue)) + (await purgeStaleKeysNow(exec, t, queue)),
+          purge: async () =>
+            (settings.keepFinishedFor > 0 ? await self.purge() : 0) + (await purgeIdleKeysNow(exec, t, queue)) + (await purgeStaleKeysNow(exec, t, queue)),
           // The worker's own jobs, bounded by the time left on their leases.
           extend: (refs, seconds, boundMs) => extendJobs({ ...c, exec: exec.within(boundMs) }, refs, seconds),
           keepsFinished: settings.keepFinishedFor > 0,

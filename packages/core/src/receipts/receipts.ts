@@ -31,8 +31,21 @@ export async function writeReceipt(conn: SqlConnection, table: string, token: Bu
  * granted. Resolves to whether the receipt was written; when it was not, the caller MUST find out
  * what its write did and then call `writeReceipt`.
  */
-export async function writeReceiptIf(conn: SqlConnection, table: string, token: Buffer, result: string, from: string, params: readonly SqlValue[], count: number): Promise<boolean> {
-  const res = await conn.query(`INSERT INTO ${table} (\`token\`, \`made_at\`, \`result\`) SELECT ?, UTC_TIMESTAMP(6), ? ${from} HAVING COUNT(*) = ?`, [token, result, ...params, count]);
+export async function writeReceiptIf(
+  conn: SqlConnection,
+  table: string,
+  token: Buffer,
+  result: string,
+  from: string,
+  params: readonly SqlValue[],
+  count: number,
+): Promise<boolean> {
+  const res = await conn.query(`INSERT INTO ${table} (\`token\`, \`made_at\`, \`result\`) SELECT ?, UTC_TIMESTAMP(6), ? ${from} HAVING COUNT(*) = ?`, [
+    token,
+    result,
+    ...params,
+    count,
+  ]);
   return res.affectedRows === 1;
 }
 

@@ -23,7 +23,12 @@ export async function existing(exec: Executor, t: ResourcesTables, keys: readonl
 }
 
 /** Marks keys as existing now, expiring after `ttl` seconds when given; ignores locks. */
-export async function produceKeys(exec: Executor, t: ResourcesTables, keys: unknown, options: { ttl?: number | null; by?: string } | undefined): Promise<number> {
+export async function produceKeys(
+  exec: Executor,
+  t: ResourcesTables,
+  keys: unknown,
+  options: { ttl?: number | null; by?: string } | undefined,
+): Promise<number> {
   const list = resKeys(keys, 'output').sort(byDigest);
   optionsOf('produce()', options, ['ttl', 'by']);
   const ttl = settings(DEFAULT_SETTINGS, { outputTtl: options?.ttl ?? null }, 'produce() ttl').outputTtl;
@@ -59,27 +64,37 @@ export async function unproduceKeys(exec: Executor, t: ResourcesTables, keys: un
  * Removes reader locks of `inputs` and writer locks of `outputs`, whoever holds them, with the key
  * rows locked (as every change to lock rows is made). Resolves to the number of locks removed.
  */
-export async function forceRelease(exec: Executor, t: ResourcesTables, keys: { inputs?: Iterable<ResourceKey>; outputs?: Iterable<ResourceKey> }): Promise<number> {
+export async function forceRelease(
+  exec: Executor,
+  t: ResourcesTables,
+  keys: { inputs?: Iterable<ResourceKey>; outputs?: Iterable<ResourceKey> },
+): Promise<number> {
   if (keys === null || typeof keys !== 'object') throw invalid(`forceRelease() takes { inputs, outputs }, got ${show(keys)}`);
   optionsOf('forceRelease()', keys, ['inputs', 'outputs']);
   const ins = keys.inputs === undefined ? [] : resKeys(keys.inputs, 'input');
   const outs = keys.outputs === undefined ? [] : resKeys(keys.outputs, 'output');
   const all = [...new Map([...ins, ...outs].map((k) => [k.id, k])).values()].sort(byDigest);
   if (all.length === 0) return 0;
-  return exec.transaction(async (conn) => {
-    await lockKeyRows(conn, t, all);
-    let n = 0;
-    for (const [mode, list] of [['reader', ins], ['writer', outs]] as const) {
-      for (const part of runs(list)) {
-        const res = await conn.query(`DELETE FROM ${t.locks} WHERE \`mode\` = ? AND \`h\` IN (${placeholderList(part.length)})`, [
-          mode,
-          ...part.map((k) => k.h),
-        ]);
-        n += res.affectedRows;
+  return exec.transaction(
+    async (conn) => {
+      await lockKeyRows(conn, t, all);
+      let n = 0;
+      for (const [mode, list] of [
+        ['reader', ins],
+        ['writer', outs],
+      ] as const) {
+        for (const part of runs(list)) {
+          const res = await conn.query(`DELETE FROM ${t.locks} WHERE \`mode\` = ? AND \`h\` IN (${placeholderList(part.length)})`, [
+            mode,
+            ...part.map((k) => k.h),
+          ]);
+          n += res.affectedRows;
+        }
       }
-    }
-    return n;
-  }, { isolation: 'READ COMMITTED' });
+      return n;
+    },
+    { isolation: 'READ COMMITTED' },
+  );
 }
 
 /** Jobs whose lease has not passed, oldest first, with the keys of their live locks. */
@@ -125,9 +140,12 @@ export async function runningJobs(exec: Executor, t: ResourcesTables): Promise<R
  */
 export async function sweep(exec: Executor, t: ResourcesTables): Promise<number> {
   // READ COMMITTED: the scan locks only the rows it deletes, so live locks and new ones never wait.
-  return exec.transaction(async (conn) => {
-    const locks = await conn.query(`DELETE FROM ${t.locks} WHERE \`lease_until\` <= ${NOW}`);
-    const jobs = await conn.query(`DELETE FROM ${t.jobs} WHERE \`lease_until\` <= ${NOW}`);
-    return locks.affectedRows + jobs.affectedRows;
-  }, { isolation: 'READ COMMITTED' });
+  return exec.transaction(
+    async (conn) => {
+      const locks = await conn.query(`DELETE FROM ${t.locks} WHERE \`lease_until\` <= ${NOW}`);
+      const jobs = await conn.query(`DELETE FROM ${t.jobs} WHERE \`lease_until\` <= ${NOW}`);
+      return locks.affectedRows + jobs.affectedRows;
+    },
+    { isolation: 'READ COMMITTED' },
+  );
 }

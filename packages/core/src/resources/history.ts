@@ -152,10 +152,10 @@ export async function traverse(
     const level: FlowEdge[] = [];
     for (const part of runs(frontier)) {
       const col = downstream ? '`src_h`' : '`dst_h`';
-      const { rows } = await exec.query<EdgeRow>(
-        `${SELECT_EDGE} ${t.edges} WHERE ${col} IN (${placeholderList(part.length)})${w.sql}`,
-        [...part.map((n) => keyDigest(Buffer.from(n, 'utf8'))), ...w.params],
-      );
+      const { rows } = await exec.query<EdgeRow>(`${SELECT_EDGE} ${t.edges} WHERE ${col} IN (${placeholderList(part.length)})${w.sql}`, [
+        ...part.map((n) => keyDigest(Buffer.from(n, 'utf8'))),
+        ...w.params,
+      ]);
       const names = new Set(part);
       for (const e of rows.map(toEdge)) if (names.has(downstream ? e.from : e.to)) level.push(e);
     }

@@ -62,7 +62,11 @@ export class Job implements ResourceJob, Holding {
   /** The lease on the local monotonic clock, from when the last confirmed acquire or refresh was sent. */
   private lease: LeaseDeadline | undefined;
 
-  constructor(private readonly ctx: JobContext, name: ResourceKey, options: JobOptions = {}) {
+  constructor(
+    private readonly ctx: JobContext,
+    name: ResourceKey,
+    options: JobOptions = {},
+  ) {
     optionsOf('job()', options, JOB_OPTIONS);
     this.jobKey = resKey(name, 'job name');
     this.name = this.jobKey.key;
@@ -258,7 +262,13 @@ export class Job implements ResourceJob, Holding {
    * frees what is left without marking outputs.
    */
   private leaseEnded(): void {
-    this.loseLocks(new ResourceLockLostError(this.name, [], 'lost its locks: its lease ended (counted from when it was last acquired or refreshed) before a refresh was confirmed'));
+    this.loseLocks(
+      new ResourceLockLostError(
+        this.name,
+        [],
+        'lost its locks: its lease ended (counted from when it was last acquired or refreshed) before a refresh was confirmed',
+      ),
+    );
   }
 
   private loseLocks(reason: ResourceLockLostError): void {
@@ -276,13 +286,16 @@ export class Job implements ResourceJob, Holding {
    */
   private schedule(): void {
     const lease = this.current.lease * 1000;
-    this.timer = setTimeout(() => {
-      void (async () => {
-        if (this.state !== 'held') return;
-        await this.refresh().catch(() => undefined);
-        if (this.state === 'held') this.schedule();
-      })();
-    }, Math.max(100, lease / 3));
+    this.timer = setTimeout(
+      () => {
+        void (async () => {
+          if (this.state !== 'held') return;
+          await this.refresh().catch(() => undefined);
+          if (this.state === 'held') this.schedule();
+        })();
+      },
+      Math.max(100, lease / 3),
+    );
     this.timer.unref();
   }
 

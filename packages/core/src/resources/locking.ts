@@ -57,7 +57,12 @@ export async function tryAcquire(
       if (missing.length > 0) return { missing };
       await writeKeyRows(conn, t, keys, rows.found);
       const stale = locks.filter((l) => !l.live && l.holder !== claim.holder.toString('binary'));
-      if (stale.length > 0) await deleteLockRows(conn, t, stale.map((l) => ({ h: bin(l.id), holder: bin(l.holder) })));
+      if (stale.length > 0)
+        await deleteLockRows(
+          conn,
+          t,
+          stale.map((l) => ({ h: bin(l.id), holder: bin(l.holder) })),
+        );
       const writers = new Set(claim.outputs.map((k) => k.id));
       for (const part of runs(keys, 500)) {
         await conn.query(
@@ -110,7 +115,13 @@ function invalidated(claim: Pick<Claim, 'inputs' | 'outputs'>, present: Readonly
  * its lease), any input no longer exists, or (without `overwrite`) any output was produced
  * meanwhile, nothing is extended and the call resolves to those keys and reasons; lost locks stay lost.
  */
-export async function refreshLocks(exec: Executor, t: ResourcesTables, claim: Claim, leaseMicros: number, overwrite: boolean): Promise<KeyReason<LostReason>[]> {
+export async function refreshLocks(
+  exec: Executor,
+  t: ResourcesTables,
+  claim: Claim,
+  leaseMicros: number,
+  overwrite: boolean,
+): Promise<KeyReason<LostReason>[]> {
   const keys = sortedKeys(claim);
   return exec.transaction(async (conn) => {
     const rows = await lockKeyRows(conn, t, keys);
@@ -162,13 +173,7 @@ async function markProduced(conn: SqlConnection, t: ResourcesTables, outputs: re
  * the slow path locks the key rows, reads which locks were lost and releases the rest. A retry
  * after a commit whose reply was lost finds the job row gone and reports the first outcome.
  */
-export async function releaseLocks(
-  exec: Executor,
-  t: ResourcesTables,
-  claim: Claim,
-  succeeded: boolean,
-  ttlMicros: number | null,
-): Promise<Released> {
+export async function releaseLocks(exec: Executor, t: ResourcesTables, claim: Claim, succeeded: boolean, ttlMicros: number | null): Promise<Released> {
   const keys = sortedKeys(claim);
   let previous: Released | undefined;
   const finish = async (conn: SqlConnection, lost: KeyReason<LostReason>[]): Promise<Released> => {
@@ -200,7 +205,12 @@ export async function releaseLocks(
       const job = await conn.query(`SELECT 1 FROM ${t.jobs} WHERE \`holder\` = ?`, [claim.holder]);
       if (job.rows.length === 0) return previous;
     }
-    if (mine.length > 0) await deleteLockRows(conn, t, mine.map((l) => ({ h: bin(l.id), holder: claim.holder })));
+    if (mine.length > 0)
+      await deleteLockRows(
+        conn,
+        t,
+        mine.map((l) => ({ h: bin(l.id), holder: claim.holder })),
+      );
     return finish(conn, lostLocks(claim, mine));
   }, LOCKING);
 }

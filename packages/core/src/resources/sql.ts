@@ -71,7 +71,11 @@ export async function writeKeyRows(conn: SqlConnection, t: ResourcesTables, sort
 }
 
 /** Creates the missing key rows (not existing, no lock), in autocommit, in digest order. */
-export async function createKeyRows(query: (sql: string, params: SqlValue[]) => Promise<unknown>, t: ResourcesTables, sorted: readonly ResKey[]): Promise<void> {
+export async function createKeyRows(
+  query: (sql: string, params: SqlValue[]) => Promise<unknown>,
+  t: ResourcesTables,
+  sorted: readonly ResKey[],
+): Promise<void> {
   for (const part of runs(sorted, 200)) {
     // IGNORE skips only duplicates: digests are exactly 16 bytes and keys were checked against the
     // column width, so nothing can be truncated or coerced.

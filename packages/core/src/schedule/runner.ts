@@ -27,7 +27,10 @@ export async function passOnce(c: ScheduleContext): Promise<{ enqueued: number; 
   const failed = new Map<string, unknown>();
   for (;;) {
     const look = await soonest(c);
-    const due = look.filter((s) => s.inUs <= 0 && !failed.has(s.name)).map((s) => s.name).sort(() => Math.random() - 0.5);
+    const due = look
+      .filter((s) => s.inUs <= 0 && !failed.has(s.name))
+      .map((s) => s.name)
+      .sort(() => Math.random() - 0.5);
     for (const name of due) {
       try {
         enqueued += await tickSchedule(c, name);

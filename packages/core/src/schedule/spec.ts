@@ -72,5 +72,15 @@ export function scheduleRow(name: unknown, spec: unknown): ScheduleRow {
   const job = scheduledJob(s.payload ?? null, s.options, `${what} job`);
   const missed = missedArg(`${what} missed`, s.missed);
   const options = Object.fromEntries(Object.entries(s.options ?? {}).filter(([, v]) => v !== undefined)) as ScheduleJobOptions;
-  return { name: n, queue, cron: s.cron === undefined ? null : s.cron, tz, every, payload: job.payload, options: JSON.stringify(options), missed: missed.kind, missedMax: missed.max };
+  return {
+    name: n,
+    queue,
+    cron: s.cron === undefined ? null : s.cron,
+    tz,
+    every,
+    payload: job.payload,
+    options: JSON.stringify(options),
+    missed: missed.kind,
+    missedMax: missed.max,
+  };
 }

@@ -81,7 +81,12 @@ export function infoOf<P>(s: StoredSchedule): ScheduleInfo<P> {
 }
 
 /** The schedule `name` as stored, or undefined; a plain (non-locking) read. */
-export async function readSchedule(conn: SqlConnection | Executor, table: string, name: string, where = ''): Promise<(StoredSchedule & { nowUs: number }) | undefined> {
+export async function readSchedule(
+  conn: SqlConnection | Executor,
+  table: string,
+  name: string,
+  where = '',
+): Promise<(StoredSchedule & { nowUs: number }) | undefined> {
   const { rows } = await conn.query(`SELECT ${SCHEDULE_COLUMNS} FROM ${table} WHERE \`name\` = ?${where}`, [name]);
   return rows[0] ? storedOf(rows[0]) : undefined;
 }
@@ -103,21 +108,24 @@ const SAME_TIMING = '`cron` <=> VALUES(`cron`) AND `tz` <=> VALUES(`tz`) AND `ev
  * tick's row lock and then bumps `rev`, so the tick commits first or loses its compare-and-set.
  */
 export async function upsertSchedule(exec: Executor, table: string, row: ScheduleRow): Promise<StoredSchedule> {
-  return exec.transaction(async (conn) => {
-    const { rows } = await conn.query<{ now_us: unknown }>(`SELECT ${NOW_MICROS} AS now_us`);
-    const nowUs = toNumber(rows[0]!.now_us);
-    const anchorUs = Math.floor(nowUs / 1e6) * 1e6;
-    const nextUs = tickAfter(timingOf({ ...row, anchorUs }), nowUs);
-    await conn.query(
-      `INSERT INTO ${table} (\`name\`, \`queue\`, \`cron\`, \`tz\`, \`every_s\`, \`anchor_at\`, \`payload\`, \`options\`, \`missed\`, \`missed_max\`, \`next_at\`, \`rev\`, \`created_at\`, \`updated_at\`)
+  return exec.transaction(
+    async (conn) => {
+      const { rows } = await conn.query<{ now_us: unknown }>(`SELECT ${NOW_MICROS} AS now_us`);
+      const nowUs = toNumber(rows[0]!.now_us);
+      const anchorUs = Math.floor(nowUs / 1e6) * 1e6;
+      const nextUs = tickAfter(timingOf({ ...row, anchorUs }), nowUs);
+      await conn.query(
+        `INSERT INTO ${table} (\`name\`, \`queue\`, \`cron\`, \`tz\`, \`every_s\`, \`anchor_at\`, \`payload\`, \`options\`, \`missed\`, \`missed_max\`, \`next_at\`, \`rev\`, \`created_at\`, \`updated_at\`)
        VALUES (?, ?, ?, ?, ?, ${FROM_MICROS}, ?, ?, ?, ?, ${nextUs === null ? 'NULL' : FROM_MICROS}, 0, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6))
        ON DUPLICATE KEY UPDATE \`next_at\` = IF(${SAME_TIMING}, \`next_at\`, VALUES(\`next_at\`)), \`anchor_at\` = IF(${SAME_TIMING}, \`anchor_at\`, VALUES(\`anchor_at\`)),
          \`queue\` = VALUES(\`queue\`), \`cron\` = VALUES(\`cron\`), \`tz\` = VALUES(\`tz\`), \`every_s\` = VALUES(\`every_s\`), \`payload\` = VALUES(\`payload\`),
          \`options\` = VALUES(\`options\`), \`missed\` = VALUES(\`missed\`), \`missed_max\` = VALUES(\`missed_max\`), \`rev\` = \`rev\` + 1, \`updated_at\` = VALUES(\`updated_at\`)`,
-      [row.name, row.queue, row.cron, row.tz, row.every, anchorUs, row.payload, row.options, row.missed, row.missedMax, ...(nextUs === null ? [] : [nextUs])],
-    );
-    return (await readSchedule(conn, table, row.name))!;
-  }, { isolation: 'READ COMMITTED' }); // the upsert meets the latest committed row (a tick's), never a snapshot's
+        [row.name, row.queue, row.cron, row.tz, row.every, anchorUs, row.payload, row.options, row.missed, row.missedMax, ...(nextUs === null ? [] : [nextUs])],
+      );
+      return (await readSchedule(conn, table, row.name))!;
+    },
+    { isolation: 'READ COMMITTED' },
+  ); // the upsert meets the latest committed row (a tick's), never a snapshot's
 }
 
 /** Deletes the schedule `name`; true when it existed. */

@@ -29,7 +29,13 @@ function datetimeOf(us: number): string {
  * its own (the tick's transaction is retried whole).
  */
 function joinedOn(exec: Executor, conn: SqlConnection): Executor {
-  const client: SqlClient = { adapter: exec.client.adapter, joined: true, describeError: (e) => exec.client.describeError(e), query: (sql, params) => conn.query(sql, params), transaction: (fn) => fn(conn) };
+  const client: SqlClient = {
+    adapter: exec.client.adapter,
+    joined: true,
+    describeError: (e) => exec.client.describeError(e),
+    query: (sql, params) => conn.query(sql, params),
+    transaction: (fn) => fn(conn),
+  };
   return new Executor(client, exec.dialect, exec.retry, exec.timeoutMs, client, exec.state);
 }
 

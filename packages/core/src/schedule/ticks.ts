@@ -7,7 +7,8 @@ export type Timing = { readonly cron: Cron } | { readonly everyUs: number; reado
 
 /** A validated time zone: one the runtime's Intl knows (IANA names, `UTC`). */
 export function timeZoneArg(what: string, tz: unknown): string {
-  if (typeof tz !== 'string' || tz.length === 0 || tz.length > 64) throw invalid(`${what} must be an IANA time zone name such as "Europe/Berlin" or "UTC", got ${show(tz)}`);
+  if (typeof tz !== 'string' || tz.length === 0 || tz.length > 64)
+    throw invalid(`${what} must be an IANA time zone name such as "Europe/Berlin" or "UTC", got ${show(tz)}`);
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: tz });
   } catch {
@@ -63,7 +64,10 @@ function dueTicks(t: Timing, nextUs: number, nowUs: number, keep: number): { lat
     return { latest: Array.from({ length: last - from + 1 }, (_, i) => nextUs + (from + i) * t.everyUs), several: last > 0 };
   }
   // Cron ticks are whole seconds: those strictly before now's millisecond + 1 are at or before now.
-  const later = t.cron.previousRuns(keep, new Date(Math.floor(nowUs / 1000) + 1)).map((d) => d.getTime() * 1000).filter((us) => us > nextUs);
+  const later = t.cron
+    .previousRuns(keep, new Date(Math.floor(nowUs / 1000) + 1))
+    .map((d) => d.getTime() * 1000)
+    .filter((us) => us > nextUs);
   const ticks = [nextUs, ...later.reverse()];
   return { latest: ticks.slice(-keep), several: ticks.length > 1 };
 }

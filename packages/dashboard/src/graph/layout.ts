@@ -115,7 +115,10 @@ export function layout(edges: readonly FlowEdge[]): Layout {
     const width = Math.max(...layer.map((n) => n.width));
     let floor = MARGIN;
     for (const n of layer) {
-      const ys = (preds.get(n.id) ?? []).map((p) => nodes.get(p)!).filter((p) => p.layer < n.layer).map((p) => p.y);
+      const ys = (preds.get(n.id) ?? [])
+        .map((p) => nodes.get(p)!)
+        .filter((p) => p.layer < n.layer)
+        .map((p) => p.y);
       const wanted = ys.length === 0 ? floor : ys.reduce((a, b) => a + b, 0) / ys.length;
       n.x = x;
       n.y = Math.max(floor, wanted);

@@ -34,9 +34,12 @@ const REFRESH = `(function () {
 
 function nav(ctx: PageContext): Html {
   const a = ctx.actions;
-  const session = a === undefined ? '' : a.loginNeeded
-    ? html`<a href="${ctx.link('/login')}">Enable actions</a>`
-    : html`<form method="post" action="${ctx.link('/logout')}" class="inline"><input type="hidden" name="csrf" value="${a.csrf}"><button>Log out</button></form>`;
+  const session =
+    a === undefined
+      ? ''
+      : a.loginNeeded
+        ? html`<a href="${ctx.link('/login')}">Enable actions</a>`
+        : html`<form method="post" action="${ctx.link('/logout')}" class="inline"><input type="hidden" name="csrf" value="${a.csrf}"><button>Log out</button></form>`;
   return html`<nav><a class="brand" href="${ctx.link('/')}">taskrow</a><a href="${ctx.link('/')}">Overview</a><a href="${ctx.link('/resources')}">Resources</a><a href="${ctx.link('/metrics')}">Metrics</a><span class="grow"></span>${session}</nav>`;
 }
 

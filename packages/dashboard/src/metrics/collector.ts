@@ -17,43 +17,57 @@ type Fill = (g: Gauge<string>, s: Snapshot) => void;
 
 const GAUGES: readonly { name: string; help: string; labelNames: string[]; fill: Fill }[] = [
   {
-    name: 'taskrow_queue_jobs', help: 'Jobs per queue and state (counted up to countLimit).', labelNames: ['queue', 'state'],
+    name: 'taskrow_queue_jobs',
+    help: 'Jobs per queue and state (counted up to countLimit).',
+    labelNames: ['queue', 'state'],
     fill: (g, s) => {
       for (const q of s.queues) for (const [state, c] of Object.entries(q.counts)) g.set({ queue: q.name, state }, c.value);
     },
   },
   {
-    name: 'taskrow_queue_dead_jobs', help: 'Dead jobs per queue (counted up to countLimit).', labelNames: ['queue'],
+    name: 'taskrow_queue_dead_jobs',
+    help: 'Dead jobs per queue (counted up to countLimit).',
+    labelNames: ['queue'],
     fill: (g, s) => {
       for (const q of s.queues) g.set({ queue: q.name }, q.counts.dead.value);
     },
   },
   {
-    name: 'taskrow_queue_oldest_runnable_age_seconds', help: 'Seconds the oldest runnable job has waited since it became due (0: none runnable).', labelNames: ['queue'],
+    name: 'taskrow_queue_oldest_runnable_age_seconds',
+    help: 'Seconds the oldest runnable job has waited since it became due (0: none runnable).',
+    labelNames: ['queue'],
     fill: (g, s) => {
       for (const q of s.queues) g.set({ queue: q.name }, q.oldestRunnableAge ?? 0);
     },
   },
   {
-    name: 'taskrow_loop_locked_ids', help: 'Ids of a loop locked now (leased by get()).', labelNames: ['loop'],
+    name: 'taskrow_loop_locked_ids',
+    help: 'Ids of a loop locked now (leased by get()).',
+    labelNames: ['loop'],
     fill: (g, s) => {
       for (const l of s.loops) g.set({ loop: l.name }, l.stats.locked);
     },
   },
   {
-    name: 'taskrow_loop_bumped_ids', help: 'Ids of a loop bumped (lock_until now or past).', labelNames: ['loop'],
+    name: 'taskrow_loop_bumped_ids',
+    help: 'Ids of a loop bumped (lock_until now or past).',
+    labelNames: ['loop'],
     fill: (g, s) => {
       for (const l of s.loops) g.set({ loop: l.name }, l.stats.bumped);
     },
   },
   {
-    name: 'taskrow_dones_keys', help: 'Done keys per Dones namespace (counted up to countLimit).', labelNames: ['namespace'],
+    name: 'taskrow_dones_keys',
+    help: 'Done keys per Dones namespace (counted up to countLimit).',
+    labelNames: ['namespace'],
     fill: (g, s) => {
       for (const d of s.dones) g.set({ namespace: d.name }, d.count.value);
     },
   },
   {
-    name: 'taskrow_resources_running_jobs', help: 'Resources jobs holding locks now.', labelNames: [],
+    name: 'taskrow_resources_running_jobs',
+    help: 'Resources jobs holding locks now.',
+    labelNames: [],
     fill: (g, s) => g.set(s.runningResourceJobs),
   },
 ];

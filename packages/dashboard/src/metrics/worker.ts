@@ -35,7 +35,10 @@ export function workerMetrics(options: WorkerMetricsOptions): WorkerMetrics {
   const tracked: { worker: QueueWorker; queue: string }[] = [];
   const fromCounts = (name: string, help: string, field: CountName): Counter<'queue'> =>
     new Counter({
-      name, help, labelNames: ['queue'], registers: [registry],
+      name,
+      help,
+      labelNames: ['queue'],
+      registers: [registry],
       collect() {
         const sums = new Map<string, number>();
         for (const t of tracked) sums.set(t.queue, (sums.get(t.queue) ?? 0) + t.worker.counts[field]);
@@ -43,12 +46,20 @@ export function workerMetrics(options: WorkerMetricsOptions): WorkerMetrics {
         for (const [queue, n] of sums) this.inc({ queue }, n);
       },
     });
-  fromCounts('taskrow_worker_jobs_completed_total', 'Jobs completed by this process\'s workers.', 'completed');
-  fromCounts('taskrow_worker_jobs_failed_total', 'Jobs failed by this process\'s workers (retried or dead).', 'failed');
-  fromCounts('taskrow_worker_lease_lost_total', 'Jobs whose lease this process\'s workers lost while holding them.', 'lost');
-  const claimed = new Counter({ name: 'taskrow_worker_jobs_claimed_total', help: 'Jobs this process\'s instrumented handlers started.', labelNames: ['queue'], registers: [registry] });
+  fromCounts('taskrow_worker_jobs_completed_total', "Jobs completed by this process's workers.", 'completed');
+  fromCounts('taskrow_worker_jobs_failed_total', "Jobs failed by this process's workers (retried or dead).", 'failed');
+  fromCounts('taskrow_worker_lease_lost_total', "Jobs whose lease this process's workers lost while holding them.", 'lost');
+  const claimed = new Counter({
+    name: 'taskrow_worker_jobs_claimed_total',
+    help: "Jobs this process's instrumented handlers started.",
+    labelNames: ['queue'],
+    registers: [registry],
+  });
   const duration = new Histogram({
-    name: 'taskrow_worker_handler_duration_seconds', help: 'Handler run time by outcome.', labelNames: ['queue', 'outcome'], registers: [registry],
+    name: 'taskrow_worker_handler_duration_seconds',
+    help: 'Handler run time by outcome.',
+    labelNames: ['queue', 'outcome'],
+    registers: [registry],
     ...(o['buckets'] === undefined ? {} : { buckets: o['buckets'] as number[] }),
   });
   const api: WorkerMetrics = {

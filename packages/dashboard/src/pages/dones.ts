@@ -14,13 +14,13 @@ export async function donesPage(ctx: PageContext, settings: DashboardSettings): 
   const found = await ctx.taskrow.inspect().donesNamespace(dones.namespace, { countLimit: settings.countLimit });
   const page = await dones.list({ limit: KEYS_PER_PAGE, after: ctx.url.searchParams.get('after') ?? undefined });
   const rows = page.entries.map((e) => html`<tr><td><pre>${e.key}</pre></td><td>${time(e.markedAt)}</td></tr>`);
-  const table = rows.length === 0
-    ? html`<p class="muted">No done keys.</p>`
-    : html`<table class="keys"><thead><tr><th>key</th><th>marked at</th></tr></thead><tbody>${rows}</tbody></table>`;
+  const table =
+    rows.length === 0
+      ? html`<p class="muted">No done keys.</p>`
+      : html`<table class="keys"><thead><tr><th>key</th><th>marked at</th></tr></thead><tbody>${rows}</tbody></table>`;
   return {
     title: `Dones ${dones.namespace}`,
     body: html`<h1>Dones ${dones.namespace}</h1><p>Done keys: <strong>${found ? count(found.count) : '0'}</strong></p>
 <div class="card">${table}${pager(ctx, `/dones/${seg(dones.namespace)}`, {}, 'after', page.next)}</div>`,
   };
 }
-

@@ -20,12 +20,16 @@ export async function jobPage(ctx: PageContext): Promise<Page> {
   const job = await queue.getJob(id);
   const back = html`<p><a href="${ctx.link(`/queues/${seg(queue.name)}`)}">← queue ${queue.name}</a></p>`;
   if (!job) {
-    return { title: `Job ${id}`, body: html`${back}<h1>Job ${id}</h1><p class="notice">No job ${id} in queue ${queue.name}: it completed (and was deleted), or never existed.</p>` };
+    return {
+      title: `Job ${id}`,
+      body: html`${back}<h1>Job ${id}</h1><p class="notice">No job ${id} in queue ${queue.name}: it completed (and was deleted), or never existed.</p>`,
+    };
   }
   const path = `/queues/${seg(queue.name)}`;
-  const actions = job.state === 'dead'
-    ? html`<p>${actionForm(ctx, `${path}/retry-dead`, 'Retry this job', { id: String(id) })} ${actionForm(ctx, `${path}/delete-dead`, 'Delete this job', { id: String(id) })}</p>`
-    : '';
+  const actions =
+    job.state === 'dead'
+      ? html`<p>${actionForm(ctx, `${path}/retry-dead`, 'Retry this job', { id: String(id) })} ${actionForm(ctx, `${path}/delete-dead`, 'Delete this job', { id: String(id) })}</p>`
+      : '';
   return {
     title: `Job ${id}`,
     body: html`${back}<h1>Job ${id} <span class="state ${job.state === 'dead' ? 'bad' : ''}">${job.state}</span></h1>${actions}

@@ -23,7 +23,8 @@ async function donesPart(ctx: PageContext, settings: DashboardSettings): Promise
   const page = await ctx.taskrow.inspect().donesNamespaces({ after, limit: 50, countLimit: settings.countLimit });
   if (page.items.length === 0) return html`<p class="muted">No Dones namespace.</p>`;
   const rows = page.items.map(
-    (d) => html`<tr><td><a href="${ctx.link(`/dones/${seg(d.name)}`)}">${d.name}</a></td><td class="n">${count(d.count)}</td><td>${time(d.createdAt)}</td></tr>`,
+    (d) =>
+      html`<tr><td><a href="${ctx.link(`/dones/${seg(d.name)}`)}">${d.name}</a></td><td class="n">${count(d.count)}</td><td>${time(d.createdAt)}</td></tr>`,
   );
   return html`<table class="dones"><thead><tr><th>namespace</th><th class="n">done keys</th><th>created</th></tr></thead><tbody>${rows}</tbody></table>
 ${pager(ctx, '/', {}, 'dones_after', page.next)}`;
@@ -31,7 +32,9 @@ ${pager(ctx, '/', {}, 'dones_after', page.next)}`;
 
 /** The overview: every queue, loop and Dones namespace (paged by 50), and running Resources jobs. */
 export async function overviewPage(ctx: PageContext, settings: DashboardSettings): Promise<Page> {
-  const queues = await ctx.taskrow.inspect().queues({ after: ctx.url.searchParams.get('queues_after') ?? undefined, limit: 50, countLimit: settings.countLimit });
+  const queues = await ctx.taskrow
+    .inspect()
+    .queues({ after: ctx.url.searchParams.get('queues_after') ?? undefined, limit: 50, countLimit: settings.countLimit });
   const running = await settings.resources(ctx.taskrow).running();
   return {
     title: 'Overview',

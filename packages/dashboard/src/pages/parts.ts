@@ -22,7 +22,8 @@ export function runningTable(ctx: PageContext, jobs: readonly RunningJob[]): Htm
   if (jobs.length === 0) return html`<p class="muted">No Resources job holds locks.</p>`;
   const keys = (list: readonly string[]): Html[] => list.map((k) => html`<a href="${ctx.link('/resources', { focus: k })}">${k}</a> `);
   const rows = jobs.map(
-    (j) => html`<tr><td>${j.job}</td><td>${j.owner}</td><td>${time(j.acquiredAt)}</td><td>${time(j.leaseUntil)}</td><td>${keys(j.inputs)}</td><td>${keys(j.outputs)}</td></tr>`,
+    (j) =>
+      html`<tr><td>${j.job}</td><td>${j.owner}</td><td>${time(j.acquiredAt)}</td><td>${time(j.leaseUntil)}</td><td>${keys(j.inputs)}</td><td>${keys(j.outputs)}</td></tr>`,
   );
   return html`<table class="running"><thead><tr><th>job</th><th>owner</th><th>acquired</th><th>lease until</th><th>inputs</th><th>outputs</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
@@ -32,7 +33,9 @@ export function pager(ctx: PageContext, path: string, query: Record<string, stri
   const here = ctx.url.searchParams.get(param);
   if (!here && !next) return html``;
   const first = here ? html`<a href="${ctx.link(path, { ...query, [param]: undefined })}">First page</a>` : '';
-  const more = next ? html`<a rel="next" class="next" href="${ctx.link(path, { ...query, [param]: next })}">Next page</a>` : html`<span class="muted">Last page</span>`;
+  const more = next
+    ? html`<a rel="next" class="next" href="${ctx.link(path, { ...query, [param]: next })}">Next page</a>`
+    : html`<span class="muted">Last page</span>`;
   return html`<div class="pager">${first}${more}</div>`;
 }
 

@@ -13,7 +13,9 @@ const preview = (text: string, max = 140): string => (text.length > max ? `${tex
 function jobRows(ctx: PageContext, queue: string, jobs: readonly JobInfo[]): Html {
   if (jobs.length === 0) return html`<p class="muted">No jobs in this state.</p>`;
   const rows = jobs.map(
-    (j) => html`<tr><td class="n"><a href="${ctx.link(`/queues/${seg(queue)}/jobs/${j.id}`)}">${j.id}</a></td><td class="${j.state === 'dead' ? 'bad' : ''}">${j.state}</td>
+    (
+      j,
+    ) => html`<tr><td class="n"><a href="${ctx.link(`/queues/${seg(queue)}/jobs/${j.id}`)}">${j.id}</a></td><td class="${j.state === 'dead' ? 'bad' : ''}">${j.state}</td>
 <td class="n">${j.attempt}/${j.maxAttempts}</td><td class="n">${j.priority}</td><td>${j.group ?? ''}</td><td>${time(j.dueAt)}</td>
 <td><pre>${preview(JSON.stringify(j.payload) ?? pretty(j.payload))}</pre></td><td><pre class="bad">${j.lastError === null ? '' : preview(j.lastError, 80)}</pre></td></tr>`,
   );
@@ -36,12 +38,12 @@ export async function queuePage(ctx: PageContext, settings: DashboardSettings): 
   const limit = limitText === null ? JOBS_PER_PAGE : Number(limitText);
   const page = await queue.list({ state, limit, after });
   const path = `/queues/${seg(queue.name)}`;
-  const tab = (s: JobState | undefined, label: string): Html =>
-    html`<a class="${s === state ? 'on' : ''}" href="${ctx.link(path, { state: s })}">${label}</a>`;
+  const tab = (s: JobState | undefined, label: string): Html => html`<a class="${s === state ? 'on' : ''}" href="${ctx.link(path, { state: s })}">${label}</a>`;
   const tabs = [tab(undefined, 'all'), ...STATES.map((s) => tab(s, `${s} (${count(summary.counts[s])})`))];
-  const dead = summary.counts.dead.value > 0
-    ? html`<p>${actionForm(ctx, `${path}/retry-dead`, 'Retry every dead job')} ${actionForm(ctx, `${path}/delete-dead`, 'Delete every dead job')}</p>`
-    : '';
+  const dead =
+    summary.counts.dead.value > 0
+      ? html`<p>${actionForm(ctx, `${path}/retry-dead`, 'Retry every dead job')} ${actionForm(ctx, `${path}/delete-dead`, 'Delete every dead job')}</p>`
+      : '';
   return {
     title: `Queue ${queue.name}`,
     body: html`<h1>Queue ${queue.name}</h1>

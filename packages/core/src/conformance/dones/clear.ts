@@ -103,7 +103,10 @@ export function donesClear<Tx>(ctx: () => SuiteContext<Tx>): void {
       const settledWhileHeld = await session.withDriverTransaction('commit', async (tx) => {
         await session.taskrow.in(tx).dones(ns).clear({ purge: 'none' });
         marked = d.mark(['new-1', 'new-2']);
-        marked.then(() => (settled = true), () => (settled = true));
+        marked.then(
+          () => (settled = true),
+          () => (settled = true),
+        );
         const running = async (): Promise<boolean> => (await runningStatement(session.probe, c.target.engine, `INSERT IGNORE INTO \`${c.prefix}dones\``)) > 0;
         await until('the mark to wait for the clear', async () => settled || (await running()));
         return settled;

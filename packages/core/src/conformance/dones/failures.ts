@@ -23,7 +23,13 @@ export function donesFailures<Tx>(ctx: () => SuiteContext<Tx>): void {
     const extra = await c.openExtra();
     const ns = freshName('ns');
     await extra.endClient();
-    const err = await extra.taskrow.dones(ns).mark('x').then(() => undefined, (e: unknown) => e);
+    const err = await extra.taskrow
+      .dones(ns)
+      .mark('x')
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect(err).toBeInstanceOf(TaskrowError);
     expect((err as TaskrowError).code).toBe('CLIENT_CLOSED');
     expect(await probeKeys(c.session.probe, c.prefix, ns)).toEqual([]);

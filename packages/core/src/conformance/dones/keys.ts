@@ -59,7 +59,7 @@ export function donesKeys<Tx>(ctx: () => SuiteContext<Tx>): void {
     expect(await probeKeys(session.probe, prefix, ns)).toEqual([...keys].sort());
     expect(await d.unmark(`${stem}a`)).toBe(1);
     expect(await d.areDone(keys)).toEqual(keys.slice(1));
-    const listed = (await d.list({ limit: 2 }));
+    const listed = await d.list({ limit: 2 });
     const all = [...listed.entries.map((e) => e.key)];
     let next = listed.next;
     while (next) {
@@ -91,8 +91,7 @@ export function donesKeys<Tx>(ctx: () => SuiteContext<Tx>): void {
 
   it('rejects invalid namespace names with INVALID_NAME before any query', async () => {
     const { session, prefix } = ctx();
-    const nsRows = async (): Promise<number> =>
-      Number((await session.probe.query<{ n: unknown }>(`SELECT COUNT(*) AS n FROM \`${prefix}dones_ns\``))[0]?.n);
+    const nsRows = async (): Promise<number> => Number((await session.probe.query<{ n: unknown }>(`SELECT COUNT(*) AS n FROM \`${prefix}dones_ns\``))[0]?.n);
     const before = await nsRows();
     for (const bad of ['', 'a'.repeat(65), 'has space', "x'; DROP TABLE t; --", '../etc', '-lead', 'tab\t', 'é', 7, null]) {
       let err: unknown;

@@ -57,7 +57,10 @@ export function donesPending<Tx>(ctx: () => SuiteContext<Tx>): void {
   it('rejects a bad candidate with INVALID_KEY naming its position', async () => {
     const { session } = ctx();
     const d = session.taskrow.dones(freshName('ns'));
-    const err = await collect(d.pending(['ok', '', 'later'])).then(() => undefined, (e: unknown) => e);
+    const err = await collect(d.pending(['ok', '', 'later'])).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(TaskrowError);
     expect((err as TaskrowError).code).toBe('INVALID_KEY');
     expect((err as TaskrowError).message).toContain('#1');

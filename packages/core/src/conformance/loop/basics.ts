@@ -12,7 +12,14 @@ export function loopBasics<Tx>(ctx: () => SuiteContext<Tx>): void {
     expect(await loop.add([42, 43])).toBe(1);
     expect(await loop.add(new Set([43, 44, 45]))).toBe(2);
     expect(await loop.add([46, 46, 47])).toBe(2);
-    expect(await loop.add((function* () { yield 48; yield 49; })())).toBe(2);
+    expect(
+      await loop.add(
+        (function* () {
+          yield 48;
+          yield 49;
+        })(),
+      ),
+    ).toBe(2);
     const rows = await probeRows(c.session.probe, loop.table);
     expect(rows.map((r) => r.id)).toEqual(range(42, 49).map(String));
     expect(rows.every((r) => r.lastUpdated === null && r.lockUntil === null)).toBe(true);

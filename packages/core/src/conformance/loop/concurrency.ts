@@ -69,7 +69,10 @@ async function cycleEveryIdOnce<Tx>(c: SuiteContext<Tx>, n: number, turns: boole
       }
     };
     const results = await Promise.all(clients.map((t) => work(t.loop(loop.name, { idType: 'int', turns }))));
-    expectDisjointUnion(results.map((r) => r.seen), ids);
+    expectDisjointUnion(
+      results.map((r) => r.seen),
+      ids,
+    );
     expect(results.reduce((s, r) => s + r.reported, 0)).toBe(ids.length);
     const rows = await probeRows(c.session.probe, loop.table);
     expect(rows).toHaveLength(ids.length);
@@ -112,9 +115,10 @@ export function loopConcurrency<Tx>(ctx: () => SuiteContext<Tx>): void {
 
   // Without turns and with the default adaptive turns in one case; one at a time in the other.
   const modes = [[false, 'auto'], [true]] as const;
-  for (const kinds of modes) it(`${n} workers ${kinds[0] ? 'taking turns ' : ''}cycling get -> did process every id exactly once${kinds.length > 1 ? ', without turns and with adaptive turns' : ''}`, async () => {
-    for (const turns of kinds) await cycleEveryIdOnce(ctx(), n, turns);
-  });
+  for (const kinds of modes)
+    it(`${n} workers ${kinds[0] ? 'taking turns ' : ''}cycling get -> did process every id exactly once${kinds.length > 1 ? ', without turns and with adaptive turns' : ''}`, async () => {
+      for (const turns of kinds) await cycleEveryIdOnce(ctx(), n, turns);
+    });
 
   const skip = `${n} getters never wait on rows a getter's open transaction holds: they skip them`;
   it(skip, async () => {
@@ -183,7 +187,11 @@ export function loopConcurrency<Tx>(ctx: () => SuiteContext<Tx>): void {
     try {
       await session.probe.query(gateSql(c.target, c.prefix), [loop.name]);
       // Handles of one taskrow instance: its turns are the instance's, shared by its handles.
-      await fn(Array.from({ length: n }, () => session.taskrow.loop(loop.name, { idType: 'int', turns: true })), session.probe, c.prefix);
+      await fn(
+        Array.from({ length: n }, () => session.taskrow.loop(loop.name, { idType: 'int', turns: true })),
+        session.probe,
+        c.prefix,
+      );
     } finally {
       await session.probe.query('ROLLBACK');
     }

@@ -99,7 +99,11 @@ export function loopCreate<Tx>(ctx: () => SuiteContext<Tx>): void {
     expect(ddl).toContain(`CREATE TABLE IF NOT EXISTS \`${c.prefix}loop_${name}\``);
     expect(ddl).toContain('VARBINARY(40)');
     expect(await tableExists(c, `${c.prefix}loop_${name}`)).toBe(false); // printing runs nothing
-    for (const stmt of ddl.split(';\n').map((s) => s.trim()).filter(Boolean)) await c.session.probe.query(stmt);
+    for (const stmt of ddl
+      .split(';\n')
+      .map((s) => s.trim())
+      .filter(Boolean))
+      await c.session.probe.query(stmt);
     const loop = c.session.taskrow.loop(name, { idType: { string: 40 } });
     expect(await loop.add(['b', 'a'])).toBe(2);
     expect(await loop.get(5)).toEqual(['a', 'b']);

@@ -44,10 +44,11 @@ export async function probeNow(probe: Probe): Promise<number> {
  */
 export async function passTime(probe: Probe, table: string, seconds: number, ids?: readonly (number | string | bigint)[]): Promise<void> {
   const where = ids ? ` WHERE \`id\` IN (${ids.map(() => '?').join(', ')})` : '';
-  await probe.query(
-    `UPDATE \`${table}\` SET \`last_updated\` = \`last_updated\` - ?, \`lock_until\` = \`lock_until\` - ?${where}`,
-    [seconds, seconds, ...(ids ?? []).map((i) => (typeof i === 'bigint' ? i.toString() : i))],
-  );
+  await probe.query(`UPDATE \`${table}\` SET \`last_updated\` = \`last_updated\` - ?, \`lock_until\` = \`lock_until\` - ?${where}`, [
+    seconds,
+    seconds,
+    ...(ids ?? []).map((i) => (typeof i === 'bigint' ? i.toString() : i)),
+  ]);
 }
 
 /**
@@ -63,7 +64,10 @@ export async function setTimes(
 ): Promise<void> {
   const sets: string[] = [];
   const params: unknown[] = [];
-  for (const [col, v] of [['last_updated', times.lastUpdated], ['lock_until', times.lockUntil]] as const) {
+  for (const [col, v] of [
+    ['last_updated', times.lastUpdated],
+    ['lock_until', times.lockUntil],
+  ] as const) {
     if (v === undefined) continue;
     if (v === null) sets.push(`\`${col}\` = NULL`);
     else if (now === undefined) {

@@ -13,7 +13,8 @@ function bigRows(): number {
   return Number.isInteger(n) && n >= 10_000 && n % 10_000 === 0 ? n : 1_000_000;
 }
 
-const DIGITS = '(SELECT 0 AS n UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9)';
+const DIGITS =
+  '(SELECT 0 AS n UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9)';
 
 /** stats(): every key of the original, its units, and its cost on a big loop. */
 export function loopStats<Tx>(ctx: () => SuiteContext<Tx>): void {

@@ -27,7 +27,11 @@ export function queueAcks<Tx>(ctx: () => SuiteContext<Tx>): void {
     const name = freshName('q');
     const q = session.taskrow.queue(name, { backoff: { base: 10, max: 25 }, maxAttempts: 4 });
     const { id } = await q.enqueue('flaky');
-    const windows = [[5, 10], [10, 20], [12.5, 25]]; // base * 2^(attempt-1), capped at max, then half to all of it
+    const windows = [
+      [5, 10],
+      [10, 20],
+      [12.5, 25],
+    ]; // base * 2^(attempt-1), capped at max, then half to all of it
     for (const [lo, hi] of windows) {
       const [job] = await q.claim({ limit: 1, lease: 60 });
       expect(job!.id).toBe(id);

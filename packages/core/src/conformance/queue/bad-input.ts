@@ -77,7 +77,12 @@ export function queueBadInput<Tx>(ctx: () => SuiteContext<Tx>): void {
     const name = freshName('q');
     const q = session.taskrow.queue(name);
     await q.enqueue('x');
-    for (const opts of [{ limit: -1, lease: 1 }, { limit: 1.5, lease: 1 }, { limit: Number.NaN, lease: 1 }, { limit: 1001, lease: 1 }]) {
+    for (const opts of [
+      { limit: -1, lease: 1 },
+      { limit: 1.5, lease: 1 },
+      { limit: Number.NaN, lease: 1 },
+      { limit: 1001, lease: 1 },
+    ]) {
       expect((await rejection(q.claim(opts), 'INVALID_ARGUMENT')).message).toContain('limit');
     }
     for (const lease of [0, -1, Number.NaN, Infinity, 8 * 24 * 3600, '5']) {
@@ -88,7 +93,7 @@ export function queueBadInput<Tx>(ctx: () => SuiteContext<Tx>): void {
     expect((await probeJobs(session.probe, prefix, name)).map((j) => j.state)).toEqual(['ready']);
   });
 
-  it('rejects acks of another queue\'s job and acks of a job already acked, changing nothing', async () => {
+  it("rejects acks of another queue's job and acks of a job already acked, changing nothing", async () => {
     const { session, prefix } = ctx();
     const [name, other] = [freshName('q'), freshName('q')];
     const q = session.taskrow.queue(name);

@@ -9,14 +9,16 @@ export function queueClaim<Tx>(ctx: () => SuiteContext<Tx>): void {
     const { session, prefix } = ctx();
     const name = freshName('q');
     const q = session.taskrow.queue<string>(name);
-    const ids = (await q.enqueueMany([
-      { payload: 'p5-a', priority: 5 },
-      { payload: 'p0-a' },
-      { payload: 'p0-b' },
-      { payload: 'p-3', priority: -3 },
-      { payload: 'p5-b', priority: 5 },
-      { payload: 'p0-c' },
-    ])).map((r) => r.id);
+    const ids = (
+      await q.enqueueMany([
+        { payload: 'p5-a', priority: 5 },
+        { payload: 'p0-a' },
+        { payload: 'p0-b' },
+        { payload: 'p-3', priority: -3 },
+        { payload: 'p5-b', priority: 5 },
+        { payload: 'p0-c' },
+      ])
+    ).map((r) => r.id);
     // p0-c became due before the others of its priority: it has waited longest.
     await setDueOffset(session.probe, prefix, ids[5]!, -60);
     const first = await q.claim({ limit: 4, lease: 60 });
@@ -77,12 +79,7 @@ export function queueClaim<Tx>(ctx: () => SuiteContext<Tx>): void {
     const { session } = ctx();
     const name = freshName('q');
     const q = session.taskrow.queue<string>(name);
-    await q.enqueueMany([
-      { payload: 'a1', group: 'a' },
-      { payload: 'b1', group: 'b' },
-      { payload: 'none' },
-      { payload: 'a2', group: 'a', priority: -1 },
-    ]);
+    await q.enqueueMany([{ payload: 'a1', group: 'a' }, { payload: 'b1', group: 'b' }, { payload: 'none' }, { payload: 'a2', group: 'a', priority: -1 }]);
     expect((await q.claim({ limit: 10, lease: 60, group: 'a' })).map((j) => j.payload)).toEqual(['a2', 'a1']);
     expect(await q.claim({ limit: 10, lease: 60, group: 'c' })).toEqual([]);
     expect((await q.claim({ limit: 10, lease: 60 })).map((j) => j.payload).sort()).toEqual(['b1', 'none']);

@@ -64,8 +64,14 @@ export function queueDedup<Tx>(ctx: () => SuiteContext<Tx>): void {
     await q.fail(jobs.find((j) => j.payload === 'a')!, 'no');
     await q.complete(jobs.find((j) => j.payload === 'b')!);
     const rows = await probeJobs(session.probe, prefix, name);
-    expect(rows.map((j) => [j.state, j.dedup])).toEqual([['dead', null], ['done', null]]);
-    const res = await q.enqueueMany([{ payload: 'a2', dedupKey: 'k-dead' }, { payload: 'b2', dedupKey: 'k-done' }]);
+    expect(rows.map((j) => [j.state, j.dedup])).toEqual([
+      ['dead', null],
+      ['done', null],
+    ]);
+    const res = await q.enqueueMany([
+      { payload: 'a2', dedupKey: 'k-dead' },
+      { payload: 'b2', dedupKey: 'k-done' },
+    ]);
     expect(res.map((r) => r.deduplicated)).toEqual([false, false]);
   });
 
@@ -111,7 +117,12 @@ export function queueDedup<Tx>(ctx: () => SuiteContext<Tx>): void {
     const { clients, close } = await session.openClients(8);
     try {
       const results = await Promise.all(
-        clients.map((c, i) => c.queue(name).enqueueMany([{ payload: `c${i}`, dedupKey: 'shared' }, { payload: `own${i}`, dedupKey: `own${i}` }])),
+        clients.map((c, i) =>
+          c.queue(name).enqueueMany([
+            { payload: `c${i}`, dedupKey: 'shared' },
+            { payload: `own${i}`, dedupKey: `own${i}` },
+          ]),
+        ),
       );
       const shared = results.map((r) => r[0]!);
       expect(new Set(shared.map((r) => r.id)).size).toBe(1);
@@ -148,7 +159,10 @@ export function queueDedup<Tx>(ctx: () => SuiteContext<Tx>): void {
         fromB.catch(() => undefined); // awaited below, after the rollback frees its key
         // Its first row is written (ids reserved) and it waits for the held key.
         await until('the second client to write its first row', async () => (await probeDirtyPayloads(session.probe, prefix, name)).includes('b-held'));
-        fromA = await a.enqueueMany([{ payload: 'a-shared', dedupKey: 'k2-shared' }, { payload: 'a-own', dedupKey: 'k3-own-a' }]);
+        fromA = await a.enqueueMany([
+          { payload: 'a-shared', dedupKey: 'k2-shared' },
+          { payload: 'a-own', dedupKey: 'k3-own-a' },
+        ]);
         return { fromB };
       });
       const fromB = await pending.fromB;
@@ -179,7 +193,9 @@ export function queueDedup<Tx>(ctx: () => SuiteContext<Tx>): void {
     const { clients, close } = await session.openClients(8);
     try {
       // On a cluster the clients' nodes may apply the completion a moment later.
-      await until('every client to see the first job gone', async () => (await Promise.all(clients.map((c) => c.queue(name).getJob(first.id)))).every((j) => j === null));
+      await until('every client to see the first job gone', async () =>
+        (await Promise.all(clients.map((c) => c.queue(name).getJob(first.id)))).every((j) => j === null),
+      );
       const results = await Promise.all(clients.map((c, i) => c.queue<string>(name).enqueue(`c${i}`, { dedupKey: 'again' })));
       expect(new Set(results.map((r) => r.id)).size).toBe(1);
       expect(results.filter((r) => !r.deduplicated).length).toBe(1);
@@ -251,10 +267,12 @@ export function queueDedup<Tx>(ctx: () => SuiteContext<Tx>): void {
       })();
       const prober = (async () => {
         while (enqueuing > 0) {
-          doubled.push(...(await session.probe.query(
-            `SELECT dedup_k, COUNT(*) AS n FROM \`${prefix}queue_jobs\` WHERE queue = ? AND dedup_k IS NOT NULL GROUP BY dedup_k HAVING COUNT(*) > 1`,
-            [name],
-          )));
+          doubled.push(
+            ...(await session.probe.query(
+              `SELECT dedup_k, COUNT(*) AS n FROM \`${prefix}queue_jobs\` WHERE queue = ? AND dedup_k IS NOT NULL GROUP BY dedup_k HAVING COUNT(*) > 1`,
+              [name],
+            )),
+          );
         }
       })();
       await Promise.all([...enqueuers, completer, purger, prober]);

@@ -23,15 +23,19 @@ export function queueDoorbell<Tx>(ctx: () => SuiteContext<Tx>): void {
       await session.withDriverTransaction('commit', (tx) => session.taskrow.in(tx).queue(queue).enqueue('x'));
       // The ring by hand: the queue's guard row, the registration (READ UNCOMMITTED), KILL QUERY.
       let conn = 0;
-      await until('a registered sleeper', async () => {
-        await session.probe.query('SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED');
-        await session.probe.query('BEGIN');
-        await session.probe.query(`SELECT conn FROM ${sleepers} WHERE queue = ? AND conn = 0 FOR UPDATE`, [queue]);
-        const rows = await session.probe.query<{ conn: unknown }>(`SELECT conn FROM ${sleepers} WHERE queue = ? AND conn > 0`, [queue]);
-        conn = Number(rows[0]?.conn ?? 0);
-        if (conn === 0) await session.probe.query('COMMIT');
-        return conn > 0;
-      }, 10);
+      await until(
+        'a registered sleeper',
+        async () => {
+          await session.probe.query('SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED');
+          await session.probe.query('BEGIN');
+          await session.probe.query(`SELECT conn FROM ${sleepers} WHERE queue = ? AND conn = 0 FOR UPDATE`, [queue]);
+          const rows = await session.probe.query<{ conn: unknown }>(`SELECT conn FROM ${sleepers} WHERE queue = ? AND conn > 0`, [queue]);
+          conn = Number(rows[0]?.conn ?? 0);
+          if (conn === 0) await session.probe.query('COMMIT');
+          return conn > 0;
+        },
+        10,
+      );
       const rungAt = performance.now();
       try {
         await session.probe.query(`KILL QUERY ${conn}`);
@@ -69,11 +73,15 @@ export function queueDoorbell<Tx>(ctx: () => SuiteContext<Tx>): void {
     try {
       await new Promise((r) => setTimeout(r, 5500)); // idle: the next poll is seconds away (see above)
       await session.withDriverTransaction('commit', (tx) => session.taskrow.in(tx).queue(queue).enqueue('x'));
-      await until('a registered sleeper', async () => {
-        await session.probe.query('SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED');
-        const rows = await session.probe.query<{ conn: unknown }>(`SELECT conn FROM ${sleepers} WHERE queue = ? AND conn > 0`, [queue]);
-        return rows.length > 0;
-      }, 10);
+      await until(
+        'a registered sleeper',
+        async () => {
+          await session.probe.query('SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED');
+          const rows = await session.probe.query<{ conn: unknown }>(`SELECT conn FROM ${sleepers} WHERE queue = ? AND conn > 0`, [queue]);
+          return rows.length > 0;
+        },
+        10,
+      );
       const rungAt = performance.now();
       expect(await ring(queue)).toBe(1);
       await until('the job started', () => started.length === 1, 10);
@@ -83,7 +91,8 @@ export function queueDoorbell<Tx>(ctx: () => SuiteContext<Tx>): void {
     }
   });
 
-  const handed = 'an enqueue by the hand-off procedure (schema 24) leases its job to a sleeping worker\'s registration and wakes it: the worker runs it under that token, attempt 1 (not on a multi-writer cluster: no token there, a plain ring)';
+  const handed =
+    "an enqueue by the hand-off procedure (schema 24) leases its job to a sleeping worker's registration and wakes it: the worker runs it under that token, attempt 1 (not on a multi-writer cluster: no token there, a plain ring)";
   it(handed, async () => {
     const c = ctx();
     const session = await lockingSession(c, `queue › doorbell › ${handed}`);
@@ -92,23 +101,33 @@ export function queueDoorbell<Tx>(ctx: () => SuiteContext<Tx>): void {
     const seen: { token: number; attempt: number; payload: unknown }[] = [];
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
-    const w = session.taskrow.queue(queue).work(async (job) => {
-      seen.push({ token: job.token, attempt: job.attempt, payload: job.payload });
-      await held;
-    }, { pollInterval: 30, doorbell: true });
+    const w = session.taskrow.queue(queue).work(
+      async (job) => {
+        seen.push({ token: job.token, attempt: job.attempt, payload: job.payload });
+        await held;
+      },
+      { pollInterval: 30, doorbell: true },
+    );
     try {
       let token = 0;
-      await until('a registered sleeper', async () => {
-        await session.probe.query('SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED');
-        const rows = await session.probe.query<{ token: unknown }>(`SELECT token FROM ${sleepers} WHERE queue = ? AND conn > 0`, [queue]);
-        token = Number(rows[0]?.token ?? 0);
-        return rows.length > 0;
-      }, 10);
+      await until(
+        'a registered sleeper',
+        async () => {
+          await session.probe.query('SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED');
+          const rows = await session.probe.query<{ token: unknown }>(`SELECT token FROM ${sleepers} WHERE queue = ? AND conn > 0`, [queue]);
+          token = Number(rows[0]?.token ?? 0);
+          return rows.length > 0;
+        },
+        10,
+      );
       expect(token > 0).toBe(!c.target.multiWriterCluster);
       // The procedure as a producer calls it: queue, group, phase (ready), priorities, no time, no
       // delay, 3 attempts, a token, the payload's JSON, no concurrency key, a receipt, ring 1.
       const receipt = Buffer.from(Array.from({ length: 16 }, (_, i) => (i * 37 + Date.now()) % 256));
-      const rows = await session.probe.query<unknown>(`CALL \`${c.prefix}enqueue_job_and_hand\`(?, '', 0, 0, 0, NULL, 0, 3, 1, '"x"', NULL, ?, 1)`, [queue, receipt]);
+      const rows = await session.probe.query<unknown>(`CALL \`${c.prefix}enqueue_job_and_hand\`(?, '', 0, 0, 0, NULL, 0, 3, 1, '"x"', NULL, ?, 1)`, [
+        queue,
+        receipt,
+      ]);
       const answer = ((Array.isArray(rows[0]) ? rows[0] : rows) as { id: unknown; found: unknown; handed: unknown }[])[0]!;
       expect([Number(answer.found), Number(answer.handed)]).toEqual([1, token > 0 ? 1 : 0]);
       await until('the job started', () => seen.length === 1, 10);
@@ -116,7 +135,10 @@ export function queueDoorbell<Tx>(ctx: () => SuiteContext<Tx>): void {
       if (token > 0) {
         // Leased to the registration's token by the enqueue, not by a claim (a claim's token is its own).
         expect(seen).toEqual([{ token, attempt: 1, payload: 'x' }]);
-        const job = await session.probe.query<{ phase: unknown; token: unknown; attempt: unknown }>(`SELECT phase, token, attempt FROM \`${c.prefix}queue_jobs\` WHERE id = ?`, [Number(answer.id)]);
+        const job = await session.probe.query<{ phase: unknown; token: unknown; attempt: unknown }>(
+          `SELECT phase, token, attempt FROM \`${c.prefix}queue_jobs\` WHERE id = ?`,
+          [Number(answer.id)],
+        );
         expect(job.map((r) => [Number(r.phase), Number(r.token), Number(r.attempt)])).toEqual([[2, token, 1]]);
       }
     } finally {
@@ -125,7 +147,8 @@ export function queueDoorbell<Tx>(ctx: () => SuiteContext<Tx>): void {
     }
   });
 
-  const killed = 'an enqueue from a process without workers of the queue interrupts a sleeping connection with its ring: a sleep of 30 s that nothing else ends returns within seconds';
+  const killed =
+    'an enqueue from a process without workers of the queue interrupts a sleeping connection with its ring: a sleep of 30 s that nothing else ends returns within seconds';
   it(killed, async () => {
     const c = ctx();
     // The sleeper's registration is never committed: on a cluster only its node sees it.
@@ -150,10 +173,14 @@ export function queueDoorbell<Tx>(ctx: () => SuiteContext<Tx>): void {
       // A ring that lands before the SLEEP has begun is lost (the server clears a KILL between
       // statements), so enqueue until it ends: each enqueue rings (the last ring found a sleeper).
       const q = session.taskrow.queue(queue);
-      await until('the sleep ended', async () => {
-        if (sleptMs === undefined) await q.enqueue('x');
-        return sleptMs !== undefined;
-      }, 40);
+      await until(
+        'the sleep ended',
+        async () => {
+          if (sleptMs === undefined) await q.enqueue('x');
+          return sleptMs !== undefined;
+        },
+        40,
+      );
       expect(await sleep).toBe(c.target.engine === 'mysql' ? 1 : 1317);
       expect(sleptMs).toBeLessThan(15_000);
     } finally {

@@ -16,7 +16,17 @@ export function queueEnqueue<Tx>(ctx: () => SuiteContext<Tx>): void {
     const rows = await probeJobs(session.probe, prefix, name);
     expect(rows.map((j) => j.id)).toEqual([r.id]);
     const j = rows[0]!;
-    expect(j).toMatchObject({ queue: name, group: '', state: 'ready', priority: 0, attempt: 0, maxAttempts: 5, dedup: null, payload: { n: 1 }, lastError: null });
+    expect(j).toMatchObject({
+      queue: name,
+      group: '',
+      state: 'ready',
+      priority: 0,
+      attempt: 0,
+      maxAttempts: 5,
+      dedup: null,
+      payload: { n: 1 },
+      lastError: null,
+    });
     expect(j.dueIn).toBeLessThanOrEqual(0);
     expect(j.dueIn).toBeGreaterThan(-30);
   });
@@ -25,11 +35,7 @@ export function queueEnqueue<Tx>(ctx: () => SuiteContext<Tx>): void {
     const { session, prefix } = ctx();
     const name = freshName('q');
     const q = session.taskrow.queue(name, { maxAttempts: 7 });
-    const res = await q.enqueueMany([
-      { payload: 'a' },
-      { payload: 'b', priority: -5, maxAttempts: 2, group: 'g1' },
-      { payload: 'c', priority: 30000 },
-    ]);
+    const res = await q.enqueueMany([{ payload: 'a' }, { payload: 'b', priority: -5, maxAttempts: 2, group: 'g1' }, { payload: 'c', priority: 30000 }]);
     expect(res.every((r) => !r.deduplicated)).toBe(true);
     const rows = await probeJobs(session.probe, prefix, name);
     expect(rows.map((j) => j.id)).toEqual(res.map((r) => r.id));
@@ -157,7 +163,10 @@ async function enqueueKilledInReceiptWait<Tx>(c: SuiteContext<Tx>, probe: Probe,
     await probe.query(`SELECT token FROM \`${c.prefix}receipts\` FOR UPDATE`);
     const pending = enqueue().catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
     let thread = 0;
-    await until('the enqueue to wait for its receipt', async () => (thread = await runningStatement(probe, c.target.engine, `INSERT INTO \`${c.prefix}receipts\``)) > 0);
+    await until(
+      'the enqueue to wait for its receipt',
+      async () => (thread = await runningStatement(probe, c.target.engine, `INSERT INTO \`${c.prefix}receipts\``)) > 0,
+    );
     await probe.query(`KILL QUERY ${thread}`);
     return await pending;
   } finally {

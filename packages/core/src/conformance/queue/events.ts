@@ -17,11 +17,14 @@ export function queueEvents<Tx>(ctx: () => SuiteContext<Tx>): void {
     const [ok, flaky, hopeless] = await q.enqueueMany([{ payload: 'ok' }, { payload: 'flaky' }, { payload: 'hopeless' }]);
     const seen: string[] = [];
     const claimed: number[] = [];
-    const w = q.work(async (job) => {
-      if (job.payload === 'flaky') throw new Error('try later');
-      if (job.payload === 'hopeless') throw new UnrecoverableError('never');
-      return { fine: true };
-    }, { concurrency: 3, batchSize: 3, pollInterval: 0.05 });
+    const w = q.work(
+      async (job) => {
+        if (job.payload === 'flaky') throw new Error('try later');
+        if (job.payload === 'hopeless') throw new UnrecoverableError('never');
+        return { fine: true };
+      },
+      { concurrency: 3, batchSize: 3, pollInterval: 0.05 },
+    );
     w.on('claimed', (jobs) => claimed.push(...jobs.map((j) => j.id)));
     w.on('completed', (job, result) => seen.push(`completed ${job.id} ${JSON.stringify(result)}`));
     w.on('failed', (job, err, outcome) => seen.push(`failed ${job.id} ${(err as Error).message} ${outcome.state}`));
@@ -35,13 +38,15 @@ export function queueEvents<Tx>(ctx: () => SuiteContext<Tx>): void {
       await w.stop();
     }
     expect([...claimed].sort((a, b) => a - b)).toEqual([ok!.id, flaky!.id, hopeless!.id]);
-    expect([...seen].sort()).toEqual([
-      `completed ${ok!.id} {"fine":true}`,
-      `dead ${hopeless!.id}`,
-      `failed ${flaky!.id} try later delayed`,
-      `failed ${hopeless!.id} never dead`,
-      `retrying ${flaky!.id} true`,
-    ].sort());
+    expect([...seen].sort()).toEqual(
+      [
+        `completed ${ok!.id} {"fine":true}`,
+        `dead ${hopeless!.id}`,
+        `failed ${flaky!.id} try later delayed`,
+        `failed ${hopeless!.id} never dead`,
+        `retrying ${flaky!.id} true`,
+      ].sort(),
+    );
     expect(seen.indexOf(`failed ${hopeless!.id} never dead`)).toBeLessThan(seen.indexOf(`dead ${hopeless!.id}`));
     expect(idle).toBe(1); // once, however many empty claims followed
   });
@@ -51,13 +56,18 @@ export function queueEvents<Tx>(ctx: () => SuiteContext<Tx>): void {
     const q = session.taskrow.queue(freshName('q'));
     const { id } = await q.enqueue('x');
     const logs: { level: string; obj: Record<string, unknown>; msg?: string }[] = [];
-    const logger = Object.fromEntries(['debug', 'info', 'warn', 'error'].map((level) => [level, (obj: Record<string, unknown>, msg?: string) => void logs.push({ level, obj, msg })]));
+    const logger = Object.fromEntries(
+      ['debug', 'info', 'warn', 'error'].map((level) => [level, (obj: Record<string, unknown>, msg?: string) => void logs.push({ level, obj, msg })]),
+    );
     const lost: Job[] = [];
     let started = false;
-    const w = q.work(async (_job, { signal }) => {
-      started = true;
-      await new Promise((r) => signal.addEventListener('abort', r, { once: true }));
-    }, { lease: 1, pollInterval: 0.05, logger });
+    const w = q.work(
+      async (_job, { signal }) => {
+        started = true;
+        await new Promise((r) => signal.addEventListener('abort', r, { once: true }));
+      },
+      { lease: 1, pollInterval: 0.05, logger },
+    );
     w.on('leaseLost', (job) => void lost.push(job));
     try {
       await until('the handler started', () => started);
@@ -94,9 +104,12 @@ export function queueEvents<Tx>(ctx: () => SuiteContext<Tx>): void {
     channel.subscribe(handlers);
     subscribe(CHANNELS.claim, onClaim);
     subscribe(CHANNELS.ack, onAck);
-    const w = q.work(async (job) => {
-      if (job.payload === 'b') throw new Error('bad b');
-    }, { concurrency: 2, batchSize: 2, pollInterval: 0.05 });
+    const w = q.work(
+      async (job) => {
+        if (job.payload === 'b') throw new Error('bad b');
+      },
+      { concurrency: 2, batchSize: 2, pollInterval: 0.05 },
+    );
     try {
       await until('both traced', () => events.filter((e) => e.startsWith('end')).length === 2);
     } finally {
@@ -118,6 +131,8 @@ export function queueEvents<Tx>(ctx: () => SuiteContext<Tx>): void {
     const q = session.taskrow.queue(freshName('q'));
     await refusesOption(() => q.work(() => undefined, { loger: {} } as never), 'loger', ['logger', 'onError']);
     expect((await rejection(() => q.work(() => undefined, { logger: 'console' } as never), 'INVALID_ARGUMENT')).message).toContain('"console"');
-    expect((await rejection(() => q.work(() => undefined, { logger: { warn: 1 } } as never), 'INVALID_ARGUMENT')).message).toContain('logger.warn must be a function, got 1');
+    expect((await rejection(() => q.work(() => undefined, { logger: { warn: 1 } } as never), 'INVALID_ARGUMENT')).message).toContain(
+      'logger.warn must be a function, got 1',
+    );
   });
 }

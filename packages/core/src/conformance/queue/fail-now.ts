@@ -28,9 +28,12 @@ export function queueFailNow<Tx>(ctx: () => SuiteContext<Tx>): void {
     expect(await q.fail(ja!, new UnrecoverableError('gone for good'))).toEqual({ state: 'dead' });
     expect((await q.fail(jb!, new UnrecoverableError('try again anyway'), { retry: true })).state).toBe('delayed');
     expect(await probeJob(session.probe, prefix, b!.id)).toMatchObject({ state: 'delayed', attempt: 1 });
-    const w = q.work(async (job) => {
-      throw new UnrecoverableError(`cannot handle ${job.payload}`);
-    }, { pollInterval: 0.05 });
+    const w = q.work(
+      async (job) => {
+        throw new UnrecoverableError(`cannot handle ${job.payload}`);
+      },
+      { pollInterval: 0.05 },
+    );
     await until('the worker failed c', () => w.counts.failed === 1);
     await w.stop();
     expect(await probeJob(session.probe, prefix, a!.id)).toMatchObject({ state: 'dead', attempt: 1, lastError: expect.stringContaining('gone for good') });

@@ -31,17 +31,24 @@ export function queueHolding<Tx>(ctx: () => SuiteContext<Tx>): void {
     const errors: unknown[] = [];
     const outcome = new Map<string, string>();
     let selfAcked = false;
-    const w = q.work(async (job, { signal }) => {
-      if (job.payload === 'self') {
-        await session.withDriverTransaction('commit', (tx) => session.taskrow.in(tx).queue(name).complete(job));
-        selfAcked = true;
-        return;
-      }
-      const first = (await probeJob(session.probe, prefix, job.id))!.dueAtMs;
-      // Two extensions past the first lease: only a heartbeat that extends this job gets there.
-      const extended = until(`job ${job.payload} extended`, async () => selfAcked && (await probeJob(session.probe, prefix, job.id))!.dueAtMs > first + 1500 * lease, 10 + 5 * lease);
-      outcome.set(job.payload, await Promise.race([extended.then(() => 'extended'), aborted(signal).then(() => 'aborted')]));
-    }, { concurrency: 3, batchSize: 3, lease, pollInterval: 0.05, onError: (e) => void errors.push(e) });
+    const w = q.work(
+      async (job, { signal }) => {
+        if (job.payload === 'self') {
+          await session.withDriverTransaction('commit', (tx) => session.taskrow.in(tx).queue(name).complete(job));
+          selfAcked = true;
+          return;
+        }
+        const first = (await probeJob(session.probe, prefix, job.id))!.dueAtMs;
+        // Two extensions past the first lease: only a heartbeat that extends this job gets there.
+        const extended = until(
+          `job ${job.payload} extended`,
+          async () => selfAcked && (await probeJob(session.probe, prefix, job.id))!.dueAtMs > first + 1500 * lease,
+          10 + 5 * lease,
+        );
+        outcome.set(job.payload, await Promise.race([extended.then(() => 'extended'), aborted(signal).then(() => 'aborted')]));
+      },
+      { concurrency: 3, batchSize: 3, lease, pollInterval: 0.05, onError: (e) => void errors.push(e) },
+    );
     await until('both jobs settled', () => outcome.size === 2, 10 + 5 * lease);
     await w.stop();
     expect(Object.fromEntries(outcome)).toEqual({ a: 'extended', b: 'extended' });
@@ -56,15 +63,18 @@ export function queueHolding<Tx>(ctx: () => SuiteContext<Tx>): void {
     const q = session.taskrow.queue(name);
     const { id } = await q.enqueue('stuck');
     let seen: { reason: unknown; leftMs: number } | undefined;
-    const w = q.work(async (job, { signal }) => {
-      // Another transaction holds the job's row: every heartbeat of this job waits on it.
-      await session.withDriverTransaction('rollback', async (tx) => {
-        await session.taskrow.in(tx).queue(name).extend(job, 60);
-        const reason = await aborted(signal);
-        const due = (await probeJob(session.probe, prefix, id))!.dueAtMs; // the committed expiry
-        seen = { reason, leftMs: due - (await probeNowMs(session.probe)) };
-      });
-    }, { lease: 3, pollInterval: 0.05 });
+    const w = q.work(
+      async (job, { signal }) => {
+        // Another transaction holds the job's row: every heartbeat of this job waits on it.
+        await session.withDriverTransaction('rollback', async (tx) => {
+          await session.taskrow.in(tx).queue(name).extend(job, 60);
+          const reason = await aborted(signal);
+          const due = (await probeJob(session.probe, prefix, id))!.dueAtMs; // the committed expiry
+          seen = { reason, leftMs: due - (await probeNowMs(session.probe)) };
+        });
+      },
+      { lease: 3, pollInterval: 0.05 },
+    );
     await until('handler aborted', () => seen !== undefined, 30);
     expect(seen!.reason).toBeInstanceOf(TaskrowError);
     expect((seen!.reason as TaskrowError).code).toBe('LEASE_LOST');

@@ -91,7 +91,11 @@ export function queueLeases<Tx>(ctx: () => SuiteContext<Tx>): void {
     expect(await crashed.killClientConnections()).toBeGreaterThan(0); // the worker never acks
     const others = await qb.claim({ limit: 100, lease: 60 });
     expect(others.map((j) => j.payload)).toEqual(Array.from({ length: 15 }, (_, i) => 25 + i));
-    await makeDue(c.session.probe, c.prefix, held.map((j) => j.id)); // their leases run out
+    await makeDue(
+      c.session.probe,
+      c.prefix,
+      held.map((j) => j.id),
+    ); // their leases run out
     const taken = await qb.claim({ limit: 100, lease: 60 });
     expect(taken.map((j) => j.id)).toEqual(held.map((j) => j.id));
     expect(taken.every((j) => j.attempt === 2)).toBe(true);

@@ -74,7 +74,9 @@ export function queueLimits<Tx>(ctx: () => SuiteContext<Tx>): void {
     const firstJobs = await q.claim({ limit: 10, lease: 60 });
     expect(byPayload(firstJobs)).toEqual(['A1', 'B1']);
     const active = async (key: string): Promise<string[]> =>
-      (await probeKeyed(session.probe, prefix, name)).filter((j) => j.key === key && (j.state === 'ready' || j.state === 'running')).map((j) => j.payload as string);
+      (await probeKeyed(session.probe, prefix, name))
+        .filter((j) => j.key === key && (j.state === 'ready' || j.state === 'running'))
+        .map((j) => j.payload as string);
     await q.setConcurrencyLimit(3);
     expect(await active('A')).toEqual(['A1', 'A2', 'A3']);
     expect(await active('B')).toEqual(['B1', 'B2', 'B3']);
@@ -111,7 +113,10 @@ export function queueLimits<Tx>(ctx: () => SuiteContext<Tx>): void {
       (await session.probe.query<{ k: string }>(`SELECT conc_key AS k FROM \`${prefix}queue_keys\` WHERE queue = ? ORDER BY conc_key`, [name])).map((r) => r.k);
     await q.setConcurrencyLimit(2, { key: 'C' });
     await q.enqueueMany(['A', 'B', 'C', 'D'].map((k) => ({ payload: `${k}1`, concurrencyKey: k })));
-    await q.enqueueMany([{ payload: 'E1', concurrencyKey: 'E' }, { payload: 'E2', concurrencyKey: 'E' }]);
+    await q.enqueueMany([
+      { payload: 'E1', concurrencyKey: 'E' },
+      { payload: 'E2', concurrencyKey: 'E' },
+    ]);
     await q.enqueue('D2', { concurrencyKey: 'D', delay: 3600 }); // a delayed job of D holds no slot and waits for none
     const jobs = await q.claim({ limit: 10, lease: 60 });
     expect(byPayload(jobs)).toEqual(['A1', 'B1', 'C1', 'D1', 'E1']); // E2 blocked
@@ -123,10 +128,17 @@ export function queueLimits<Tx>(ctx: () => SuiteContext<Tx>): void {
     expect(await q.purgeKeys()).toBe(0);
     expect(await q.getConcurrencyLimit({ key: 'C' })).toBe(2);
     // A used again: its row comes back and the default limit (1) holds.
-    await q.enqueueMany([{ payload: 'A2', concurrencyKey: 'A' }, { payload: 'A3', concurrencyKey: 'A' }]);
+    await q.enqueueMany([
+      { payload: 'A2', concurrencyKey: 'A' },
+      { payload: 'A3', concurrencyKey: 'A' },
+    ]);
     expect(byPayload(await q.claim({ limit: 10, lease: 60 }))).toEqual(['A2', 'E2']);
     expect(await keyRows()).toEqual(['A', 'B', 'C', 'E']);
-    const c = await q.enqueueMany([{ payload: 'C2', concurrencyKey: 'C' }, { payload: 'C3', concurrencyKey: 'C' }, { payload: 'C4', concurrencyKey: 'C' }]);
+    const c = await q.enqueueMany([
+      { payload: 'C2', concurrencyKey: 'C' },
+      { payload: 'C3', concurrencyKey: 'C' },
+      { payload: 'C4', concurrencyKey: 'C' },
+    ]);
     expect(byPayload(await q.claim({ limit: 10, lease: 60 }))).toEqual(['C2', 'C3']); // C's own limit, 2
     expect(c).toHaveLength(3);
   });
@@ -155,14 +167,14 @@ export function queueLimits<Tx>(ctx: () => SuiteContext<Tx>): void {
     })();
     try {
       workers = clients.flatMap((c) =>
-        Array.from({ length: 4 }, () =>
-          c.queue<{ key: string; n: number }>(name).work(ledger.handler, { concurrency: 1, batchSize: 1, pollInterval: 0.05 }),
-        ),
+        Array.from({ length: 4 }, () => c.queue<{ key: string; n: number }>(name).work(ledger.handler, { concurrency: 1, batchSize: 1, pollInterval: 0.05 })),
       );
       // Each round: three jobs per key (the limit of 2 blocks the third); between rounds the keys
       // have no job, so the purges delete their rows while the next round makes them again.
       for (let r = 0; r < ROUNDS; r++) {
-        await q.enqueueMany(Array.from({ length: KEYS * PER_KEY }, (_, i) => ({ payload: { key: `k${i % KEYS}`, n: r * KEYS * PER_KEY + i }, concurrencyKey: `k${i % KEYS}` })));
+        await q.enqueueMany(
+          Array.from({ length: KEYS * PER_KEY }, (_, i) => ({ payload: { key: `k${i % KEYS}`, n: r * KEYS * PER_KEY + i }, concurrencyKey: `k${i % KEYS}` })),
+        );
         await until(`round ${r} ran`, () => runs.size === (r + 1) * KEYS * PER_KEY, 60);
         // The first round's keys are left without jobs until a purge deleted rows: the next round
         // then makes them again (later rounds race the purges: their completions' last commits
@@ -187,7 +199,10 @@ export function queueLimits<Tx>(ctx: () => SuiteContext<Tx>): void {
     const { session, prefix } = ctx();
     const name = freshName('q');
     const q = session.taskrow.queue<string>(name);
-    await q.enqueueMany([{ payload: 'j1', concurrencyKey: 'K', maxAttempts: 2 }, { payload: 'j2', concurrencyKey: 'K' }]);
+    await q.enqueueMany([
+      { payload: 'j1', concurrencyKey: 'K', maxAttempts: 2 },
+      { payload: 'j2', concurrencyKey: 'K' },
+    ]);
     const [j1] = await q.claim({ limit: 5, lease: 60 });
     expect(j1!.payload).toBe('j1');
     await makeDue(session.probe, prefix, [j1!.id]);
@@ -195,24 +210,41 @@ export function queueLimits<Tx>(ctx: () => SuiteContext<Tx>): void {
     expect(again.map((j) => [j.payload, j.attempt])).toEqual([['j1', 2]]);
     await makeDue(session.probe, prefix, [j1!.id]);
     expect(byPayload(await q.claim({ limit: 5, lease: 60 }))).toEqual(['j2']);
-    expect((await probeKeyed(session.probe, prefix, name)).map((j) => [j.payload, j.state])).toEqual([['j1', 'dead'], ['j2', 'running']]);
+    expect((await probeKeyed(session.probe, prefix, name)).map((j) => [j.payload, j.state])).toEqual([
+      ['j1', 'dead'],
+      ['j2', 'running'],
+    ]);
     // Re-driven, a dead job goes through admission like any other: blocked while j2 holds the slot.
     expect(await q.retryDead()).toBe(1);
     expect(await q.claim({ limit: 5, lease: 60 })).toEqual([]);
-    expect((await probeKeyed(session.probe, prefix, name)).map((j) => [j.payload, j.state])).toEqual([['j1', 'blocked'], ['j2', 'running']]);
+    expect((await probeKeyed(session.probe, prefix, name)).map((j) => [j.payload, j.state])).toEqual([
+      ['j1', 'blocked'],
+      ['j2', 'running'],
+    ]);
   });
 
   it('an ack inside the application transaction frees its slot at the commit, never after a rollback', async () => {
     const { session, prefix } = ctx();
     const name = freshName('q');
     const q = session.taskrow.queue<string>(name);
-    await q.enqueueMany([{ payload: 'j1', concurrencyKey: 'K' }, { payload: 'j2', concurrencyKey: 'K' }]);
+    await q.enqueueMany([
+      { payload: 'j1', concurrencyKey: 'K' },
+      { payload: 'j2', concurrencyKey: 'K' },
+    ]);
     const [j1] = await q.claim({ limit: 5, lease: 60 });
     const states = async (): Promise<string[]> => (await probeKeyed(session.probe, prefix, name)).map((j) => j.state);
-    await session.withDriverTransaction('rollback', (tx) => session.taskrow.in(tx).queue(name).complete({ ...j1! }));
+    await session.withDriverTransaction('rollback', (tx) =>
+      session.taskrow
+        .in(tx)
+        .queue(name)
+        .complete({ ...j1! }),
+    );
     expect(await states()).toEqual(['running', 'blocked']);
     await session.withDriverTransaction('commit', async (tx) => {
-      await session.taskrow.in(tx).queue(name).complete({ ...j1! });
+      await session.taskrow
+        .in(tx)
+        .queue(name)
+        .complete({ ...j1! });
       expect(await states()).toEqual(['running', 'blocked']); // not before the commit
     });
     expect(await states()).toEqual(['ready']);
@@ -223,12 +255,23 @@ export function queueLimits<Tx>(ctx: () => SuiteContext<Tx>): void {
     const name = freshName('q');
     const q = session.taskrow.queue(name);
     const before = await probeTotal(session.probe, prefix);
-    for (const [key, says] of [['', 'non-empty'], ['k'.repeat(129), '128'], [7, '7'], ['\uD800', 'string']] as const) {
+    for (const [key, says] of [
+      ['', 'non-empty'],
+      ['k'.repeat(129), '128'],
+      [7, '7'],
+      ['\uD800', 'string'],
+    ] as const) {
       const err = await rejection(q.enqueue('x', { concurrencyKey: key as string }), 'INVALID_KEY');
       expect(err.message).toContain('concurrencyKey');
       expect(err.message).toContain(says);
     }
-    await rejection(q.enqueueMany([{ payload: 1, concurrencyKey: 'ok' }, { payload: 2, concurrencyKey: '' }]), 'INVALID_KEY');
+    await rejection(
+      q.enqueueMany([
+        { payload: 1, concurrencyKey: 'ok' },
+        { payload: 2, concurrencyKey: '' },
+      ]),
+      'INVALID_KEY',
+    );
     expect(await probeTotal(session.probe, prefix)).toBe(before);
     for (const limit of [0, 1.5, '2', -1, 1_000_001, undefined]) {
       const err = await rejection(q.setConcurrencyLimit(limit as number), 'INVALID_ARGUMENT');
@@ -265,9 +308,7 @@ export function queueLimits<Tx>(ctx: () => SuiteContext<Tx>): void {
     })();
     try {
       workers = clients.flatMap((c) =>
-        Array.from({ length: 8 }, () =>
-          c.queue<{ key: string; n: number }>(name).work(ledger.handler, { concurrency: 1, batchSize: 1, pollInterval: 0.05 }),
-        ),
+        Array.from({ length: 8 }, () => c.queue<{ key: string; n: number }>(name).work(ledger.handler, { concurrency: 1, batchSize: 1, pollInterval: 0.05 })),
       );
       await until('every job ran', () => runs.size === KEYS * PER_KEY, 120);
       await Promise.all(workers.map((w) => w.stop()));

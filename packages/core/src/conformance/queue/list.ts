@@ -9,7 +9,9 @@ import { probeJobs, probeTotal, setDueOffset, type ProbedJob } from './probe.js'
 import { rejection } from '../expect.js';
 
 /** Every page of `list()` until `next` is undefined. */
-async function allPages<P>(list: (after: string | undefined) => Promise<{ jobs: JobInfo<P>[]; next: string | undefined }>): Promise<{ ids: number[]; sizes: number[] }> {
+async function allPages<P>(
+  list: (after: string | undefined) => Promise<{ jobs: JobInfo<P>[]; next: string | undefined }>,
+): Promise<{ ids: number[]; sizes: number[] }> {
   const ids: number[] = [];
   const sizes: number[] = [];
   let after: string | undefined;
@@ -61,7 +63,14 @@ export function queueList<Tx>(ctx: () => SuiteContext<Tx>): void {
     for (const j of page.jobs) {
       const r = rows.get(j.id)!;
       expect(j.queue).toBe(name);
-      expect([j.state, j.attempt, j.maxAttempts, j.priority, j.group ?? '', j.lastError]).toEqual([r.state, r.attempt, r.maxAttempts, r.priority, r.group, r.lastError]);
+      expect([j.state, j.attempt, j.maxAttempts, j.priority, j.group ?? '', j.lastError]).toEqual([
+        r.state,
+        r.attempt,
+        r.maxAttempts,
+        r.priority,
+        r.group,
+        r.lastError,
+      ]);
       expect(j.dueAt.getTime(), j.payload).toBe(Math.trunc(r.dueAtMs));
     }
     const byPayload = new Map(page.jobs.map((j) => [j.payload, j]));

@@ -17,7 +17,10 @@ export function queueMaintenance<Tx>(ctx: () => SuiteContext<Tx>): void {
     expect((await q.claim({ limit: 5, lease: 60 })).map((j) => [j.payload, j.attempt])).toEqual([[2, 1]]);
     expect(await q.retryDead()).toBe(2);
     const rows = await probeJobs(session.probe, prefix, name);
-    expect(rows.filter((j) => j.state === 'ready').map((j) => [j.payload, j.attempt, j.lastError])).toEqual([[1, 0, 'e1'], [3, 0, 'e3']]);
+    expect(rows.filter((j) => j.state === 'ready').map((j) => [j.payload, j.attempt, j.lastError])).toEqual([
+      [1, 0, 'e1'],
+      [3, 0, 'e3'],
+    ]);
     expect(await q.retryDead()).toBe(0);
     // another queue's dead job is not touched
     expect(await session.taskrow.queue(freshName('q')).retryDead({ ids })).toBe(0);
@@ -63,9 +66,16 @@ export function queueMaintenance<Tx>(ctx: () => SuiteContext<Tx>): void {
       oldestRunnableAge: null,
       pausedAt: null,
     });
-    const ids = (await q.enqueueMany([
-      { payload: 'run' }, { payload: 'done' }, { payload: 'dead', maxAttempts: 1 }, { payload: 'r1' }, { payload: 'r2' }, { payload: 'later', delay: 600 },
-    ])).map((r) => r.id);
+    const ids = (
+      await q.enqueueMany([
+        { payload: 'run' },
+        { payload: 'done' },
+        { payload: 'dead', maxAttempts: 1 },
+        { payload: 'r1' },
+        { payload: 'r2' },
+        { payload: 'later', delay: 600 },
+      ])
+    ).map((r) => r.id);
     const jobs = await q.claim({ limit: 3, lease: 60 });
     await q.complete(jobs[1]!);
     await q.fail(jobs[2]!, 'x');

@@ -25,7 +25,12 @@ export function queuePause<Tx>(ctx: () => SuiteContext<Tx>): void {
       const elsewhere = clients[0]!.queue<number>(name);
       await q.pause();
       const stored = async (): Promise<number[]> =>
-        (await session.probe.query<{ at: unknown }>(`SELECT TIMESTAMPDIFF(MICROSECOND, '1970-01-01', paused_at) AS at FROM \`${prefix}queues\` WHERE queue = ?`, [name])).map((r) => Number(r.at) / 1000);
+        (
+          await session.probe.query<{ at: unknown }>(
+            `SELECT TIMESTAMPDIFF(MICROSECOND, '1970-01-01', paused_at) AS at FROM \`${prefix}queues\` WHERE queue = ?`,
+            [name],
+          )
+        ).map((r) => Number(r.at) / 1000);
       const [pausedMs] = await stored();
       expect(Math.abs(pausedMs! - (await probeNowMs(session.probe)))).toBeLessThan(5000);
       expect(await q.isPaused()).toBe(true);
@@ -78,11 +83,14 @@ export function queuePause<Tx>(ctx: () => SuiteContext<Tx>): void {
     const ready = async (): Promise<number> => (await probeJobs(session.probe, prefix, name)).filter((j) => j.state === 'ready').length;
     try {
       workers = clients.map((c) =>
-        c.queue<number>(name).work(async (job) => {
-          starts.push(performance.now());
-          runs.set(job.payload, (runs.get(job.payload) ?? 0) + 1);
-          await watch(2);
-        }, { concurrency: 2, batchSize: 2, pollInterval: POLL }),
+        c.queue<number>(name).work(
+          async (job) => {
+            starts.push(performance.now());
+            runs.set(job.payload, (runs.get(job.payload) ?? 0) + 1);
+            await watch(2);
+          },
+          { concurrency: 2, batchSize: 2, pollInterval: POLL },
+        ),
       );
       await until('50 jobs started', () => starts.length >= 50);
       await q.pause();

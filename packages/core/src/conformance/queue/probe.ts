@@ -32,9 +32,20 @@ const jobs = (prefix: string): string => `\`${prefix}queue_jobs\``;
 const us = (col: string): string => `TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', ${col})`;
 
 interface Raw {
-  id: unknown; queue: string; grp: string; phase: unknown; priority: unknown; attempt: unknown; max_attempts: unknown;
-  token: unknown; dedup_k: Buffer | null; payload: string | Buffer; last_error: string | Buffer | null;
-  due_us: unknown; run_us: unknown; now_us: unknown;
+  id: unknown;
+  queue: string;
+  grp: string;
+  phase: unknown;
+  priority: unknown;
+  attempt: unknown;
+  max_attempts: unknown;
+  token: unknown;
+  dedup_k: Buffer | null;
+  payload: string | Buffer;
+  last_error: string | Buffer | null;
+  due_us: unknown;
+  run_us: unknown;
+  now_us: unknown;
 }
 
 function toJob(r: Raw): ProbedJob {
@@ -81,10 +92,10 @@ export async function probeTotal(probe: Probe, prefix: string): Promise<number> 
 /** Moves time for `ids`: their `due_at` (lease expiry, run time, purge time) becomes `seconds` ago. */
 export async function makeDue(probe: Probe, prefix: string, ids: readonly number[], seconds = 1): Promise<void> {
   if (ids.length === 0) return;
-  await probe.query(
-    `UPDATE ${jobs(prefix)} SET due_at = UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND WHERE id IN (${ids.map(() => '?').join(', ')})`,
-    [Math.round(seconds * 1e6), ...ids],
-  );
+  await probe.query(`UPDATE ${jobs(prefix)} SET due_at = UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND WHERE id IN (${ids.map(() => '?').join(', ')})`, [
+    Math.round(seconds * 1e6),
+    ...ids,
+  ]);
 }
 
 /** Sets `due_at` of job `id` to `seconds` from now (negative: in the past): moves a job in line or in time. */
@@ -99,7 +110,9 @@ export async function setDueOffset(probe: Probe, prefix: string, id: number, sec
  */
 export async function probeDirtyPayloads(probe: Probe, prefix: string, queue: string): Promise<unknown[]> {
   await probe.query('SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED');
-  const rows = await probe.query<{ payload: string | Buffer }>(`SELECT payload FROM ${jobs(prefix)} FORCE INDEX (PRIMARY) WHERE queue = ? ORDER BY id`, [queue]);
+  const rows = await probe.query<{ payload: string | Buffer }>(`SELECT payload FROM ${jobs(prefix)} FORCE INDEX (PRIMARY) WHERE queue = ? ORDER BY id`, [
+    queue,
+  ]);
   return rows.map((r) => JSON.parse(Buffer.isBuffer(r.payload) ? r.payload.toString('utf8') : String(r.payload)));
 }
 

@@ -25,10 +25,13 @@ export function queueRate<Tx>(ctx: () => SuiteContext<Tx>): void {
       expect(await clients[0]!.queue(name).getRateLimit()).toEqual({ limit: 4, per: 0.3 });
       workers = clients.flatMap((c) =>
         [0, 1].map(() =>
-          c.queue<number>(name).work(async (job) => {
-            if (starts.has(job.payload)) twice += 1;
-            starts.set(job.payload, job.leaseUntil.getTime() - LEASE * 1000);
-          }, { concurrency: 4, batchSize: 4, lease: LEASE, pollInterval: 0.02 }),
+          c.queue<number>(name).work(
+            async (job) => {
+              if (starts.has(job.payload)) twice += 1;
+              starts.set(job.payload, job.leaseUntil.getTime() - LEASE * 1000);
+            },
+            { concurrency: 4, batchSize: 4, lease: LEASE, pollInterval: 0.02 },
+          ),
         ),
       );
       await until('every job started', () => starts.size === JOBS, 60);

@@ -23,7 +23,10 @@ export function queueResults<Tx>(ctx: () => SuiteContext<Tx>): void {
     const stored = await session.probe.query<{ result: string }>(`SELECT result FROM \`${prefix}queue_jobs\` WHERE id = ?`, [x!.id]);
     expect(stored.map((r) => JSON.parse(String(r.result)) as unknown)).toEqual([{ sum: 3, at: [x!.id] }]);
     expect((await q.getJob(y!.id))?.result).toEqual({ sum: 10, at: [y!.id] });
-    expect((await q.list({ state: 'done' })).jobs.map((j) => j.result)).toEqual([{ sum: 3, at: [x!.id] }, { sum: 10, at: [y!.id] }]);
+    expect((await q.list({ state: 'done' })).jobs.map((j) => j.result)).toEqual([
+      { sum: 3, at: [x!.id] },
+      { sum: 10, at: [y!.id] },
+    ]);
   });
 
   it('complete(job, { result }) stores it when jobs are kept; a deleted job keeps nothing and waitFor says gone', async () => {
@@ -90,10 +93,13 @@ export function queueResults<Tx>(ctx: () => SuiteContext<Tx>): void {
     const { session } = ctx();
     const q = session.taskrow.queue(freshName('q'), { keepFinishedFor: 600 });
     const { id } = await q.enqueue('p');
-    const w = q.work(async (_job, { progress }) => {
-      await progress({ pct: 100 });
-      return 'fine';
-    }, { pollInterval: 0.05 });
+    const w = q.work(
+      async (_job, { progress }) => {
+        await progress({ pct: 100 });
+        return 'fine';
+      },
+      { pollInterval: 0.05 },
+    );
     try {
       expect(await q.waitFor(id, { timeout: 30 })).toEqual({ state: 'done', result: 'fine' });
     } finally {
@@ -114,7 +120,10 @@ export function queueResults<Tx>(ctx: () => SuiteContext<Tx>): void {
     expect(performance.now() - t0).toBeGreaterThanOrEqual(300);
     expect(timeout.message).toContain(String(b!.id));
     const controller = new AbortController();
-    const waiting = q.waitFor(b!.id, { signal: controller.signal }).then(() => 'resolved', (e: unknown) => e);
+    const waiting = q.waitFor(b!.id, { signal: controller.signal }).then(
+      () => 'resolved',
+      (e: unknown) => e,
+    );
     controller.abort(new Error('no longer needed'));
     expect(((await waiting) as Error).message).toBe('no longer needed');
     await refusesOption(() => q.waitFor(b!.id, { timout: 1 } as never), 'timout', ['timeout', 'signal']);

@@ -25,7 +25,10 @@ export function queueTransactions<Tx>(ctx: () => SuiteContext<Tx>): void {
     const name = freshName('q');
     const outside = session.taskrow.queue<number>(name);
     const ids = await session.withDriverTransaction('commit', async (tx) => {
-      const res = await session.taskrow.in(tx).queue<number>(name).enqueueMany([{ payload: 1 }, { payload: 2 }]);
+      const res = await session.taskrow
+        .in(tx)
+        .queue<number>(name)
+        .enqueueMany([{ payload: 1 }, { payload: 2 }]);
       expect(await probeJobs(session.probe, prefix, name)).toEqual([]);
       expect(await outside.claim({ limit: 10, lease: 60 })).toEqual([]);
       return res.map((r) => r.id);

@@ -25,13 +25,16 @@ export function queueWorker<Tx>(ctx: () => SuiteContext<Tx>): void {
     let active = 0;
     let most = 0;
     const errors: unknown[] = [];
-    const w = q.work(async (job) => {
-      active += 1;
-      most = Math.max(most, active);
-      await new Promise((r) => setTimeout(r, 2));
-      seen.push(job.payload);
-      active -= 1;
-    }, { concurrency: 4, batchSize: 10, pollInterval: 0.05, onError: (e) => void errors.push(e) });
+    const w = q.work(
+      async (job) => {
+        active += 1;
+        most = Math.max(most, active);
+        await new Promise((r) => setTimeout(r, 2));
+        seen.push(job.payload);
+        active -= 1;
+      },
+      { concurrency: 4, batchSize: 10, pollInterval: 0.05, onError: (e) => void errors.push(e) },
+    );
     await until('60 jobs handled', () => seen.length >= 60);
     await w.stop();
     expect([...seen].sort((a, b) => a - b)).toEqual(Array.from({ length: 60 }, (_, i) => i));
@@ -48,10 +51,13 @@ export function queueWorker<Tx>(ctx: () => SuiteContext<Tx>): void {
     const q = session.taskrow.queue<string>(name, { backoff: { base: 0.001, max: 0.001 } });
     await q.enqueueMany([{ payload: 'flaky' }, { payload: 'broken', maxAttempts: 2 }, { payload: 'fine' }]);
     const runs: string[] = [];
-    const w = q.work((job: Job<string>) => {
-      runs.push(`${job.payload}#${job.attempt}`);
-      if (job.payload === 'broken' || (job.payload === 'flaky' && job.attempt === 1)) throw new Error(`${job.payload} failed`);
-    }, { concurrency: 2, pollInterval: 0.02 });
+    const w = q.work(
+      (job: Job<string>) => {
+        runs.push(`${job.payload}#${job.attempt}`);
+        if (job.payload === 'broken' || (job.payload === 'flaky' && job.attempt === 1)) throw new Error(`${job.payload} failed`);
+      },
+      { concurrency: 2, pollInterval: 0.02 },
+    );
     await until('all settled', async () => (await probeJobs(session.probe, prefix, name)).every((j) => j.state === 'dead'));
     await w.stop();
     expect(runs.sort()).toEqual(['broken#1', 'broken#2', 'fine#1', 'flaky#1', 'flaky#2']);
@@ -70,10 +76,13 @@ export function queueWorker<Tx>(ctx: () => SuiteContext<Tx>): void {
     const g = gate();
     const attempts: number[] = [];
     const errors: unknown[] = [];
-    const w = q.work(async (job) => {
-      attempts.push(job.attempt);
-      await g.wait;
-    }, { lease, pollInterval: 0.05, onError: (e) => void errors.push(e) });
+    const w = q.work(
+      async (job) => {
+        attempts.push(job.attempt);
+        await g.wait;
+      },
+      { lease, pollInterval: 0.05, onError: (e) => void errors.push(e) },
+    );
     await until('job claimed', () => attempts.length === 1);
     const first = (await probeJob(session.probe, prefix, id))!.dueAtMs;
     // Past the end of the first lease on the database clock, the job is still leased: only an extension keeps it.
@@ -101,11 +110,14 @@ export function queueWorker<Tx>(ctx: () => SuiteContext<Tx>): void {
     const g = gate();
     let started = false;
     let late: AbortSignal | undefined;
-    const w = q.work(async (_job, context) => {
-      started = true;
-      await g.wait;
-      late = context.signal;
-    }, { lease: 1, pollInterval: 0.05 });
+    const w = q.work(
+      async (_job, context) => {
+        started = true;
+        await g.wait;
+        late = context.signal;
+      },
+      { lease: 1, pollInterval: 0.05 },
+    );
     await until('job started', () => started);
     await session.probe.query(`UPDATE \`${prefix}queue_jobs\` SET token = token + 1 WHERE id = ?`, [id]);
     await until('lease lost', () => w.counts.lost === 1);
@@ -123,10 +135,13 @@ export function queueWorker<Tx>(ctx: () => SuiteContext<Tx>): void {
     const { id } = await q.enqueue('x');
     let reason: unknown;
     let started = false;
-    const w = q.work(async (_job, { signal }) => {
-      started = true;
-      reason = await aborted(signal);
-    }, { lease: 1, pollInterval: 0.05 });
+    const w = q.work(
+      async (_job, { signal }) => {
+        started = true;
+        reason = await aborted(signal);
+      },
+      { lease: 1, pollInterval: 0.05 },
+    );
     await until('job started', () => started);
     // Another claim took the job: its fencing token moved on.
     await session.probe.query(`UPDATE \`${prefix}queue_jobs\` SET token = token + 1 WHERE id = ?`, [id]);
@@ -144,11 +159,14 @@ export function queueWorker<Tx>(ctx: () => SuiteContext<Tx>): void {
     await q.enqueueMany([0, 1, 2, 3, 4].map((payload) => ({ payload })));
     const reasons: unknown[] = [];
     const running = new Set<number>();
-    const w = q.work(async (job, { signal }) => {
-      if (job.payload === 0) return;
-      running.add(job.payload);
-      reasons.push(await aborted(signal));
-    }, { concurrency: 2, batchSize: 5, pollInterval: 0.05 });
+    const w = q.work(
+      async (job, { signal }) => {
+        if (job.payload === 0) return;
+        running.add(job.payload);
+        reasons.push(await aborted(signal));
+      },
+      { concurrency: 2, batchSize: 5, pollInterval: 0.05 },
+    );
     await until('two blocked handlers', () => running.size === 2);
     const res = await w.stop({ timeout: 0.2 });
     expect(res.released).toBe(4);
@@ -167,10 +185,13 @@ export function queueWorker<Tx>(ctx: () => SuiteContext<Tx>): void {
     await q.enqueue('x');
     const g = gate();
     let started = false;
-    const w = q.work(async () => {
-      started = true;
-      await g.wait;
-    }, { pollInterval: 0.05 });
+    const w = q.work(
+      async () => {
+        started = true;
+        await g.wait;
+      },
+      { pollInterval: 0.05 },
+    );
     await until('started', () => started);
     const stopping = w.stop({ timeout: 30 });
     g.open();
@@ -200,9 +221,12 @@ export function queueWorker<Tx>(ctx: () => SuiteContext<Tx>): void {
     const name = freshName('q');
     const q = session.taskrow.queue(name);
     await q.enqueueMany([{ payload: 1 }, { payload: 2 }]);
-    const w = q.work(async (job) => {
-      if (job.payload === 1) await q.release(job, { delay: 600 });
-    }, { pollInterval: 0.05 });
+    const w = q.work(
+      async (job) => {
+        if (job.payload === 1) await q.release(job, { delay: 600 });
+      },
+      { pollInterval: 0.05 },
+    );
     await until('one completed', () => w.counts.completed === 1);
     await w.stop();
     expect(w.counts).toEqual({ completed: 1, failed: 0, lost: 0 });

@@ -34,7 +34,14 @@ export function resourcesAdmin<Tx>(ctx: () => SuiteContext<Tx>): void {
       expect(await probeExisting(session.probe, prefix, [kept])).toEqual([]);
     });
     expect(await probeExisting(session.probe, prefix, [kept])).toEqual([kept]);
-    const err = await session.withDriverTransaction('rollback', (tx) => rejection(session.taskrow.in(tx).resources().acquire('in-tx', { outputs: [gone] })));
+    const err = await session.withDriverTransaction('rollback', (tx) =>
+      rejection(
+        session.taskrow
+          .in(tx)
+          .resources()
+          .acquire('in-tx', { outputs: [gone] }),
+      ),
+    );
     expect(err.code).toBe('INVALID_ARGUMENT');
     expect(err.message).toContain('application transaction');
     expect(await probeLocks(session.probe, prefix, [gone])).toEqual([]);
@@ -80,7 +87,9 @@ export function resourcesAdmin<Tx>(ctx: () => SuiteContext<Tx>): void {
     const [dead, alive] = [await r.acquire('dead', { outputs: [freshName('d.')] }), await r.acquire('alive', { outputs: [freshName('a.')] })];
     await expireHolder(session.probe, prefix, dead.id!);
     await r.sweep();
-    const rows = await session.probe.query<{ h: string }>(`SELECT LOWER(HEX(holder)) AS h FROM \`${prefix}resource_locks\` UNION ALL SELECT LOWER(HEX(holder)) FROM \`${prefix}resource_jobs\``);
+    const rows = await session.probe.query<{ h: string }>(
+      `SELECT LOWER(HEX(holder)) AS h FROM \`${prefix}resource_locks\` UNION ALL SELECT LOWER(HEX(holder)) FROM \`${prefix}resource_jobs\``,
+    );
     expect(rows.map((x) => x.h)).not.toContain(dead.id);
     expect(rows.filter((x) => x.h === alive.id).length).toBe(2);
     const [expired] = await session.probe.query<{ n: unknown }>(

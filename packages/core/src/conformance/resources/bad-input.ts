@@ -111,7 +111,13 @@ export function resourcesBadInput<Tx>(ctx: () => SuiteContext<Tx>): void {
     const r = session.taskrow.resources({ releaseOnExit: false });
     await refusesOption(() => r.job('j', { outputs: [out], autoRefesh: true } as never), 'autoRefesh', ['autoRefresh', 'lease', 'wait', 'inputs', 'outputs']);
     await refusesOption(() => r.acquire('j', { outputs: [out], wate: 1 } as never), 'wate', ['wait']);
-    await refusesOption(() => r.job('j', { outputs: [out] }).acquire({ leese: 5 } as never), 'leese', ['lease', 'wait', 'overwrite', 'outputTtl', 'autoRefresh']);
+    await refusesOption(() => r.job('j', { outputs: [out] }).acquire({ leese: 5 } as never), 'leese', [
+      'lease',
+      'wait',
+      'overwrite',
+      'outputTtl',
+      'autoRefresh',
+    ]);
     await refusesOption(() => r.job('j', { outputs: [out] }).canRun({ overwrit: false } as never), 'overwrit', ['overwrite']);
     await refusesOption(() => r.produce(out, { tll: 1 } as never), 'tll', ['ttl', 'by']);
     await refusesOption(() => r.forceRelease({ output: [out] } as never), 'output', ['inputs', 'outputs']);

@@ -143,7 +143,7 @@ export function resourcesConcurrency<Tx>(ctx: () => SuiteContext<Tx>): void {
     // Reconcile: every section ran once, no write was lost, nothing stays locked, and exactly the
     // outputs of successful releases exist.
     expect(outcomes.ok + outcomes.failedRelease + outcomes.unavailable).toBe(JOBS * ROUNDS);
-    expect(outcomes.ok).toBeGreaterThan(JOBS * ROUNDS / 2);
+    expect(outcomes.ok).toBeGreaterThan((JOBS * ROUNDS) / 2);
     for (const k of derived) expect(ledger.versions.get(k) ?? 0, k).toBe(writes.get(k) ?? 0);
     expect(await probeLocks(session.probe, prefix, universe)).toEqual([]);
     const holders = await session.probe.query<{ n: unknown }>(`SELECT COUNT(*) AS n FROM \`${prefix}resource_jobs\` WHERE job LIKE ?`, [`${base}.job.%`]);

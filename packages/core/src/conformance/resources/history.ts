@@ -9,7 +9,13 @@ function word(prefix: string): string {
   return `${prefix}${freshName('').replace(/[0-9-]/g, (d) => 'abcdefghijk'[Number(d)] ?? 'x')}`;
 }
 
-async function runJob<Tx>(ctx: SuiteContext<Tx>, r: ReturnType<SuiteContext<Tx>['session']['taskrow']['resources']>, name: string, inputs: string[], outputs: string[]): Promise<void> {
+async function runJob<Tx>(
+  ctx: SuiteContext<Tx>,
+  r: ReturnType<SuiteContext<Tx>['session']['taskrow']['resources']>,
+  name: string,
+  inputs: string[],
+  outputs: string[],
+): Promise<void> {
   await r.produce(inputs);
   await (await r.acquire(name, { inputs, outputs })).release();
 }
@@ -78,9 +84,9 @@ export function resourcesHistory<Tx>(ctx: () => SuiteContext<Tx>): void {
     expect(await mine({ before: new Date('2021-01-01T00:00:00Z') })).toEqual([`${flow}.a -> ${flow}.old`, `${flow}.old -> ${flow}.b`]);
     expect(await mine({ after: new Date('2021-01-01T00:00:00Z') })).toEqual([`${flow}.b -> ${flow}.new`, `${flow}.new -> ${flow}.c`]);
     expect(await mine({ after: new Date('2019-12-31T00:00:00Z'), before: new Date('2020-01-01T00:00:00Z') })).toEqual([]);
-    expect((await r.edges({ after: new Date('2020-01-01T00:00:00Z'), before: new Date('2020-01-01T00:00:01Z') })).map((e) => e.lastSeen.toISOString())).toContain(
-      '2020-01-01T00:00:00.000Z',
-    );
+    expect(
+      (await r.edges({ after: new Date('2020-01-01T00:00:00Z'), before: new Date('2020-01-01T00:00:01Z') })).map((e) => e.lastSeen.toISOString()),
+    ).toContain('2020-01-01T00:00:00.000Z');
     // Running the old job again moves its edges' last-seen time to now.
     await runJob(c, c.session.taskrow.resources(), `${flow}.old`, [`${flow}.a`], [`${flow}.b`]);
     expect(await mine({ before: new Date('2021-01-01T00:00:00Z') })).toEqual([]);

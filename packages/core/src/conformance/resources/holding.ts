@@ -43,7 +43,10 @@ export function resourcesHolding<Tx>(ctx: () => SuiteContext<Tx>): void {
     await r.produce(out);
     const lost = await job.refresh();
     expect([...lost].sort((a, b) => a.key.localeCompare(b.key))).toEqual(
-      [{ key: inp, reason: 'input_lock_lost' }, { key: out, reason: 'output_exists' }].sort((a, b) => a.key.localeCompare(b.key)),
+      [
+        { key: inp, reason: 'input_lock_lost' },
+        { key: out, reason: 'output_exists' },
+      ].sort((a, b) => a.key.localeCompare(b.key)),
     );
     expect(job.held).toBe(false);
     expect(job.signal.aborted).toBe(true);

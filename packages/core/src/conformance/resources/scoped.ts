@@ -57,7 +57,10 @@ export function resourcesScoped<Tx>(ctx: () => SuiteContext<Tx>): void {
         expect(signal.aborted).toBe(true);
         return 'finished anyway';
       })
-      .then(() => undefined, (e: unknown) => e);
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect(reason).toBeInstanceOf(ResourceLockLostError);
     expect((reason as ResourceLockLostError).lost).toEqual([{ key: out, reason: 'output_lock_lost' }]);
     expect(err).toBeInstanceOf(ResourceLockLostError);

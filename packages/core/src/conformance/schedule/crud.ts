@@ -14,7 +14,15 @@ export function scheduleCrud<Tx>(ctx: () => SuiteContext<Tx>): void {
     const [name, queue] = [freshName('s'), freshName('q')];
     const info = await s.upsert(name, { queue, every: 60, payload: { report: 'daily' }, options: { priority: 3, group: 'g1' } });
     const row = (await probeSchedule(session.probe, prefix, name))!;
-    expect(row).toMatchObject({ queue, every: 60, cron: null, payload: { report: 'daily' }, options: { priority: 3, group: 'g1' }, missed: 'once', lastUs: null });
+    expect(row).toMatchObject({
+      queue,
+      every: 60,
+      cron: null,
+      payload: { report: 'daily' },
+      options: { priority: 3, group: 'g1' },
+      missed: 'once',
+      lastUs: null,
+    });
     // An interval is anchored at the whole second of its creation: the first tick is within 60 s.
     expect(row.nextUs! % 1e6).toBe(0);
     expect(row.nextUs! - row.nowUs).toBeGreaterThan(58e6);
@@ -78,7 +86,12 @@ export function scheduleCrud<Tx>(ctx: () => SuiteContext<Tx>): void {
     await s.upsert(name, { queue: 'q', every: 60 });
     const before = await probeSchedules(session.probe, prefix);
     const bad: [unknown, unknown, string, string][] = [
-      [name, { queue: 'q', every: 60, every_ms: 5 }, 'INVALID_ARGUMENT', 'no option "every_ms"; its options are queue, cron, tz, every, payload, options, missed'],
+      [
+        name,
+        { queue: 'q', every: 60, every_ms: 5 },
+        'INVALID_ARGUMENT',
+        'no option "every_ms"; its options are queue, cron, tz, every, payload, options, missed',
+      ],
       [name, { queue: 'q' }, 'INVALID_ARGUMENT', 'exactly one of cron and every, got neither'],
       [name, { queue: 'q', every: 1, cron: '* * * * *' }, 'INVALID_ARGUMENT', 'exactly one of cron and every, got cron "* * * * *" and every 1'],
       [name, { queue: 'q', cron: '61 * * * *' }, 'INVALID_ARGUMENT', '"61 * * * *" is not a cron pattern'],
@@ -88,10 +101,20 @@ export function scheduleCrud<Tx>(ctx: () => SuiteContext<Tx>): void {
       [name, { queue: 'q', every: 5, tz: 'UTC' }, 'INVALID_ARGUMENT', 'tz applies to cron patterns only'],
       [name, { queue: 'q', every: 0 }, 'INVALID_ARGUMENT', 'every (whole seconds) must be an integer from 1 to 315360000, got 0'],
       [name, { queue: 'q', every: 1.5 }, 'INVALID_ARGUMENT', 'got 1.5 (a number)'],
-      [name, { queue: 'q', every: 5, missed: 'sometimes' }, 'INVALID_ARGUMENT', 'missed must be "skip", "once" or { each: N } (N from 1 to 1000), got "sometimes"'],
+      [
+        name,
+        { queue: 'q', every: 5, missed: 'sometimes' },
+        'INVALID_ARGUMENT',
+        'missed must be "skip", "once" or { each: N } (N from 1 to 1000), got "sometimes"',
+      ],
       [name, { queue: 'q', every: 5, missed: { each: 1001 } }, 'INVALID_ARGUMENT', 'missed.each must be an integer from 1 to 1000, got 1001'],
       [name, { queue: 'q', every: 5, missed: { each: 2, max: 3 } }, 'INVALID_ARGUMENT', 'no option "max"; its options are each'],
-      [name, { queue: 'q', every: 5, options: { runAt: new Date() } }, 'INVALID_ARGUMENT', 'no option "runAt"; its options are delay, priority, maxAttempts, dedupKey, group, concurrencyKey'],
+      [
+        name,
+        { queue: 'q', every: 5, options: { runAt: new Date() } },
+        'INVALID_ARGUMENT',
+        'no option "runAt"; its options are delay, priority, maxAttempts, dedupKey, group, concurrencyKey',
+      ],
       [name, { queue: 'q', every: 5, options: { priority: 40000 } }, 'INVALID_ARGUMENT', 'priority must be an integer from -32768 to 32767, got 40000'],
       [name, { queue: 'q', every: 5, payload: () => 1 }, 'INVALID_ARGUMENT', 'payload'],
       [name, { queue: 'bad queue', every: 5 }, 'INVALID_NAME', 'invalid queue name "bad queue"'],
@@ -102,7 +125,9 @@ export function scheduleCrud<Tx>(ctx: () => SuiteContext<Tx>): void {
       const err = await rejection(() => s.upsert(n as string, spec as never), code as 'INVALID_ARGUMENT');
       expect(err.message, JSON.stringify(spec)).toContain(text);
     }
-    expect((await rejection(() => s.start({ pollInterval: 0 }), 'INVALID_ARGUMENT')).message).toContain('pollInterval must be a finite number of seconds from 0.01 to 3600, got 0');
+    expect((await rejection(() => s.start({ pollInterval: 0 }), 'INVALID_ARGUMENT')).message).toContain(
+      'pollInterval must be a finite number of seconds from 0.01 to 3600, got 0',
+    );
     expect((await rejection(() => s.start({ poll: 1 } as never), 'INVALID_ARGUMENT')).message).toContain('its options are pollInterval, onError');
     await rejection(() => s.get('no such name'), 'INVALID_NAME');
     await rejection(() => s.remove(''), 'INVALID_NAME');

@@ -53,7 +53,9 @@ export function scheduleTicks<Tx>(ctx: () => SuiteContext<Tx>): void {
     await s.upsert(good, { queue, every: 60, payload: 'good' });
     await session.probe.query(`UPDATE \`${prefix}queue_schedules\` SET options = '{"priority":99999}' WHERE name = ?`, [bad]);
     for (const name of [bad, good]) await shiftNextAt(session.probe, prefix, name, -60);
-    expect((await rejection(() => s.runDue(), 'INVALID_ARGUMENT')).message).toContain(`schedule "${bad}" job priority must be an integer from -32768 to 32767, got 99999`);
+    expect((await rejection(() => s.runDue(), 'INVALID_ARGUMENT')).message).toContain(
+      `schedule "${bad}" job priority must be an integer from -32768 to 32767, got 99999`,
+    );
     expect((await probeJobs(session.probe, prefix, queue)).map((j) => j.payload)).toEqual(['good']);
     expect((await probeSchedule(session.probe, prefix, bad))!.lastUs).toBeNull(); // its tick is still due, nothing half-done
     await s.remove(bad);
@@ -93,7 +95,11 @@ export function scheduleTicks<Tx>(ctx: () => SuiteContext<Tx>): void {
       const first = (await clients[0]!.schedules().upsert(name, { queue, every: 60, payload: -1 })).nextAt!.getTime() * 1000;
       for (let round = 0; round < 8; round += 1) {
         await shiftNextAt(session.probe, prefix, name, -60);
-        await Promise.all([clients[0]!.schedules().runDue(), clients[1]!.schedules().runDue(), clients[2]!.schedules().upsert(name, { queue, every: 60, payload: round })]);
+        await Promise.all([
+          clients[0]!.schedules().runDue(),
+          clients[1]!.schedules().runDue(),
+          clients[2]!.schedules().upsert(name, { queue, every: 60, payload: round }),
+        ]);
         // A tick that lost its compare-and-set to the upsert is still due: a later pass takes it.
         await clients[0]!.schedules().runDue();
         expect((await probeSchedule(session.probe, prefix, name))!.nextUs).toBe(first);

@@ -54,29 +54,42 @@ function redrive(c: AckContext, ids: number[]): Promise<number> {
   const ready = `\`attempt\` = 0, \`run_at\` = UTC_TIMESTAMP(6), \`due_at\` = UTC_TIMESTAMP(6),
     \`ready_priority\` = IF(\`conc_key\` IS NULL, \`priority\`, 0), \`phase\` = IF(\`conc_key\` IS NULL, ${PHASE.ready}, ${PHASE.delayed})`;
   const dead = `\`queue\` = ? AND \`phase\` = ${PHASE.dead}`;
-  return c.exec.transaction(async (conn) => {
-    const keys = await deadKeysOf(conn, c.t, ids);
-    const plain = ids.filter((id) => !keys.has(id));
-    let n = 0;
-    if (plain.length > 0) {
-      n += (await conn.query(`${updateById(c.t.jobs)} SET ${ready} WHERE \`id\` IN (${placeholderList(plain.length)}) AND ${dead}`, [...plain, c.queue])).affectedRows;
-    }
-    if (keys.size === 0) return n;
-    const holders = await takeKeys(conn, c.t, c.queue, [...keys].map(([id, key]) => ({ key, id })));
-    const keyed = [...keys].filter(([id, key]) => holders.get(key.toString('hex')) === id).map(([id]) => id);
-    if (keyed.length === 0) return n;
-    await conn.query(
-      `${updateById(c.t.jobs)} SET \`dedup_k\` = CASE \`id\`${' WHEN ? THEN ?'.repeat(keyed.length)} END, ${ready}
+  return c.exec.transaction(
+    async (conn) => {
+      const keys = await deadKeysOf(conn, c.t, ids);
+      const plain = ids.filter((id) => !keys.has(id));
+      let n = 0;
+      if (plain.length > 0) {
+        n += (await conn.query(`${updateById(c.t.jobs)} SET ${ready} WHERE \`id\` IN (${placeholderList(plain.length)}) AND ${dead}`, [...plain, c.queue]))
+          .affectedRows;
+      }
+      if (keys.size === 0) return n;
+      const holders = await takeKeys(
+        conn,
+        c.t,
+        c.queue,
+        [...keys].map(([id, key]) => ({ key, id })),
+      );
+      const keyed = [...keys].filter(([id, key]) => holders.get(key.toString('hex')) === id).map(([id]) => id);
+      if (keyed.length === 0) return n;
+      await conn.query(
+        `${updateById(c.t.jobs)} SET \`dedup_k\` = CASE \`id\`${' WHEN ? THEN ?'.repeat(keyed.length)} END, ${ready}
        WHERE \`id\` IN (${placeholderList(keyed.length)}) AND ${dead}`,
-      [...keyed.flatMap((id) => [id, keys.get(id)!]), ...keyed, c.queue],
-    );
-    const back = await conn.query<{ id: unknown }>(
-      `SELECT \`id\` FROM ${c.t.jobs} FORCE INDEX (PRIMARY) WHERE \`id\` IN (${placeholderList(keyed.length)}) AND \`phase\` IN (${PHASE.ready}, ${PHASE.delayed}) AND \`dedup_k\` IS NOT NULL`,
-      keyed,
-    );
-    await dropDeadKeys(conn, c.t, back.rows.map((r) => toNumber(r.id)));
-    return n + back.rows.length;
-  }, { isolation: 'READ COMMITTED' });
+        [...keyed.flatMap((id) => [id, keys.get(id)!]), ...keyed, c.queue],
+      );
+      const back = await conn.query<{ id: unknown }>(
+        `SELECT \`id\` FROM ${c.t.jobs} FORCE INDEX (PRIMARY) WHERE \`id\` IN (${placeholderList(keyed.length)}) AND \`phase\` IN (${PHASE.ready}, ${PHASE.delayed}) AND \`dedup_k\` IS NOT NULL`,
+        keyed,
+      );
+      await dropDeadKeys(
+        conn,
+        c.t,
+        back.rows.map((r) => toNumber(r.id)),
+      );
+      return n + back.rows.length;
+    },
+    { isolation: 'READ COMMITTED' },
+  );
 }
 
 /**
@@ -101,8 +114,13 @@ async function inSteps(ids: number[], write: (ids: number[]) => Promise<number>)
 
 /** Deletes kept finished jobs whose retention has passed. */
 export function purgeFinished(c: AckContext): Promise<number> {
-  return sweep(c, PHASE.done, true, Number.MAX_SAFE_INTEGER, async (ids) =>
-    (await c.exec.query(`${deleteById(c.t.jobs)} WHERE \`id\` IN (${placeholderList(ids.length)}) AND \`phase\` = ${PHASE.done}`, ids)).affectedRows,
+  return sweep(
+    c,
+    PHASE.done,
+    true,
+    Number.MAX_SAFE_INTEGER,
+    async (ids) =>
+      (await c.exec.query(`${deleteById(c.t.jobs)} WHERE \`id\` IN (${placeholderList(ids.length)}) AND \`phase\` = ${PHASE.done}`, ids)).affectedRows,
   );
 }
 

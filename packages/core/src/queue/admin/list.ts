@@ -75,11 +75,16 @@ function decodeCursor(after: unknown): Cursor {
   if (!Array.isArray(v) || v.length !== 5) return bad();
   const [phase, readyPriority, due, group, id] = v as unknown[];
   const ok =
-    Number.isInteger(phase) && STATE_OF[phase as number] !== undefined &&
-    Number.isInteger(readyPriority) && Math.abs(readyPriority as number) <= 32768 &&
-    typeof due === 'string' && DUE_TEXT.test(due) &&
-    typeof group === 'string' && group.length <= 64 &&
-    Number.isSafeInteger(id) && (id as number) > 0;
+    Number.isInteger(phase) &&
+    STATE_OF[phase as number] !== undefined &&
+    Number.isInteger(readyPriority) &&
+    Math.abs(readyPriority as number) <= 32768 &&
+    typeof due === 'string' &&
+    DUE_TEXT.test(due) &&
+    typeof group === 'string' &&
+    group.length <= 64 &&
+    Number.isSafeInteger(id) &&
+    (id as number) > 0;
   if (!ok) return bad();
   return { phase: phase as number, readyPriority: readyPriority as number, due: due as string, group: group as string, id: id as number };
 }
@@ -137,7 +142,14 @@ const AFTER =
  * The statement that reads one phase of a page: up to `n` rows of the queue's `claim` index range
  * for `phase` (and `group`), after `from` when given, in index order. A plain read, no locks.
  */
-export function pageQuery(t: QueueTables, queue: string, phase: number, group: string | undefined, from: Cursor | undefined, n: number): { sql: string; params: SqlValue[] } {
+export function pageQuery(
+  t: QueueTables,
+  queue: string,
+  phase: number,
+  group: string | undefined,
+  from: Cursor | undefined,
+  n: number,
+): { sql: string; params: SqlValue[] } {
   const params: SqlValue[] = [queue, phase];
   let where = '`queue` = ? AND `phase` = ?';
   if (group !== undefined) {

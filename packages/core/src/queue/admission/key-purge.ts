@@ -22,21 +22,24 @@ const KEY_PURGE_EVERY_MS = 60_000;
  * purge never changes a limit in force and never lets two admissions of one key overlap.
  */
 async function purgeWindow(exec: Executor, t: QueueTables, queue: string, after: string): Promise<PurgeWindow<string>> {
-  return exec.transaction(async (conn) => {
-    const { rows } = await conn.query<{ n: unknown; last: string | null }>(
-      `SELECT COUNT(*) AS n, MAX(w.\`conc_key\`) AS last FROM (
+  return exec.transaction(
+    async (conn) => {
+      const { rows } = await conn.query<{ n: unknown; last: string | null }>(
+        `SELECT COUNT(*) AS n, MAX(w.\`conc_key\`) AS last FROM (
          SELECT \`conc_key\` FROM ${t.keys} WHERE \`queue\` = ? AND \`conc_key\` > ? ORDER BY \`conc_key\` LIMIT ${KEY_WINDOW}) AS w`,
-      [queue, after],
-    );
-    const last = rows[0]?.last;
-    if (last === null || last === undefined) return { deleted: 0, next: undefined };
-    const { affectedRows } = await conn.query(
-      `DELETE FROM ${t.keys} WHERE \`queue\` = ? AND \`conc_key\` > ? AND \`conc_key\` <= ? AND \`max_running\` IS NULL
+        [queue, after],
+      );
+      const last = rows[0]?.last;
+      if (last === null || last === undefined) return { deleted: 0, next: undefined };
+      const { affectedRows } = await conn.query(
+        `DELETE FROM ${t.keys} WHERE \`queue\` = ? AND \`conc_key\` > ? AND \`conc_key\` <= ? AND \`max_running\` IS NULL
          AND ${noJobOfKey(t, t.keys)}`,
-      [queue, after, last],
-    );
-    return { deleted: affectedRows, next: toNumber(rows[0]!.n) < KEY_WINDOW ? undefined : last };
-  }, { isolation: 'READ COMMITTED' });
+        [queue, after, last],
+      );
+      return { deleted: affectedRows, next: toNumber(rows[0]!.n) < KEY_WINDOW ? undefined : last };
+    },
+    { isolation: 'READ COMMITTED' },
+  );
 }
 
 /**

@@ -24,7 +24,8 @@ export interface SlotChanges {
 }
 
 /** `(state, key, id)` triples of one state. */
-const triples = (state: number, ids: IdsByKey): [string, number, number][] => [...ids].flatMap(([k, list]) => list.map((id): [string, number, number] => [k, state, id]));
+const triples = (state: number, ids: IdsByKey): [string, number, number][] =>
+  [...ids].flatMap(([k, list]) => list.map((id): [string, number, number] => [k, state, id]));
 
 /** Deletes the rows of `gone` (one statement, key by key), if any. */
 async function dropRows(conn: SqlConnection, t: QueueTables, queue: string, gone: readonly (readonly [number, IdsByKey])[]): Promise<void> {
@@ -43,7 +44,13 @@ async function dropRows(conn: SqlConnection, t: QueueTables, queue: string, gone
  * under the keys' locks (`lockKeys`): only their holders write these rows, and a job becomes ready
  * or running again only through an admission or from the other of the two phases.
  */
-export async function heldCounts(conn: SqlConnection, t: QueueTables, queue: string, keys: readonly string[], share: boolean): Promise<{ counts: Map<string, number>; left: Map<string, number[]> }> {
+export async function heldCounts(
+  conn: SqlConnection,
+  t: QueueTables,
+  queue: string,
+  keys: readonly string[],
+  share: boolean,
+): Promise<{ counts: Map<string, number>; left: Map<string, number[]> }> {
   const { rows } = await conn.query<{ conc_key: string; id: unknown; held: unknown }>(
     `SELECT k.\`conc_key\`, k.\`id\`, COALESCE(j.\`phase\` IN (${PHASE.ready}, ${PHASE.running}), 0) AS held
      FROM ${t.keyed} AS k LEFT JOIN ${t.jobs} AS j FORCE INDEX (PRIMARY) ON j.\`id\` = k.\`id\`
@@ -60,14 +67,23 @@ export async function heldCounts(conn: SqlConnection, t: QueueTables, queue: str
 }
 
 /** Up to `room` blocked jobs of each key, first enqueued first (one statement for every key); see `heldCounts` for `share`. */
-export async function waitingHeads(conn: SqlConnection, t: QueueTables, queue: string, rooms: ReadonlyMap<string, number>, share: boolean): Promise<Map<string, number[]>> {
+export async function waitingHeads(
+  conn: SqlConnection,
+  t: QueueTables,
+  queue: string,
+  rooms: ReadonlyMap<string, number>,
+  share: boolean,
+): Promise<Map<string, number[]>> {
   const wanted = [...rooms].filter(([, room]) => room > 0);
   const out = new Map<string, number[]>();
   if (wanted.length === 0) return out;
   const part = (room: number): string =>
     `(SELECT k.\`id\`, k.\`conc_key\` FROM ${t.keyed} AS k STRAIGHT_JOIN ${t.jobs} AS j FORCE INDEX (PRIMARY) ON j.\`id\` = k.\`id\` AND j.\`phase\` = ${PHASE.blocked}
       WHERE k.\`queue\` = ? AND k.\`conc_key\` = ? AND k.\`state\` = ${WAITS} ORDER BY k.\`id\` LIMIT ${room}${share ? ' LOCK IN SHARE MODE' : ''})`;
-  const { rows } = await conn.query<{ id: unknown; conc_key: string }>(wanted.map(([, room]) => part(room)).join(' UNION ALL '), wanted.flatMap(([k]) => [queue, k]));
+  const { rows } = await conn.query<{ id: unknown; conc_key: string }>(
+    wanted.map(([, room]) => part(room)).join(' UNION ALL '),
+    wanted.flatMap(([k]) => [queue, k]),
+  );
   for (const r of rows) out.set(r.conc_key, [...(out.get(r.conc_key) ?? []), toNumber(r.id)]);
   return out;
 }
@@ -78,7 +94,10 @@ export async function waitingHeads(conn: SqlConnection, t: QueueTables, queue: s
  * so a job that left its slot and is admitted again by the same admission keeps a row that holds.
  */
 export async function recordSlots(conn: SqlConnection, t: QueueTables, queue: string, changes: SlotChanges): Promise<void> {
-  await dropRows(conn, t, queue, [[HOLDS, changes.left], [WAITS, changes.unblocked]]);
+  await dropRows(conn, t, queue, [
+    [HOLDS, changes.left],
+    [WAITS, changes.unblocked],
+  ]);
   const rows = [...triples(HOLDS, changes.hold), ...triples(WAITS, changes.wait)];
   if (rows.length === 0) return;
   await conn.query(

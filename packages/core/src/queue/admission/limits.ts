@@ -6,7 +6,7 @@ import { PHASE, updateById, type QueueTables } from '../model/tables.js';
 import type { JobRef } from '../model/types.js';
 import { announce } from '../wake/ring.js';
 import { heldCounts, recordSlots, waitingHeads, type IdsByKey, type SlotChanges } from './key-slots.js';
-import { concurrencyKeyArg, } from '../model/options.js';
+import { concurrencyKeyArg } from '../model/options.js';
 /** The highest concurrency limit of a key. */
 export const MAX_CONCURRENCY_LIMIT = 1_000_000;
 /** The limit of a key when neither it nor its queue has one set. */
@@ -29,12 +29,19 @@ async function limitsOf(conn: SqlConnection, t: QueueTables, queue: string, keys
 }
 
 const insertKeys = (conn: SqlConnection, t: QueueTables, queue: string, keys: readonly string[]): Promise<unknown> =>
-  conn.query(`INSERT IGNORE INTO ${t.keys} (\`queue\`, \`conc_key\`) VALUES ${keys.map(() => '(?, ?)').join(', ')}`, keys.flatMap((k) => [queue, k]));
+  conn.query(
+    `INSERT IGNORE INTO ${t.keys} (\`queue\`, \`conc_key\`) VALUES ${keys.map(() => '(?, ?)').join(', ')}`,
+    keys.flatMap((k) => [queue, k]),
+  );
 
 /** Writes the rows of `keys` (locking them, waiting for holders); resolves to how many exist. */
 const touchKeys = async (conn: SqlConnection, t: QueueTables, queue: string, keys: readonly string[]): Promise<number> =>
-  (await conn.query(`UPDATE ${t.keys} SET \`admissions\` = \`admissions\` + 1 WHERE \`queue\` = ? AND \`conc_key\` IN (${placeholderList(keys.length)})`, [queue, ...keys]))
-    .affectedRows;
+  (
+    await conn.query(`UPDATE ${t.keys} SET \`admissions\` = \`admissions\` + 1 WHERE \`queue\` = ? AND \`conc_key\` IN (${placeholderList(keys.length)})`, [
+      queue,
+      ...keys,
+    ])
+  ).affectedRows;
 
 /**
  * Locks the rows of `keys` (creating missing ones) and writes them, in one order for every caller,
@@ -76,8 +83,14 @@ function decide(limits: Limits, rooms: ReadonlyMap<string, number>, blocked: Ids
     const waiting = due.get(k) ?? [];
     const pool = [...(blocked.get(k) ?? []), ...waiting].sort((a, b) => a - b).slice(0, rooms.get(k));
     hold.set(k, pool);
-    wait.set(k, waiting.filter((id) => !pool.includes(id)));
-    unblocked.set(k, (blocked.get(k) ?? []).filter((id) => pool.includes(id)));
+    wait.set(
+      k,
+      waiting.filter((id) => !pool.includes(id)),
+    );
+    unblocked.set(
+      k,
+      (blocked.get(k) ?? []).filter((id) => pool.includes(id)),
+    );
   }
   return { hold, wait, unblocked };
 }
@@ -159,23 +172,32 @@ const KEYS_PER_STEP = 500;
  * backlog read from the head again.
  */
 export async function setLimit(exec: Executor, t: QueueTables, queue: string, limit: number | null, key: string | undefined): Promise<void> {
-  const admitted = await exec.transaction(async (conn) => {
-    await conn.query(
-      `INSERT INTO ${t.keys} (\`queue\`, \`conc_key\`, \`max_running\`) VALUES (?, ?, ?) ON DUPLICATE KEY UPDATE \`max_running\` = VALUES(\`max_running\`)`,
-      [queue, key ?? QUEUE_DEFAULT_ROW, limit],
-    );
-    if (key !== undefined) return freeSlots(conn, t, queue, [key], exec.client.joined);
-    let made = 0;
-    for (let after = QUEUE_DEFAULT_ROW; ; ) {
-      const { rows } = await conn.query<{ conc_key: string }>(
-        `SELECT \`conc_key\` FROM ${t.keys} WHERE \`queue\` = ? AND \`conc_key\` > ? ORDER BY \`conc_key\` LIMIT ${KEYS_PER_STEP}`,
-        [queue, after],
+  const admitted = await exec.transaction(
+    async (conn) => {
+      await conn.query(
+        `INSERT INTO ${t.keys} (\`queue\`, \`conc_key\`, \`max_running\`) VALUES (?, ?, ?) ON DUPLICATE KEY UPDATE \`max_running\` = VALUES(\`max_running\`)`,
+        [queue, key ?? QUEUE_DEFAULT_ROW, limit],
       );
-      if (rows.length === 0) return made;
-      made += await freeSlots(conn, t, queue, rows.map((r) => r.conc_key), exec.client.joined);
-      after = rows[rows.length - 1]!.conc_key;
-    }
-  }, { isolation: 'READ COMMITTED' });
+      if (key !== undefined) return freeSlots(conn, t, queue, [key], exec.client.joined);
+      let made = 0;
+      for (let after = QUEUE_DEFAULT_ROW; ; ) {
+        const { rows } = await conn.query<{ conc_key: string }>(
+          `SELECT \`conc_key\` FROM ${t.keys} WHERE \`queue\` = ? AND \`conc_key\` > ? ORDER BY \`conc_key\` LIMIT ${KEYS_PER_STEP}`,
+          [queue, after],
+        );
+        if (rows.length === 0) return made;
+        made += await freeSlots(
+          conn,
+          t,
+          queue,
+          rows.map((r) => r.conc_key),
+          exec.client.joined,
+        );
+        after = rows[rows.length - 1]!.conc_key;
+      }
+    },
+    { isolation: 'READ COMMITTED' },
+  );
   announce(exec, t, queue, admitted);
 }
 

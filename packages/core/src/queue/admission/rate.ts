@@ -51,7 +51,9 @@ export async function setRate(exec: Executor, t: QueueTables, queue: string, rat
 
 /** The rate limit of `queue`, or null. Read-only. */
 export async function getRate(exec: Executor, t: QueueTables, queue: string): Promise<RateLimit | null> {
-  const { rows } = await exec.query<{ n: unknown; w: unknown }>(`SELECT COUNT(*) AS n, MAX(\`window_us\`) AS w FROM ${t.rateSlots} WHERE \`queue\` = ?`, [queue]);
+  const { rows } = await exec.query<{ n: unknown; w: unknown }>(`SELECT COUNT(*) AS n, MAX(\`window_us\`) AS w FROM ${t.rateSlots} WHERE \`queue\` = ?`, [
+    queue,
+  ]);
   const n = toNumber(rows[0]?.n ?? 0);
   return n === 0 ? null : { limit: n, per: toNumber(rows[0]!.w) / 1e6 };
 }

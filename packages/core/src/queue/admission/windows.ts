@@ -28,7 +28,12 @@ type Place<K> = { at: number; after: K };
  * and queue, however many workers ask (0 at once otherwise), each window going on where the last one
  * of the process ended, round the table.
  */
-export function throttledPurge<K>(name: string, everyMs: number, start: K, window: (exec: Executor, t: QueueTables, queue: string, after: K) => Promise<PurgeWindow<K>>) {
+export function throttledPurge<K>(
+  name: string,
+  everyMs: number,
+  start: K,
+  window: (exec: Executor, t: QueueTables, queue: string, after: K) => Promise<PurgeWindow<K>>,
+) {
   const places = slot(`purge places ${name}`, () => new Map<string, Place<K>>());
   return async (exec: Executor, t: QueueTables, queue: string): Promise<number> => {
     const p = perQueue(exec.state, places, t, queue, () => ({ at: -Infinity, after: start }));

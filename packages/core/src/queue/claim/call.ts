@@ -22,12 +22,19 @@ const UNSERIAL_MS = 60_000;
 /** The rows of the ready range a claim reads, in claim order, as the procedure's derived table `x` (`?` style params are procedure variables). */
 const lockedReady = (jobs: string, from: boolean): string =>
   `SELECT \`id\`, \`ready_priority\`, \`due_at\`, \`grp\`, ${epochMicros('`due_at`')} AS due_us FROM ${jobs} FORCE INDEX (\`claim\`)
-      WHERE \`queue\` = p_queue AND \`phase\` = ${PHASE.ready}${from ? `
-        AND (\`ready_priority\` > p_from_priority OR (\`ready_priority\` = p_from_priority AND \`due_at\` >= '1970-01-01 00:00:00' + INTERVAL p_from_due MICROSECOND))` : ''}
+      WHERE \`queue\` = p_queue AND \`phase\` = ${PHASE.ready}${
+        from
+          ? `
+        AND (\`ready_priority\` > p_from_priority OR (\`ready_priority\` = p_from_priority AND \`due_at\` >= '1970-01-01 00:00:00' + INTERVAL p_from_due MICROSECOND))`
+          : ''
+      }
       ORDER BY \`ready_priority\`, \`due_at\`, \`grp\`, \`id\` LIMIT p_limit FOR UPDATE SKIP LOCKED`;
 
 /** Reads (and locks) the ready rows into `v_ids` (ids in claim order), `v_n` and `v_last` (the last row's `priority due_us`). */
-const readReady = (jobs: string, from: boolean): string => `SELECT GROUP_CONCAT(x.\`id\` ORDER BY x.\`ready_priority\`, x.\`due_at\`, x.\`grp\`, x.\`id\`), COUNT(*),
+const readReady = (
+  jobs: string,
+  from: boolean,
+): string => `SELECT GROUP_CONCAT(x.\`id\` ORDER BY x.\`ready_priority\`, x.\`due_at\`, x.\`grp\`, x.\`id\`), COUNT(*),
         SUBSTRING_INDEX(GROUP_CONCAT(CONCAT(x.\`ready_priority\`, ' ', x.due_us) ORDER BY x.\`ready_priority\`, x.\`due_at\`, x.\`grp\`, x.\`id\`), ',', -1)
       INTO v_ids, v_n, v_last
       FROM (${lockedReady(jobs, from)}) AS x;`;
@@ -35,7 +42,6 @@ const readReady = (jobs: string, from: boolean): string => `SELECT GROUP_CONCAT(
 /** A leased row's columns as the claim returns them (its attempt as before the lease, as a read before the UPDATE sees it). */
 const LEASED_COLUMNS = `\`id\`, \`grp\`, \`conc_key\`, \`priority\`, \`attempt\` - 1 AS \`attempt\`, \`max_attempts\`, \`token\`, \`payload\`,
   ${epochMicros('`run_at`')} AS run_us, ${epochMicros('`due_at`')} AS due_us`;
-
 
 /** Variables that hold the ids of a claim of a few jobs: its lease and answer then name them in plain statements, not prepared ones. */
 const FEW_IDS = ['v_id1', 'v_id2', 'v_id3', 'v_id4', 'v_id5', 'v_id6', 'v_id7', 'v_id8'];
@@ -247,7 +253,8 @@ interface LockSeen {
 
 const SEEN = slot('claim lock seen', () => new Map<string, LockSeen>());
 
-const seenOf = (exec: Executor, t: QueueTables, queue: string): LockSeen => perQueue(exec.state, SEEN, t, queue, () => ({ unserialUntil: -Infinity, free: 0, aloneUntil: -Infinity }));
+const seenOf = (exec: Executor, t: QueueTables, queue: string): LockSeen =>
+  perQueue(exec.state, SEEN, t, queue, () => ({ unserialUntil: -Infinity, free: 0, aloneUntil: -Infinity }));
 
 /**
  * Whether this process counts itself alone on `queue`: its last `ALONE_AFTER` claim CALLs each
@@ -292,12 +299,29 @@ export async function claimByCall(exec: Executor, t: QueueTables, queue: string,
  * `claimByCall` through `procedure`, whose arguments are `leading` and then the claim's (the claim
  * procedure itself, or `complete_claim_jobs`, which may answer `unheld`).
  */
-export async function claimByProcedure(exec: Executor, t: QueueTables, procedure: string, leading: readonly SqlValue[], queue: string, args: CallArgs): Promise<CallClaim | undefined> {
+export async function claimByProcedure(
+  exec: Executor,
+  t: QueueTables,
+  procedure: string,
+  leading: readonly SqlValue[],
+  queue: string,
+  args: CallArgs,
+): Promise<CallClaim | undefined> {
   if (!mayCall(exec, procedure)) return undefined;
   const lock = seenOf(exec, t, queue);
   const useLock = !exec.dialect.multiWriter && performance.now() >= lock.unserialUntil;
   const from = args.from;
-  const rows = await callRows<CallRow>(exec.once(), procedure, [...leading, queue, args.limit, args.leaseMicros, args.token, from?.priority ?? null, from?.dueUs ?? null, args.stale ? 1 : 0, useLock ? 1 : 0]);
+  const rows = await callRows<CallRow>(exec.once(), procedure, [
+    ...leading,
+    queue,
+    args.limit,
+    args.leaseMicros,
+    args.token,
+    from?.priority ?? null,
+    from?.dueUs ?? null,
+    args.stale ? 1 : 0,
+    useLock ? 1 : 0,
+  ]);
   if (rows === undefined) return undefined;
   const first = rows[0];
   if (first === undefined) throw new TaskrowError('DATABASE_ERROR', `${procedure} returned no row (queue ${JSON.stringify(queue)})`);
@@ -315,4 +339,3 @@ function position(last: unknown): Position | undefined {
   const [priority, dueUs] = (text ?? '').split(' ').map(Number);
   return Number.isSafeInteger(priority) && Number.isSafeInteger(dueUs) ? { priority: priority!, dueUs: dueUs! } : undefined;
 }
-

@@ -139,8 +139,17 @@ export class ClaimCall<P> {
     const ticket = state.cursor.start(undefined);
     const head = state.cursor.head();
     args.reading?.();
-    const call = { limit: args.limit, leaseMicros: args.leaseMicros, token: this.token, from: ticket.from, stale: performance.now() - state.lastPromote >= PROMOTE_EVERY_MS };
-    const sent = carried === undefined ? claimByCall(exec, this.t, this.queue, call) : claimByProcedure(exec, this.t, carried.procedure, carried.leading, this.queue, call);
+    const call = {
+      limit: args.limit,
+      leaseMicros: args.leaseMicros,
+      token: this.token,
+      from: ticket.from,
+      stale: performance.now() - state.lastPromote >= PROMOTE_EVERY_MS,
+    };
+    const sent =
+      carried === undefined
+        ? claimByCall(exec, this.t, this.queue, call)
+        : claimByProcedure(exec, this.t, carried.procedure, carried.leading, this.queue, call);
     const got = await sent.catch((err: unknown) => {
       if (err instanceof TaskrowError && err.code === 'CONNECTION_LOST') return LOST;
       if (err instanceof TaskrowError && err.code === 'RETRIES_EXHAUSTED') return carried === undefined ? undefined : LOST;
@@ -168,7 +177,14 @@ export class ClaimCall<P> {
     const leaseMs = this.args.leaseMicros / 1000;
     return rows.map((r) => {
       const nowMs = toNumber(r.now_us) / 1000;
-      const job = jobOf<P>(r, this.queue, this.token, toNumber(r.attempt) + (fresh ? 1 : 0), fresh ? new Date(nowMs + leaseMs) : new Date(toNumber(r.due_us) / 1000), this.progress);
+      const job = jobOf<P>(
+        r,
+        this.queue,
+        this.token,
+        toNumber(r.attempt) + (fresh ? 1 : 0),
+        fresh ? new Date(nowMs + leaseMs) : new Date(toNumber(r.due_us) / 1000),
+        this.progress,
+      );
       leaseConfirmed(job, this.firstRun, leaseMs); // every run of this claim was sent after firstRun
       return job;
     });
@@ -176,7 +192,14 @@ export class ClaimCall<P> {
 }
 
 /** A job handed out, from its row: `attempt` counted, leased to `token` until `leaseUntil` (database clock). */
-export function jobOf<P>(r: ClaimRow, queue: string, token: number, attempt: number, leaseUntil: Date, progress: (job: JobRef, value: unknown) => Promise<void>): Job<P> {
+export function jobOf<P>(
+  r: ClaimRow,
+  queue: string,
+  token: number,
+  attempt: number,
+  leaseUntil: Date,
+  progress: (job: JobRef, value: unknown) => Promise<void>,
+): Job<P> {
   const job = {
     id: toNumber(r.id),
     queue,
@@ -204,7 +227,14 @@ export function jobOf<P>(r: ClaimRow, queue: string, token: number, attempt: num
  * (`leaseMicros` - (`due_us` - `now_us`)). The read ran after it was sent, so that start comes no
  * later than the database's, and the local end (see `leaseConfirmed`) before its expiry.
  */
-export function handedJobs<P>(rows: readonly ClaimRow[], queue: string, token: number, leaseMicros: number, sentAt: number, progress: (job: JobRef, value: unknown) => Promise<void>): Handed<P> {
+export function handedJobs<P>(
+  rows: readonly ClaimRow[],
+  queue: string,
+  token: number,
+  leaseMicros: number,
+  sentAt: number,
+  progress: (job: JobRef, value: unknown) => Promise<void>,
+): Handed<P> {
   const passedUs = Math.max(0, ...rows.map((r) => leaseMicros - (toNumber(r.due_us) - toNumber(r.now_us))));
   const leaseFrom = sentAt - passedUs / 1000;
   const jobs = rows.map((r) => {
@@ -274,9 +304,12 @@ export async function claimJobs<P>(
   const call = new ClaimCall<P>(t, queue, args, state, exec.client.joined, progress);
   const byCall = await call.byCall(exec);
   if (byCall !== undefined && byCall !== LOST) return call.jobs(byCall);
-  const found = await exec.attempts((attempt) => async (conn) => (attempt.afterLost || byCall === LOST ? await call.lostBefore(conn) : undefined) ?? (await call.run(conn)), {
-    isolation: 'READ COMMITTED',
-  });
+  const found = await exec.attempts(
+    (attempt) => async (conn) => (attempt.afterLost || byCall === LOST ? await call.lostBefore(conn) : undefined) ?? (await call.run(conn)),
+    {
+      isolation: 'READ COMMITTED',
+    },
+  );
   return call.jobs(found);
 }
 
@@ -323,16 +356,28 @@ type GatedRow = ClaimRow & { due: unknown };
  * the gate: it finds nothing while the queue is paused or rate-limited, and each row carries
  * whether due jobs wait. The subqueries are plain reads: a locking read locks only its outer rows.
  */
-async function lockReady(conn: SqlConnection, t: QueueTables, queue: string, args: ClaimArgs, limit: number, gate: GateSql | undefined, from?: Position): Promise<GatedRow[]> {
+async function lockReady(
+  conn: SqlConnection,
+  t: QueueTables,
+  queue: string,
+  args: ClaimArgs,
+  limit: number,
+  gate: GateSql | undefined,
+  from?: Position,
+): Promise<GatedRow[]> {
   const gated = gate !== undefined;
   const grp = args.group === undefined ? '' : ' AND `grp` = ?';
   const after = from === undefined ? '' : ` AND (\`ready_priority\` > ? OR (\`ready_priority\` = ? AND \`due_at\` >= ${FROM_MICROS}))`;
   const params = [queue, ...(args.group === undefined ? [] : [args.group]), ...(from === undefined ? [] : [from.priority, from.priority, from.dueUs])];
   const select = `SELECT ${CLAIM_COLUMNS}${gated ? `, ${gate.due} AS due` : ''}
      FROM ${t.jobs} FORCE INDEX (\`claim\`)
-     WHERE \`queue\` = ?${grp} AND \`phase\` = ${PHASE.ready}${after}${gated ? `
+     WHERE \`queue\` = ?${grp} AND \`phase\` = ${PHASE.ready}${after}${
+       gated
+         ? `
        AND NOT ${pausedSql(t, '?')}
-       AND NOT ${ratedSql(t, '?')}` : ''}
+       AND NOT ${ratedSql(t, '?')}`
+         : ''
+     }
      ORDER BY \`ready_priority\`, \`due_at\`, \`grp\`, \`id\` LIMIT ${limit} FOR UPDATE SKIP LOCKED`;
   const { rows } = await conn.query<GatedRow>(gated ? gate.gated(select) : select, gated ? [queue, ...params, queue, queue] : params);
   return rows;
@@ -343,7 +388,14 @@ async function lockReady(conn: SqlConnection, t: QueueTables, queue: string, arg
  * `cursor.ts`), and from the head of the ready rows when that finds fewer (in the same
  * transaction: rows it locked already come back again) or when there is no such place.
  */
-async function lockAhead(conn: SqlConnection, t: QueueTables, queue: string, args: ClaimArgs, cursor: ClaimCursor, gate: GateSql | undefined): Promise<GatedRow[]> {
+async function lockAhead(
+  conn: SqlConnection,
+  t: QueueTables,
+  queue: string,
+  args: ClaimArgs,
+  cursor: ClaimCursor,
+  gate: GateSql | undefined,
+): Promise<GatedRow[]> {
   const ticket = cursor.start(args.group);
   if (ticket.from !== undefined) {
     const rows = await lockReady(conn, t, queue, args, args.limit, gate, ticket.from);
@@ -380,7 +432,15 @@ async function promote(conn: SqlConnection, t: QueueTables, queue: string, args:
  * while the queue is paused; a rate-limited queue takes the rated path (`claimRated`). With
  * `gateApart` the gate is read on its own first, and the locking read carries none of it.
  */
-async function claimReady(conn: SqlConnection, t: QueueTables, queue: string, args: ClaimArgs, state: ClaimState, token: number, joined: boolean): Promise<ClaimRow[]> {
+async function claimReady(
+  conn: SqlConnection,
+  t: QueueTables,
+  queue: string,
+  args: ClaimArgs,
+  state: ClaimState,
+  token: number,
+  joined: boolean,
+): Promise<ClaimRow[]> {
   if (state.rated) return claimRated(conn, t, queue, args, state, token, joined);
   const first = state.gateApart ? await claimGate(conn, t, queue, state.due) : undefined;
   if (first?.paused) return [];

@@ -39,7 +39,16 @@ export async function promoteDue(conn: SqlConnection, t: QueueTables, queue: str
   if (rows.length === 0) return 0;
   const needsKey = (r: DueRow): boolean => r.conc_key !== null && (toNumber(r.waiting) === 1 || toNumber(r.spent) === 1);
   const keyed = rows.filter(needsKey);
-  const limits = keyed.length === 0 ? new Map<string, number>() : await lockKeys(conn, t, queue, keyed.map((r) => r.conc_key!), true);
+  const limits =
+    keyed.length === 0
+      ? new Map<string, number>()
+      : await lockKeys(
+          conn,
+          t,
+          queue,
+          keyed.map((r) => r.conc_key!),
+          true,
+        );
   const plain = rows.filter((r) => !needsKey(r) || (toNumber(r.spent) === 1 && limits.has(r.conc_key!)));
   const ids = plain.map((r) => toNumber(r.id));
   if (plain.some((r) => toNumber(r.keyed_death) === 1)) await keepDeadKeys(conn, t, ids, SPENT);

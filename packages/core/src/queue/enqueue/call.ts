@@ -14,9 +14,17 @@ import type { Enqueued } from '../model/types.js';
 
 /** `enqueue_job`'s parameters, name and type, in order. */
 export const ENQUEUE_JOB_PARAMS = [
-  'p_queue VARCHAR(64) CHARACTER SET ascii', 'p_grp VARCHAR(64) CHARACTER SET ascii', 'p_phase TINYINT UNSIGNED', 'p_priority SMALLINT',
-  'p_ready_priority SMALLINT', 'p_at VARCHAR(32) CHARACTER SET ascii', 'p_delay BIGINT UNSIGNED', 'p_max_attempts INT UNSIGNED', 'p_token BIGINT UNSIGNED',
-  'p_payload LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin', `p_conc_key VARCHAR(${MAX_CONCURRENCY_KEY_CHARS}) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`,
+  'p_queue VARCHAR(64) CHARACTER SET ascii',
+  'p_grp VARCHAR(64) CHARACTER SET ascii',
+  'p_phase TINYINT UNSIGNED',
+  'p_priority SMALLINT',
+  'p_ready_priority SMALLINT',
+  'p_at VARCHAR(32) CHARACTER SET ascii',
+  'p_delay BIGINT UNSIGNED',
+  'p_max_attempts INT UNSIGNED',
+  'p_token BIGINT UNSIGNED',
+  'p_payload LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin',
+  `p_conc_key VARCHAR(${MAX_CONCURRENCY_KEY_CHARS}) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`,
   'p_receipt BINARY(16)',
 ] as const;
 
@@ -50,7 +58,9 @@ END`,
 };
 
 /** An enqueue procedure's INSERT of one job from `enqueue_job`'s parameters, its id then in `v_id`. */
-export const insertJob = (t: QueueTables): string => `  INSERT INTO ${t.jobs} (\`queue\`, \`grp\`, \`phase\`, \`priority\`, \`ready_priority\`, \`due_at\`, \`run_at\`, \`max_attempts\`, \`token\`, \`payload\`, \`conc_key\`, \`created_at\`)
+export const insertJob = (
+  t: QueueTables,
+): string => `  INSERT INTO ${t.jobs} (\`queue\`, \`grp\`, \`phase\`, \`priority\`, \`ready_priority\`, \`due_at\`, \`run_at\`, \`max_attempts\`, \`token\`, \`payload\`, \`conc_key\`, \`created_at\`)
     VALUES (p_queue, p_grp, p_phase, p_priority, p_ready_priority,
       IF(p_at IS NULL AND p_delay = 0, UTC_TIMESTAMP(6), DATE_ADD(COALESCE(CAST(p_at AS DATETIME(6)), UTC_TIMESTAMP(6)), INTERVAL p_delay MICROSECOND)),
       \`due_at\`, p_max_attempts, p_token, p_payload, p_conc_key, UTC_TIMESTAMP(6));
@@ -121,6 +131,7 @@ export async function enqueueByCall(exec: Executor, t: QueueTables, queue: strin
   const rows = await enqueueCallRows<{ id?: unknown }>(exec, t, false, params, ring);
   if (rows === undefined) return undefined;
   const got = rows[0];
-  if (got?.id === undefined || got.id === null) throw new TaskrowError('DATABASE_ERROR', `enqueue got no id back from ${t.enqueueCall} (queue ${JSON.stringify(queue)})`);
+  if (got?.id === undefined || got.id === null)
+    throw new TaskrowError('DATABASE_ERROR', `enqueue got no id back from ${t.enqueueCall} (queue ${JSON.stringify(queue)})`);
   return [{ id: toNumber(Buffer.isBuffer(got.id) ? got.id.toString('latin1') : got.id), deduplicated: false }];
 }

@@ -97,39 +97,46 @@ const DEDUP_PURGE_EVERY_MS = 60_000;
  * under its lock stays stale, and a taker holding the row is waited for.
  */
 async function purgeWindow(exec: Executor, t: QueueTables, queue: string, after: Buffer): Promise<PurgeWindow<Buffer>> {
-  return exec.transaction(async (conn) => {
-    const { rows: span } = await conn.query<{ n: unknown; last: Buffer | null }>(
-      `SELECT COUNT(*) AS n, MAX(w.\`dedup_k\`) AS last FROM (
+  return exec.transaction(
+    async (conn) => {
+      const { rows: span } = await conn.query<{ n: unknown; last: Buffer | null }>(
+        `SELECT COUNT(*) AS n, MAX(w.\`dedup_k\`) AS last FROM (
          SELECT \`dedup_k\` FROM ${t.dedup} WHERE \`queue\` = ? AND \`dedup_k\` > ? ORDER BY \`dedup_k\` LIMIT ${DEDUP_WINDOW}) AS w`,
-      [queue, after],
-    );
-    const last = span[0]?.last;
-    if (last === null || last === undefined) return { deleted: 0, next: undefined };
-    const next = toNumber(span[0]!.n) < DEDUP_WINDOW ? undefined : Buffer.from(last);
-    const { rows: seen } = await conn.query<{ dedup_k: Buffer }>(
-      `SELECT d.\`dedup_k\` FROM ${t.dedup} AS d LEFT JOIN ${t.jobs} AS j FORCE INDEX (PRIMARY) ON j.\`id\` = d.\`id\` AND j.\`queue\` = d.\`queue\` AND j.\`dedup_k\` = d.\`dedup_k\`
+        [queue, after],
+      );
+      const last = span[0]?.last;
+      if (last === null || last === undefined) return { deleted: 0, next: undefined };
+      const next = toNumber(span[0]!.n) < DEDUP_WINDOW ? undefined : Buffer.from(last);
+      const { rows: seen } = await conn.query<{ dedup_k: Buffer }>(
+        `SELECT d.\`dedup_k\` FROM ${t.dedup} AS d LEFT JOIN ${t.jobs} AS j FORCE INDEX (PRIMARY) ON j.\`id\` = d.\`id\` AND j.\`queue\` = d.\`queue\` AND j.\`dedup_k\` = d.\`dedup_k\`
        WHERE d.\`queue\` = ? AND d.\`dedup_k\` > ? AND d.\`dedup_k\` <= ? AND j.\`id\` IS NULL`,
-      [queue, after, last],
-    );
-    if (seen.length === 0) return { deleted: 0, next };
-    const keys = seen.map((r) => Buffer.from(r.dedup_k));
-    const { rows: locked } = await conn.query<{ dedup_k: Buffer; id: unknown }>(
-      `SELECT \`dedup_k\`, \`id\` FROM ${t.dedup} WHERE \`queue\` = ? AND \`dedup_k\` IN (${placeholderList(keys.length)}) FOR UPDATE`,
-      [queue, ...keys],
-    );
-    const ids = [...new Set(locked.map((r) => toNumber(r.id)))];
-    const { rows: jobs } = ids.length === 0 ? { rows: [] } : await conn.query<{ id: unknown; dedup_k: Buffer | null }>(
-      `SELECT \`id\`, \`dedup_k\` FROM ${t.jobs} FORCE INDEX (PRIMARY) WHERE \`id\` IN (${placeholderList(ids.length)}) AND \`queue\` = ? AND \`dedup_k\` IS NOT NULL LOCK IN SHARE MODE`,
-      [...ids, queue],
-    );
-    const holds = new Set(jobs.map((j) => `${toNumber(j.id)}:${keyHex(j.dedup_k!)}`));
-    const stale = locked.filter((r) => !holds.has(`${toNumber(r.id)}:${keyHex(r.dedup_k)}`)).map((r) => Buffer.from(r.dedup_k));
-    const deleted = stale.length === 0 ? 0 : (await conn.query(
-      `DELETE FROM ${t.dedup} WHERE \`queue\` = ? AND \`dedup_k\` IN (${placeholderList(stale.length)})`,
-      [queue, ...stale],
-    )).affectedRows;
-    return { deleted, next };
-  }, { isolation: 'READ COMMITTED' });
+        [queue, after, last],
+      );
+      if (seen.length === 0) return { deleted: 0, next };
+      const keys = seen.map((r) => Buffer.from(r.dedup_k));
+      const { rows: locked } = await conn.query<{ dedup_k: Buffer; id: unknown }>(
+        `SELECT \`dedup_k\`, \`id\` FROM ${t.dedup} WHERE \`queue\` = ? AND \`dedup_k\` IN (${placeholderList(keys.length)}) FOR UPDATE`,
+        [queue, ...keys],
+      );
+      const ids = [...new Set(locked.map((r) => toNumber(r.id)))];
+      const { rows: jobs } =
+        ids.length === 0
+          ? { rows: [] }
+          : await conn.query<{ id: unknown; dedup_k: Buffer | null }>(
+              `SELECT \`id\`, \`dedup_k\` FROM ${t.jobs} FORCE INDEX (PRIMARY) WHERE \`id\` IN (${placeholderList(ids.length)}) AND \`queue\` = ? AND \`dedup_k\` IS NOT NULL LOCK IN SHARE MODE`,
+              [...ids, queue],
+            );
+      const holds = new Set(jobs.map((j) => `${toNumber(j.id)}:${keyHex(j.dedup_k!)}`));
+      const stale = locked.filter((r) => !holds.has(`${toNumber(r.id)}:${keyHex(r.dedup_k)}`)).map((r) => Buffer.from(r.dedup_k));
+      const deleted =
+        stale.length === 0
+          ? 0
+          : (await conn.query(`DELETE FROM ${t.dedup} WHERE \`queue\` = ? AND \`dedup_k\` IN (${placeholderList(stale.length)})`, [queue, ...stale]))
+              .affectedRows;
+      return { deleted, next };
+    },
+    { isolation: 'READ COMMITTED' },
+  );
 }
 
 /** Deletes every dedup row of `queue` that `purgeWindow` would, window after window. Resolves to the number deleted. */

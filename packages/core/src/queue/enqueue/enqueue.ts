@@ -22,7 +22,8 @@ const INSERT_ROWS = 1000;
 /** Most jobs one enqueueMany call takes (one transaction). */
 export const MAX_ENQUEUE_BATCH = 100_000;
 
-const COLUMNS = '`queue`, `grp`, `phase`, `priority`, `ready_priority`, `due_at`, `run_at`, `max_attempts`, `token`, `dedup_k`, `payload`, `conc_key`, `created_at`';
+const COLUMNS =
+  '`queue`, `grp`, `phase`, `priority`, `ready_priority`, `due_at`, `run_at`, `max_attempts`, `token`, `dedup_k`, `payload`, `conc_key`, `created_at`';
 /**
  * One row's VALUES: the names and integers as literals (validated: names match `NAME_PATTERN`,
  * which has no quote or backslash, and numbers are safe integers) and the dedup key as a hex
@@ -36,7 +37,9 @@ function rowValues(queue: string, r: JobRow, mark: number, params: SqlValue[]): 
   if (at) params.push(r.runAt);
   params.push(r.payload);
   if (r.concKey !== null) params.push(r.concKey);
-  const due = at ? `DATE_ADD(COALESCE(CAST(? AS DATETIME(6)), UTC_TIMESTAMP(6)), INTERVAL ${int(r.delayMicros)} MICROSECOND), \`due_at\`` : 'UTC_TIMESTAMP(6), UTC_TIMESTAMP(6)';
+  const due = at
+    ? `DATE_ADD(COALESCE(CAST(? AS DATETIME(6)), UTC_TIMESTAMP(6)), INTERVAL ${int(r.delayMicros)} MICROSECOND), \`due_at\``
+    : 'UTC_TIMESTAMP(6), UTC_TIMESTAMP(6)';
   const dedup = r.dedup === null ? 'NULL' : binaryLiteral(r.dedup);
   return `(${nameLiteral(queue)}, ${nameLiteral(r.group)}, ${int(phase)}, ${int(priority)}, ${int(readyPriority)}, ${due}, ${int(r.maxAttempts)}, ${int(mark)}, ${dedup}, ?, ${r.concKey === null ? 'NULL' : '?'}, UTC_TIMESTAMP(6))`;
 }
@@ -99,16 +102,28 @@ function itemRow(item: EnqueueItem<unknown>, settings: QueueSettings, what: stri
  * and so is a small batch without dedup keys (`many-call.ts`); with `ring`, that statement
  * also rings the queue's doorbell after its commit (`ring-call.ts`).
  */
-export async function insertJobs(exec: Executor, t: QueueTables, queue: string, rows: readonly JobRow[], ahead?: { started?: () => void; ring?: RingInCall }): Promise<Enqueued[]> {
+export async function insertJobs(
+  exec: Executor,
+  t: QueueTables,
+  queue: string,
+  rows: readonly JobRow[],
+  ahead?: { started?: () => void; ring?: RingInCall },
+): Promise<Enqueued[]> {
   if (rows.length === 0) return [];
   const started = ahead?.started;
-  const called = callable(exec, t, rows) ? await enqueueByCall(exec, t, queue, rows[0]!, ahead?.ring) : batchCallable(exec, t, rows) ? await enqueueManyByCall(exec, t, queue, rows, ahead?.ring) : undefined;
+  const called = callable(exec, t, rows)
+    ? await enqueueByCall(exec, t, queue, rows[0]!, ahead?.ring)
+    : batchCallable(exec, t, rows)
+      ? await enqueueManyByCall(exec, t, queue, rows, ahead?.ring)
+      : undefined;
   if (called !== undefined) {
     purgeReceiptsNow(exec, t.receipts);
     return called;
   }
   const bytes = statementBytes(exec.dialect.maxAllowedPacket);
-  const parts = [...chunks(rows, { maxRows: INSERT_ROWS, maxBytes: bytes }, (r) => r.payloadBytes + (r.dedup?.length ?? 0) * 2 + (r.concKey?.length ?? 0) * 4 + 200)];
+  const parts = [
+    ...chunks(rows, { maxRows: INSERT_ROWS, maxBytes: bytes }, (r) => r.payloadBytes + (r.dedup?.length ?? 0) * 2 + (r.concKey?.length ?? 0) * 4 + 200),
+  ];
   const keyed = rows.some((r) => r.dedup);
   const returning = exec.dialect.insertReturning;
   const insertAll = async (conn: SqlConnection): Promise<Enqueued[]> => {
@@ -153,7 +168,14 @@ const IDS_APART = slot('batch ids found apart', () => ({ found: false }));
  * another statement's), they are read back by their tokens and the receipt written plainly, and
  * the server's later batches read their ids back from the start.
  */
-async function insertConsecutive(exec: Executor, conn: SqlConnection, t: QueueTables, queue: string, rows: readonly JobRow[], token: Buffer): Promise<Enqueued[]> {
+async function insertConsecutive(
+  exec: Executor,
+  conn: SqlConnection,
+  t: QueueTables,
+  queue: string,
+  rows: readonly JobRow[],
+  token: Buffer,
+): Promise<Enqueued[]> {
   const { res, mark } = await insertStatement(conn, t, queue, rows, false, true);
   const taken = rows.map((_, i) => ({ id: res.insertId + i, deduplicated: false }));
   // Row k carries the token mark + k, and ids grow in VALUES order from the insert id: the last
@@ -183,21 +205,34 @@ async function insertRows(conn: SqlConnection, t: QueueTables, queue: string, in
  * The INSERT of `insert` (see `insertRows`); resolves to its result and its mark. With `ordinal`,
  * row k's token is the mark + k (see `insertConsecutive`), else every row's is the mark.
  */
-async function insertStatement(conn: SqlConnection, t: QueueTables, queue: string, insert: readonly JobRow[], withIds: boolean, ordinal = false): Promise<{ res: SqlResult<{ id: unknown }>; mark: number }> {
+async function insertStatement(
+  conn: SqlConnection,
+  t: QueueTables,
+  queue: string,
+  insert: readonly JobRow[],
+  withIds: boolean,
+  ordinal = false,
+): Promise<{ res: SqlResult<{ id: unknown }>; mark: number }> {
   // A random start for the fencing token doubles as this statement's mark: the ids of the new
   // rows are read back by it (auto-increment ids of one statement need not be consecutive).
   const mark = randomInt(1, 2 ** 47);
   const params: SqlValue[] = [];
   const values = insert.map((r, k) => rowValues(queue, r, ordinal ? mark + k : mark, params));
-  const res = await conn.query<{ id: unknown }>(
-    `INSERT INTO ${t.jobs} (${COLUMNS}) VALUES ${values.join(', ')}${withIds ? ' RETURNING `id`' : ''}`,
-    params,
-  );
+  const res = await conn.query<{ id: unknown }>(`INSERT INTO ${t.jobs} (${COLUMNS}) VALUES ${values.join(', ')}${withIds ? ' RETURNING `id`' : ''}`, params);
   return { res, mark };
 }
 
 /** The ids of the rows an INSERT of `insert` (see `insertRows`) added, by row. */
-async function newIds(conn: SqlConnection, t: QueueTables, queue: string, insert: readonly JobRow[], res: SqlResult<{ id: unknown }>, mark: number, withIds: boolean, ordinal = false): Promise<Map<JobRow, number>> {
+async function newIds(
+  conn: SqlConnection,
+  t: QueueTables,
+  queue: string,
+  insert: readonly JobRow[],
+  res: SqlResult<{ id: unknown }>,
+  mark: number,
+  withIds: boolean,
+  ordinal = false,
+): Promise<Map<JobRow, number>> {
   // Ids grow in the order the rows were inserted, which is the order of the VALUES.
   let ids: number[];
   if (withIds) ids = res.rows.map((r) => toNumber(r.id));
@@ -210,7 +245,8 @@ async function newIds(conn: SqlConnection, t: QueueTables, queue: string, insert
     ids = back.rows.map((r) => toNumber(r.id));
   }
   ids.sort((a, b) => a - b);
-  if (ids.length !== insert.length || !(ids[0]! > 0)) throw new TaskrowError('DATABASE_ERROR', `enqueue got ${ids.length} ids back for ${insert.length} new jobs (queue ${JSON.stringify(queue)})`);
+  if (ids.length !== insert.length || !(ids[0]! > 0))
+    throw new TaskrowError('DATABASE_ERROR', `enqueue got ${ids.length} ids back for ${insert.length} new jobs (queue ${JSON.stringify(queue)})`);
   return new Map(insert.map((r, i) => [r, ids[i]!]));
 }
 

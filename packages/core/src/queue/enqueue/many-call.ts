@@ -18,13 +18,23 @@ export const MAX_CALL_BATCH = 32;
 export const MAX_CALL_BATCH_BYTES = 64 * 1024;
 
 /** The expression of a row's due time from the batch's JSON row `r` (as `enqueue_job` computes it from its arguments). */
-export const DUE = 'IF(r.`a` IS NULL AND r.`y` = 0, UTC_TIMESTAMP(6), DATE_ADD(COALESCE(CAST(r.`a` AS DATETIME(6)), UTC_TIMESTAMP(6)), INTERVAL r.`y` MICROSECOND))';
+export const DUE =
+  'IF(r.`a` IS NULL AND r.`y` = 0, UTC_TIMESTAMP(6), DATE_ADD(COALESCE(CAST(r.`a` AS DATETIME(6)), UTC_TIMESTAMP(6)), INTERVAL r.`y` MICROSECOND))';
 
 /** `enqueue_jobs`' parameters, name and type, in order. */
-export const ENQUEUE_JOBS_PARAMS = ['p_queue VARCHAR(64) CHARACTER SET ascii', 'p_rows LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin', 'p_n INT UNSIGNED', 'p_mark BIGINT UNSIGNED', 'p_receipt BINARY(16)'] as const;
+export const ENQUEUE_JOBS_PARAMS = [
+  'p_queue VARCHAR(64) CHARACTER SET ascii',
+  'p_rows LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin',
+  'p_n INT UNSIGNED',
+  'p_mark BIGINT UNSIGNED',
+  'p_receipt BINARY(16)',
+] as const;
 
 /** The ids' read-back by the tokens of the batch's rows: the mark plus each row's place in the batch. */
-const readBack = (t: QueueTables, indent: string): string => `${indent}SELECT GROUP_CONCAT(x.\`id\` ORDER BY x.\`id\` SEPARATOR ','), COUNT(*) = p_n INTO v_ids, v_seen
+const readBack = (
+  t: QueueTables,
+  indent: string,
+): string => `${indent}SELECT GROUP_CONCAT(x.\`id\` ORDER BY x.\`id\` SEPARATOR ','), COUNT(*) = p_n INTO v_ids, v_seen
 ${indent}  FROM (SELECT \`id\` FROM ${t.jobs} FORCE INDEX (PRIMARY) WHERE \`id\` >= v_first AND \`token\` BETWEEN p_mark AND p_mark + p_n - 1 AND \`queue\` = p_queue ORDER BY \`id\` LIMIT p_n) AS x;`;
 
 /**
@@ -60,7 +70,11 @@ ${readBack(t, '    ')}
  * `created_at` (the JSON row is `r`, its place in the array `r.i`, from 1), and with `attempt` that
  * of `attempt` too.
  */
-export const insertRows = (t: QueueTables, rest: string, attempt?: string): string => `  INSERT INTO ${t.jobs} (\`queue\`, \`grp\`, \`phase\`, \`priority\`, \`ready_priority\`, \`due_at\`, \`run_at\`, \`max_attempts\`, \`token\`, \`payload\`, \`conc_key\`, \`created_at\`${attempt === undefined ? '' : ', `attempt`'})
+export const insertRows = (
+  t: QueueTables,
+  rest: string,
+  attempt?: string,
+): string => `  INSERT INTO ${t.jobs} (\`queue\`, \`grp\`, \`phase\`, \`priority\`, \`ready_priority\`, \`due_at\`, \`run_at\`, \`max_attempts\`, \`token\`, \`payload\`, \`conc_key\`, \`created_at\`${attempt === undefined ? '' : ', `attempt`'})
     SELECT p_queue, r.\`g\`, ${rest}${attempt === undefined ? '' : `, ${attempt}`}
     FROM JSON_TABLE(p_rows, '$[*]' COLUMNS (
       \`i\` FOR ORDINALITY, \`g\` VARCHAR(64) PATH '$.g', \`s\` TINYINT UNSIGNED PATH '$.s', \`p\` SMALLINT PATH '$.p',
@@ -119,7 +133,13 @@ export function batchCallable(exec: Executor, t: QueueTables, rows: readonly Job
  * With `ring`, the same CALL rings the queue's doorbell after the commit where the server has the
  * procedure for it (see `enqueue/ring-call.ts`).
  */
-export async function enqueueManyByCall(exec: Executor, t: QueueTables, queue: string, rows: readonly JobRow[], ring?: RingInCall): Promise<Enqueued[] | undefined> {
+export async function enqueueManyByCall(
+  exec: Executor,
+  t: QueueTables,
+  queue: string,
+  rows: readonly JobRow[],
+  ring?: RingInCall,
+): Promise<Enqueued[] | undefined> {
   const json = JSON.stringify(rows.map(callRow));
   const got = await enqueueCallRows<{ ids?: unknown }>(exec, t, true, [queue, json, rows.length, randomInt(1, 2 ** 47), receiptToken()], ring);
   if (got === undefined) return undefined;
@@ -127,7 +147,10 @@ export async function enqueueManyByCall(exec: Executor, t: QueueTables, queue: s
   const text = Buffer.isBuffer(ids) ? ids.toString('latin1') : typeof ids === 'string' ? ids : '';
   const out = decodeEnqueued(text);
   if (out.length !== rows.length || !out.every((e) => Number.isSafeInteger(e.id) && e.id > 0 && !e.deduplicated)) {
-    throw new TaskrowError('DATABASE_ERROR', `enqueue of ${rows.length} jobs got ${JSON.stringify(text)} back from ${t.enqueueManyCall} (queue ${JSON.stringify(queue)})`);
+    throw new TaskrowError(
+      'DATABASE_ERROR',
+      `enqueue of ${rows.length} jobs got ${JSON.stringify(text)} back from ${t.enqueueManyCall} (queue ${JSON.stringify(queue)})`,
+    );
   }
   return out;
 }

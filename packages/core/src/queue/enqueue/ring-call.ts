@@ -47,5 +47,6 @@ export const ENQUEUE_JOB_AND_RING_ROUTINE: Routine = {
 /** `enqueue_jobs_and_ring`: see `ENQUEUE_JOB_AND_RING_ROUTINE`. */
 export const ENQUEUE_JOBS_AND_RING_ROUTINE: Routine = {
   name: (t) => t.enqueueManyRingCall,
-  create: (t) => wrapper(t, t.enqueueManyRingCall, t.enqueueManyCall, ENQUEUE_JOBS_PARAMS, 'taskrow: a batch of enqueues, then one ring of the doorbell of its queue'),
+  create: (t) =>
+    wrapper(t, t.enqueueManyRingCall, t.enqueueManyCall, ENQUEUE_JOBS_PARAMS, 'taskrow: a batch of enqueues, then one ring of the doorbell of its queue'),
 };

@@ -57,7 +57,10 @@ const killSleepers = `    IF v_found = 0 THEN
 const ER_BINLOG_STMT_MODE_AND_ROW_ENGINE = 1665;
 
 /** `enqueue_job_and_hand`: see `ENQUEUE_JOB_AND_HAND_ROUTINE`. */
-const enqueueAndHand = (t: QueueTables, d: RoutineDialect): string => `CREATE PROCEDURE ${t.enqueueHandCall}(${inParams(ENQUEUE_JOB_PARAMS)}, IN p_ring INT UNSIGNED)
+const enqueueAndHand = (
+  t: QueueTables,
+  d: RoutineDialect,
+): string => `CREATE PROCEDURE ${t.enqueueHandCall}(${inParams(ENQUEUE_JOB_PARAMS)}, IN p_ring INT UNSIGNED)
 MODIFIES SQL DATA SQL SECURITY INVOKER COMMENT 'taskrow: one enqueue and one ring of the doorbell of its queue that hands the job to a sleeper'
 BEGIN
   DECLARE v_id BIGINT UNSIGNED;

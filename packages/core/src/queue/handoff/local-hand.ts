@@ -44,13 +44,18 @@ const LEASED = `${PHASE.running}, r.\`p\`, 0, v_now + INTERVAL p_lease MICROSECO
 const READY = `r.\`s\`, r.\`p\`, r.\`q\`, ${DUE}, ${DUE}, r.\`m\`, p_mark + r.\`i\` - 1, r.\`d\`, r.\`k\`, UTC_TIMESTAMP(6)`;
 
 /** The answer of a run whose receipt token had committed first: that run's ids, and whether its first job is still leased under its token (then every job is: they were leased together). */
-const replayed = (t: QueueTables): string => `    SELECT x.\`result\` AS \`ids\`, j.\`id\` IS NOT NULL AS \`handed\`, ${epochMicros('j.`run_at`')} AS run_us, ${epochMicros('j.`due_at`')} AS due_us
+const replayed = (
+  t: QueueTables,
+): string => `    SELECT x.\`result\` AS \`ids\`, j.\`id\` IS NOT NULL AS \`handed\`, ${epochMicros('j.`run_at`')} AS run_us, ${epochMicros('j.`due_at`')} AS due_us
       FROM ${t.receipts} AS x LEFT JOIN ${t.jobs} AS j FORCE INDEX (PRIMARY)
         ON j.\`id\` = CAST(SUBSTRING_INDEX(SUBSTRING_INDEX(x.\`result\`, ',', 1), '-', 1) AS UNSIGNED) AND j.\`token\` = p_mark AND j.\`phase\` = ${PHASE.running} AND j.\`queue\` = p_queue
       WHERE x.\`token\` = p_receipt;`;
 
 /** `CREATE PROCEDURE` of `enqueue_jobs_leased`: see `ENQUEUE_JOBS_LEASED_ROUTINE`. */
-const leasedProcedure = (t: QueueTables, d: RoutineDialect): string => `CREATE PROCEDURE ${t.enqueueLeaseCall}(${inParams([...ENQUEUE_JOBS_PARAMS, 'p_lease BIGINT UNSIGNED'])})
+const leasedProcedure = (
+  t: QueueTables,
+  d: RoutineDialect,
+): string => `CREATE PROCEDURE ${t.enqueueLeaseCall}(${inParams([...ENQUEUE_JOBS_PARAMS, 'p_lease BIGINT UNSIGNED'])})
 MODIFIES SQL DATA SQL SECURITY INVOKER COMMENT 'taskrow: a batch of enqueues leased to a worker of the enqueuing process when a claim would take it now'
 BEGIN
   DECLARE v_first BIGINT UNSIGNED;
@@ -140,7 +145,14 @@ interface LeasedRow {
  * the outcome unknown MAY leave committed jobs leased to tokens nobody holds: they are due again
  * when their leases end, as any lost lease.
  */
-export async function enqueueLeased(exec: Executor, t: QueueTables, queue: string, rows: readonly JobRow[], runner: Runner, progress: (job: JobRef, value: unknown) => Promise<void>): Promise<{ out: Enqueued[]; handed: boolean } | undefined> {
+export async function enqueueLeased(
+  exec: Executor,
+  t: QueueTables,
+  queue: string,
+  rows: readonly JobRow[],
+  runner: Runner,
+  progress: (job: JobRef, value: unknown) => Promise<void>,
+): Promise<{ out: Enqueued[]; handed: boolean } | undefined> {
   const mark = randomInt(1, 2 ** 47);
   const sentAt = performance.now();
   let answer: LeasedRow | undefined;
@@ -159,22 +171,49 @@ export async function enqueueLeased(exec: Executor, t: QueueTables, queue: strin
   const out = decodeEnqueued(text);
   if (out.length !== rows.length || !out.every((e) => Number.isSafeInteger(e.id) && e.id > 0 && !e.deduplicated)) {
     runner.cancel();
-    throw new TaskrowError('DATABASE_ERROR', `enqueue of ${rows.length} jobs got ${JSON.stringify(text)} back from ${t.enqueueLeaseCall} (queue ${JSON.stringify(queue)})`);
+    throw new TaskrowError(
+      'DATABASE_ERROR',
+      `enqueue of ${rows.length} jobs got ${JSON.stringify(text)} back from ${t.enqueueLeaseCall} (queue ${JSON.stringify(queue)})`,
+    );
   }
   const handed = answer !== undefined && toNumber(answer.handed ?? 0) === 1;
   if (!handed) {
     runner.cancel();
     return { out, handed };
   }
-  runner.take(leasedJobs(rows, out, queue, mark, { runUs: toNumber(answer!.run_us), dueUs: toNumber(answer!.due_us) }, runner.leaseMicros, sentAt, progress), sentAt);
+  runner.take(
+    leasedJobs(rows, out, queue, mark, { runUs: toNumber(answer!.run_us), dueUs: toNumber(answer!.due_us) }, runner.leaseMicros, sentAt, progress),
+    sentAt,
+  );
   return { out, handed };
 }
 
 /** The jobs of a leased enqueue as a claim would hand them out: attempt 1, row k's token `mark + k`, leased from `sentAt` on the local clock. */
-function leasedJobs<P>(rows: readonly JobRow[], out: readonly Enqueued[], queue: string, mark: number, at: { runUs: number; dueUs: number }, leaseMicros: number, sentAt: number, progress: (job: JobRef, value: unknown) => Promise<void>): Handed<P> {
+function leasedJobs<P>(
+  rows: readonly JobRow[],
+  out: readonly Enqueued[],
+  queue: string,
+  mark: number,
+  at: { runUs: number; dueUs: number },
+  leaseMicros: number,
+  sentAt: number,
+  progress: (job: JobRef, value: unknown) => Promise<void>,
+): Handed<P> {
   const leaseUntil = new Date(at.dueUs / 1000);
   const jobs = rows.map((r, k) => {
-    const row: ClaimRow = { id: out[k]!.id, grp: r.group, conc_key: null, priority: r.priority, attempt: 1, max_attempts: r.maxAttempts, token: mark + k, payload: r.payload, run_us: at.runUs, due_us: at.dueUs, now_us: at.runUs };
+    const row: ClaimRow = {
+      id: out[k]!.id,
+      grp: r.group,
+      conc_key: null,
+      priority: r.priority,
+      attempt: 1,
+      max_attempts: r.maxAttempts,
+      token: mark + k,
+      payload: r.payload,
+      run_us: at.runUs,
+      due_us: at.dueUs,
+      now_us: at.runUs,
+    };
     const job = jobOf<P>(row, queue, mark + k, 1, leaseUntil, progress);
     leaseConfirmed(job, sentAt, leaseMicros / 1000);
     return job;
@@ -190,7 +229,13 @@ function leasedJobs<P>(rows: readonly JobRow[], out: readonly Enqueued[], queue:
  * any enqueue (`announce`). Resolves to the enqueue's entries, or to undefined, having written
  * nothing, where it does not apply: the caller enqueues the usual way.
  */
-export async function handOff(exec: Executor, t: QueueTables, queue: string, rows: readonly JobRow[], progress: (job: JobRef, value: unknown) => Promise<void>): Promise<Enqueued[] | undefined> {
+export async function handOff(
+  exec: Executor,
+  t: QueueTables,
+  queue: string,
+  rows: readonly JobRow[],
+  progress: (job: JobRef, value: unknown) => Promise<void>,
+): Promise<Enqueued[] | undefined> {
   if (!handable(exec, t, rows)) return undefined;
   const runner = runnerFor(exec.state, t.jobs, queue, rows.length, exec.owner, exec.dialect.server);
   if (runner === undefined) return undefined;

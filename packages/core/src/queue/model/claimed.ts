@@ -19,7 +19,6 @@ export interface ClaimRow {
   now_us: unknown;
 }
 
-
 /** The columns a claim reads (of the table named `alias`, when given), `run_at` and `due_at` as epoch microseconds. */
 export const claimColumns = (alias = ''): string => {
   const c = (name: string): string => `${alias}\`${name}\``;
@@ -27,14 +26,11 @@ export const claimColumns = (alias = ''): string => {
   ${epochMicros(c('run_at'))} AS run_us, ${epochMicros(c('due_at'))} AS due_us, ${NOW_MICROS} AS now_us`;
 };
 
-
 /** A new fencing token: random, so that the jobs one claim took can be found by it. */
 export const newToken = (): number => randomInt(1, 2 ** 48);
 
-
 /** Slack (µs) around the window in which a lost claim set its leases' expiry. */
 export const WINDOW_SLACK_US = 1_000_000;
-
 
 /** The jobs a ring handed a sleeper (see `handedJobs`), and where their leases began on the local clock. */
 export interface Handed<P> {

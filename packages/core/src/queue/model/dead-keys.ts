@@ -1,4 +1,3 @@
-
 import { placeholderList } from '../../chunk.js';
 import type { SqlConnection } from '../../port.js';
 import type { QueueTables } from './tables.js';

@@ -9,7 +9,8 @@ import { dueWaiting, PHASE, type QueueTables } from './tables.js';
  */
 
 /** 1 while the queue is paused. */
-export const pausedSql = (t: QueueTables, queue: string): string => `EXISTS (SELECT 1 FROM ${t.queues} WHERE \`queue\` = ${queue} AND \`paused_at\` IS NOT NULL)`;
+export const pausedSql = (t: QueueTables, queue: string): string =>
+  `EXISTS (SELECT 1 FROM ${t.queues} WHERE \`queue\` = ${queue} AND \`paused_at\` IS NOT NULL)`;
 
 /** 1 while the queue is rate-limited (its rate slots exist). */
 export const ratedSql = (t: QueueTables, queue: string): string => `EXISTS (SELECT 1 FROM ${t.rateSlots} WHERE \`queue\` = ${queue})`;

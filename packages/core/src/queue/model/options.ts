@@ -12,7 +12,9 @@ export const MAX_CONCURRENCY_KEY_CHARS = 128;
 /** Checks a concurrency key: a non-empty, well-formed string of at most `MAX_CONCURRENCY_KEY_CHARS` characters. */
 export function concurrencyKeyArg(what: string, value: unknown): string {
   const ok =
-    typeof value === 'string' && value.length > 0 && [...value].length <= MAX_CONCURRENCY_KEY_CHARS &&
+    typeof value === 'string' &&
+    value.length > 0 &&
+    [...value].length <= MAX_CONCURRENCY_KEY_CHARS &&
     (value as string & { isWellFormed(): boolean }).isWellFormed();
   if (!ok) {
     throw new InvalidArgumentError('INVALID_KEY', `${what} must be a non-empty string of at most ${MAX_CONCURRENCY_KEY_CHARS} characters, got ${show(value)}`);
@@ -125,7 +127,18 @@ export function jobRow(payload: unknown, options: EnqueueOptions | undefined, se
  */
 export function plainJobRow(payload: unknown, settings: QueueSettings, what: string): JobRow {
   const { text, bytes } = encodePayloadSized(payload, `${what} payload`);
-  return { payload: text, payloadBytes: bytes, group: '', priority: 0, maxAttempts: settings.maxAttempts, runAt: null, delayMicros: 0, delayed: false, dedup: null, concKey: null };
+  return {
+    payload: text,
+    payloadBytes: bytes,
+    group: '',
+    priority: 0,
+    maxAttempts: settings.maxAttempts,
+    runAt: null,
+    delayMicros: 0,
+    delayed: false,
+    dedup: null,
+    concKey: null,
+  };
 }
 
 /** Validated claim options. */

@@ -38,7 +38,9 @@ function problem(value: unknown): string | undefined {
       if (proto === Object.prototype || proto === null) return undefined;
       if (value instanceof Date && Number.isNaN(value.getTime())) return 'an invalid Date (stored as null)';
       const lossy = LOSSY.find(([, is]) => is(value));
-      return lossy ? `a ${lossy[0] === 'typed array or Buffer' ? (value.constructor?.name ?? 'typed array') : lossy[0]} (it would not be stored as it is)` : undefined;
+      return lossy
+        ? `a ${lossy[0] === 'typed array or Buffer' ? (value.constructor?.name ?? 'typed array') : lossy[0]} (it would not be stored as it is)`
+        : undefined;
     }
     default:
       return undefined;

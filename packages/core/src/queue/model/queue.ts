@@ -1,4 +1,17 @@
-import type { ClaimOptions, EnqueueItem, EnqueueOptions, Enqueued, FailOutcome, Job, JobInfo, JobOutcome, JobPage, JobRef, QueueListOptions, QueueStats } from './types.js';
+import type {
+  ClaimOptions,
+  EnqueueItem,
+  EnqueueOptions,
+  Enqueued,
+  FailOutcome,
+  Job,
+  JobInfo,
+  JobOutcome,
+  JobPage,
+  JobRef,
+  QueueListOptions,
+  QueueStats,
+} from './types.js';
 import type { QueueWorker, WorkerOptions, JobHandler } from './worker-types.js';
 
 /**

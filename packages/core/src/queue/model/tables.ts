@@ -44,7 +44,28 @@ export interface QueueTables {
 }
 
 export function queueTables(prefix: string): QueueTables {
-  return { jobs: table(prefix, 'queue_jobs'), receipts: receiptsTable(prefix), deadKeys: table(prefix, 'queue_dead_keys'), dedup: table(prefix, 'queue_dedup'), queues: table(prefix, 'queues'), cursors: table(prefix, 'queue_cursors'), keys: table(prefix, 'queue_keys'), keyed: table(prefix, 'queue_keyed'), rateSlots: table(prefix, 'queue_rate_slots'), sleepers: table(prefix, 'queue_sleepers'), enqueueCall: table(prefix, 'enqueue_job'), enqueueManyCall: table(prefix, 'enqueue_jobs'), ringCall: table(prefix, 'ring_sleepers'), claimCall: table(prefix, 'claim_jobs'), completeClaimCall: table(prefix, 'complete_claim_jobs'), completeCall: table(prefix, 'complete_jobs'), enqueueRingCall: table(prefix, 'enqueue_job_and_ring'), enqueueManyRingCall: table(prefix, 'enqueue_jobs_and_ring'), enqueueHandCall: table(prefix, 'enqueue_job_and_hand'), enqueueLeaseCall: table(prefix, 'enqueue_jobs_leased') };
+  return {
+    jobs: table(prefix, 'queue_jobs'),
+    receipts: receiptsTable(prefix),
+    deadKeys: table(prefix, 'queue_dead_keys'),
+    dedup: table(prefix, 'queue_dedup'),
+    queues: table(prefix, 'queues'),
+    cursors: table(prefix, 'queue_cursors'),
+    keys: table(prefix, 'queue_keys'),
+    keyed: table(prefix, 'queue_keyed'),
+    rateSlots: table(prefix, 'queue_rate_slots'),
+    sleepers: table(prefix, 'queue_sleepers'),
+    enqueueCall: table(prefix, 'enqueue_job'),
+    enqueueManyCall: table(prefix, 'enqueue_jobs'),
+    ringCall: table(prefix, 'ring_sleepers'),
+    claimCall: table(prefix, 'claim_jobs'),
+    completeClaimCall: table(prefix, 'complete_claim_jobs'),
+    completeCall: table(prefix, 'complete_jobs'),
+    enqueueRingCall: table(prefix, 'enqueue_job_and_ring'),
+    enqueueManyRingCall: table(prefix, 'enqueue_jobs_and_ring'),
+    enqueueHandCall: table(prefix, 'enqueue_job_and_hand'),
+    enqueueLeaseCall: table(prefix, 'enqueue_jobs_leased'),
+  };
 }
 
 /**
@@ -95,9 +116,7 @@ export const DUE_ROWS = `\`queue\` = ? AND \`phase\` IN (${PHASE.delayed}, ${PHA
  */
 export function dueWaiting(jobs: string, rangeEndStops: Dialect['rangeEndStops'], queue = '?'): string {
   const one = `SELECT 1 FROM ${jobs} FORCE INDEX (\`claim\`) WHERE ${DUE_ROWS.replace('?', queue)}`;
-  return rangeEndStops === 'ascending'
-    ? `EXISTS (${one})`
-    : `((${one} ORDER BY \`phase\` DESC, \`ready_priority\` DESC, \`due_at\` DESC LIMIT 1) IS NOT NULL)`;
+  return rangeEndStops === 'ascending' ? `EXISTS (${one})` : `((${one} ORDER BY \`phase\` DESC, \`ready_priority\` DESC, \`due_at\` DESC LIMIT 1) IS NOT NULL)`;
 }
 
 /** `UTC_TIMESTAMP(6)` plus `?` microseconds. */

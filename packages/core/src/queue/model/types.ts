@@ -113,9 +113,7 @@ export interface QueueOptions {
 }
 
 /** What `fail` did. */
-export type FailOutcome =
-  | { readonly state: 'delayed'; /** When it runs again (database clock). */ readonly runAt: Date }
-  | { readonly state: 'dead' };
+export type FailOutcome = { readonly state: 'delayed' /** When it runs again (database clock). */; readonly runAt: Date } | { readonly state: 'dead' };
 
 /** Counts and age of one queue. */
 export interface QueueStats {

@@ -55,7 +55,10 @@ export function routineStatements(routines: readonly Routine[], prefix: string, 
  */
 export async function installRoutines(exec: Executor, routines: readonly Routine[], prefix: string): Promise<RoutinesResult> {
   const wanted = routineStatements(routines, prefix, exec.dialect.engine);
-  const have = await installedHashes(exec, wanted.map((w) => w.name));
+  const have = await installedHashes(
+    exec,
+    wanted.map((w) => w.name),
+  );
   const out: RoutinesResult = { created: [], replaced: [], unchanged: [], refused: [] };
   for (const w of wanted) {
     const found = have.get(w.name);

@@ -100,16 +100,19 @@ export async function ackFast<T = undefined>(
   const keyed = refs.some((r) => (r as { concurrencyKey?: unknown }).concurrencyKey !== null);
   let value: T | undefined;
   try {
-    value = await exec.attempts((attempt) => async (conn) => {
-      if (attempt.afterLost) {
-        const before = tail ? await tail.recover(conn) : undefined;
-        if (before !== undefined) return before;
-        // An earlier run may have committed: only the checking path can tell what it applied.
-        throw new FastPathMiss('recover');
-      }
-      if ((await write(conn, sorted)) !== sorted.length) throw new FastPathMiss('check');
-      return tail?.run(conn);
-    }, keyed || tail ? { isolation: 'READ COMMITTED' } : {});
+    value = await exec.attempts(
+      (attempt) => async (conn) => {
+        if (attempt.afterLost) {
+          const before = tail ? await tail.recover(conn) : undefined;
+          if (before !== undefined) return before;
+          // An earlier run may have committed: only the checking path can tell what it applied.
+          throw new FastPathMiss('recover');
+        }
+        if ((await write(conn, sorted)) !== sorted.length) throw new FastPathMiss('check');
+        return tail?.run(conn);
+      },
+      keyed || tail ? { isolation: 'READ COMMITTED' } : {},
+    );
   } catch (err) {
     if (err instanceof FastPathMiss) return { next: err.message as 'check' | 'recover' };
     throw err;
@@ -169,7 +172,11 @@ function sortRows(queue: string, action: string, sorted: readonly JobRef[], rows
       continue;
     }
     const floor = leaseFloorUs(ref);
-    const ours = after !== undefined && floor !== undefined && nowUs < floor && (row === undefined ? after.includes(-1) : toNumber(row.token) === ref.token && after.includes(toNumber(row.phase)));
+    const ours =
+      after !== undefined &&
+      floor !== undefined &&
+      nowUs < floor &&
+      (row === undefined ? after.includes(-1) : toNumber(row.token) === ref.token && after.includes(toNumber(row.phase)));
     if (ours) out.recovered.push({ ref, row: row && { phase: toNumber(row.phase), dueUs: toNumber(row.due_us) } });
     else out.lost.push(ref.id);
   }
@@ -204,20 +211,28 @@ export async function ackHeld<R>(
   write: (conn: SqlConnection, held: readonly HeldRow[]) => Promise<R>,
 ): Promise<{ result: R | undefined; held: readonly HeldRow[]; recovered: readonly Recovered[] }> {
   const sorted = [...refs].sort(byId); // one lock order for every acker
-  const { result, found } = await exec.attempts((attempt) => async (conn) => {
-    const { rows } = await conn.query<AckRow>(
-      `SELECT \`id\`, \`queue\`, \`phase\`, \`token\`, \`attempt\`, \`max_attempts\`, ${epochMicros('`due_at`')} AS due_us, ${NOW_MICROS} AS now_us
+  const { result, found } = await exec.attempts(
+    (attempt) => async (conn) => {
+      const { rows } = await conn.query<AckRow>(
+        `SELECT \`id\`, \`queue\`, \`phase\`, \`token\`, \`attempt\`, \`max_attempts\`, ${epochMicros('`due_at`')} AS due_us, ${NOW_MICROS} AS now_us
        FROM ${t.jobs} FORCE INDEX (PRIMARY) WHERE \`id\` IN (${placeholderList(sorted.length)}) FOR UPDATE`,
-      sorted.map((r) => r.id),
-    );
-    const nowUs = rows[0] ? toNumber(rows[0].now_us) : await dbNowUs(conn);
-    const found = sortRows(queue, check.action, sorted, rows, nowUs, check.recover || attempt.afterLost ? check.after : undefined);
-    const result = found.held.length > 0 ? await write(conn, found.held) : undefined;
-    return { result, found };
-  }, { isolation: 'READ COMMITTED' });
+        sorted.map((r) => r.id),
+      );
+      const nowUs = rows[0] ? toNumber(rows[0].now_us) : await dbNowUs(conn);
+      const found = sortRows(queue, check.action, sorted, rows, nowUs, check.recover || attempt.afterLost ? check.after : undefined);
+      const result = found.held.length > 0 ? await write(conn, found.held) : undefined;
+      return { result, found };
+    },
+    { isolation: 'READ COMMITTED' },
+  );
   const { held, recovered, lost } = found;
   if (check.once) markSettled([...held.map((h) => h.ref), ...recovered.map((r) => r.ref)]);
-  if (lost.length > 0) throw new LeaseLostError(check.action, lost, [...held, ...recovered].map((h) => h.ref.id));
+  if (lost.length > 0)
+    throw new LeaseLostError(
+      check.action,
+      lost,
+      [...held, ...recovered].map((h) => h.ref.id),
+    );
   return { result, held, recovered };
 }
 

@@ -84,7 +84,11 @@ export function doneArgs(refs: readonly JobRef[]): [string, number] {
  * `complete()` retried after a lost reply does), or undefined, having run nothing, when the
  * completion cannot go by CALL. MUST NOT complete a job twice.
  */
-export async function completeByCall(c: AckContext, refs: readonly JobRef[], results: ReadonlyMap<number, string> | undefined): Promise<FastOutcome<undefined> | undefined> {
+export async function completeByCall(
+  c: AckContext,
+  refs: readonly JobRef[],
+  results: ReadonlyMap<number, string> | undefined,
+): Promise<FastOutcome<undefined> | undefined> {
   if (!carriable(c, refs, results, c.t.completeCall)) return undefined;
   let rows: { applied: unknown }[] | undefined;
   try {

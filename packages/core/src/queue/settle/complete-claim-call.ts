@@ -56,11 +56,18 @@ export type CarriedClaim = { readonly completed: true; readonly rows: ClaimRows 
  * cannot be called: the caller then completes and claims the usual way (which names the lost
  * jobs). `rows` undefined: the completion applied and the caller claims on its own.
  */
-export async function completeAndClaimByCall<P>(c: AckContext, refs: readonly JobRef[], call: ClaimCall<P>, args: ClaimArgs, state: ClaimState): Promise<CarriedClaim> {
+export async function completeAndClaimByCall<P>(
+  c: AckContext,
+  refs: readonly JobRef[],
+  call: ClaimCall<P>,
+  args: ClaimArgs,
+  state: ClaimState,
+): Promise<CarriedClaim> {
   await takeHeadTurn(c.exec, c.t, c.queue, state.cursor, args.group);
   const got = await call.byCarryingCall(c.exec, { procedure: c.t.completeClaimCall, leading: doneArgs(refs) });
   if (got === undefined || got === 'unheld') return { completed: false };
-  const rows = got === 'committed' ? undefined : got !== LOST ? got : await c.exec.attempts(() => async (conn) => call.lostBefore(conn), { isolation: 'READ COMMITTED' });
+  const rows =
+    got === 'committed' ? undefined : got !== LOST ? got : await c.exec.attempts(() => async (conn) => call.lostBefore(conn), { isolation: 'READ COMMITTED' });
   if (got !== LOST || rows !== undefined) {
     markSettled(refs); // the completion committed: before the claim's run, or with the lost run whose jobs were found
     return { completed: true, rows };

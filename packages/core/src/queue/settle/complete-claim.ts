@@ -65,12 +65,15 @@ export async function completeAndClaim<P>(
   if (args.limit > 0) await takeHeadTurn(c.exec, c.t, c.queue, state.cursor, args.group);
   const call = new ClaimCall<P>(c.t, c.queue, args, state, c.exec.client.joined, progress);
   let lost: LeaseLostError | undefined;
-  const found = await completeThen(c, refs, results, args.limit === 0 ? undefined : { run: (conn) => call.run(conn), recover: (conn) => call.lostBefore(conn) }).catch(
-    (err: unknown) => {
-      if (!(err instanceof LeaseLostError)) throw err;
-      lost = err;
-      return undefined;
-    },
-  );
+  const found = await completeThen(
+    c,
+    refs,
+    results,
+    args.limit === 0 ? undefined : { run: (conn) => call.run(conn), recover: (conn) => call.lostBefore(conn) },
+  ).catch((err: unknown) => {
+    if (!(err instanceof LeaseLostError)) throw err;
+    lost = err;
+    return undefined;
+  });
   return { jobs: found ? call.jobs(found) : await claim(), lost };
 }

@@ -8,9 +8,9 @@ import { LeaseLostError } from '../model/errors.js';
 import { leaseConfirmed } from '../model/held.js';
 import { completeByCall } from './complete-call.js';
 import { ackFast, ackHeld, expectAll, fence, type FastTail, type HeldRow } from './ack.js';
-import { backoffSeconds, errorText, toMicros, } from '../model/options.js';
+import { backoffSeconds, errorText, toMicros } from '../model/options.js';
 import { toNumber } from '../../validate.js';
-import { deleteById, NOW_MICROS, NOW_PLUS, PHASE, updateById, } from '../model/tables.js';
+import { deleteById, NOW_MICROS, NOW_PLUS, PHASE, updateById } from '../model/tables.js';
 import type { FailOutcome, JobRef } from '../model/types.js';
 import type { AckContext } from './context.js';
 
@@ -86,7 +86,14 @@ function completionWrite(c: AckContext, results: ReadonlyMap<number, string> | u
 async function completeChecked(c: AckContext, refs: readonly JobRef[], recover: boolean, write: CompletionWrite): Promise<void> {
   const check = { action: 'complete', once: true, after: [-1, PHASE.done], recover };
   await ackHeld(c.exec, c.t, c.queue, refs, check, async (conn, held) => {
-    expectAll('complete', await write(conn, held.map((h) => h.ref)), held);
+    expectAll(
+      'complete',
+      await write(
+        conn,
+        held.map((h) => h.ref),
+      ),
+      held,
+    );
   });
 }
 
@@ -98,7 +105,12 @@ async function completeChecked(c: AckContext, refs: readonly JobRef[], recover: 
  * the checking way: the held jobs are completed and a `LeaseLostError` names the others). The tail
  * MUST NOT count on running: its caller does its work on its own when it did not.
  */
-export async function completeThen<T>(c: AckContext, refs: readonly JobRef[], results: ReadonlyMap<number, string> | undefined, tail?: FastTail<T>): Promise<T | undefined> {
+export async function completeThen<T>(
+  c: AckContext,
+  refs: readonly JobRef[],
+  results: ReadonlyMap<number, string> | undefined,
+  tail?: FastTail<T>,
+): Promise<T | undefined> {
   const slots = slotFreer(c);
   const write = completionWrite(c, results, slots);
   const fast = (tail === undefined ? await completeByCall(c, refs, results) : undefined) ?? (await ackFast(c.exec, refs, true, write, tail));
@@ -132,7 +144,10 @@ export async function failJob(c: AckContext, ref: JobRef, error: unknown, retryI
   const slots = slotFreer(c);
   const { result, recovered } = await ackHeld(c.exec, c.t, c.queue, [ref], check, async (conn, held): Promise<FailOutcome> => {
     const h = held[0] as HeldRow;
-    const f = fence(c.queue, held.map((h) => h.ref));
+    const f = fence(
+      c.queue,
+      held.map((h) => h.ref),
+    );
     // Dead or retrying later, the job leaves its concurrency key's slot to the next blocked job.
     const freed = async (): Promise<void> => slots.free(conn, await keysOf(conn, c.t, [h.ref]));
     if (retryIn === 'never' || h.attempt >= h.maxAttempts) {
@@ -174,7 +189,10 @@ export async function releaseJobs(c: AckContext, refs: readonly JobRef[], delay:
             `${updateById(c.t.jobs)} SET ${uncount}, \`run_at\` = ${NOW_PLUS}, \`due_at\` = ${NOW_PLUS}, \`phase\` = ${PHASE.delayed} WHERE ${f.sql}`,
             [toMicros(delay), toMicros(delay), ...f.params],
           )
-        : await conn.query(`${updateById(c.t.jobs)} SET ${uncount}, \`due_at\` = \`run_at\`, \`ready_priority\` = \`priority\`, \`phase\` = ${PHASE.ready} WHERE ${f.sql}`, f.params);
+        : await conn.query(
+            `${updateById(c.t.jobs)} SET ${uncount}, \`due_at\` = \`run_at\`, \`ready_priority\` = \`priority\`, \`phase\` = ${PHASE.ready} WHERE ${f.sql}`,
+            f.params,
+          );
     if (res.affectedRows === jobs.length) await slots.free(conn, keys);
     return res.affectedRows;
   };
@@ -182,7 +200,14 @@ export async function releaseJobs(c: AckContext, refs: readonly JobRef[], delay:
   if (fast.next !== 'applied') {
     const check = { action: 'release', once: true, after: [PHASE.ready, PHASE.delayed], recover: fast.next === 'recover' };
     await ackHeld(c.exec, c.t, c.queue, refs, check, async (conn, held) => {
-      expectAll('release', await write(conn, held.map((h) => h.ref)), held);
+      expectAll(
+        'release',
+        await write(
+          conn,
+          held.map((h) => h.ref),
+        ),
+        held,
+      );
     });
   }
   if (delay === 0) claimCursor(c.exec.state, c.t.jobs, c.queue).rewind(); // back in line at their run time
@@ -204,7 +229,10 @@ export async function extendJobs(c: AckContext, refs: readonly JobRef[], seconds
     if (!c.exec.client.joined) for (const r of refs) if (ids.includes(r.id)) leaseConfirmed(r, sentAt, micros / 1000);
   };
   const { held } = await ackHeld(c.exec, c.t, c.queue, refs, check, async (conn, held) => {
-    const f = fence(c.queue, held.map((h) => h.ref));
+    const f = fence(
+      c.queue,
+      held.map((h) => h.ref),
+    );
     const res = await conn.query(`${updateById(c.t.jobs)} SET \`due_at\` = ${NOW_PLUS} WHERE ${f.sql}`, [micros, ...f.params]);
     expectAll('extend', res.affectedRows, held);
   }).catch((err: unknown) => {

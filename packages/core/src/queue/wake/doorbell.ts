@@ -154,31 +154,41 @@ class Sleeper {
   private sleep(): Promise<void> {
     const { client } = this.exec;
     const interrupted = (err: unknown): boolean => errnoOf(client, err) === ER_QUERY_INTERRUPTED;
-    return this.exec.within((SLEEP_SECONDS + 10) * 1000).transaction(async (conn) => {
-      const target = [...this.targets].find((x) => x.free());
-      const hand = target ? { token: newToken(), target, at: performance.now() } : undefined;
-      if (hand) this.unread.push(hand);
-      try {
-        await conn.query(`INSERT INTO ${this.t.sleepers} (\`queue\`, \`conn\`, \`token\`, \`lease_us\`) VALUES (?, CONNECTION_ID(), ?, ?)`, [this.queue, hand?.token ?? 0, target?.leaseMicros ?? 0]);
-      } catch (err) {
-        // Not registered: a failed statement left nothing behind (a ring that read the row before may have handed it a job: read below, or by the next sleep).
-        if (!interrupted(err)) throw err;
-        return this.end(conn, interrupted, true); // interrupted: a ring may have seen it
-      }
-      let failed: unknown;
-      let rang = false;
-      try {
-        // No row: a ring moved the count (read uncommitted: as soon as the ring wrote it) since this
-        // sleeper last read it, so its KILL may have come before this statement and been lost.
-        const { rows } = await conn.query<{ rang: unknown }>(`SELECT SLEEP(${SLEEP_SECONDS}) AS rang FROM ${this.t.sleepers} WHERE \`queue\` = ? AND \`conn\` = 0 AND \`rings\` = ?`, [this.queue, this.seen ?? null]);
-        rang = rows.length === 0 || toNumber(rows[0]!.rang) === 1;
-      } catch (err) {
-        rang = true; // interrupted by a ring (MariaDB: 1317), or failed: either way, look for jobs
-        if (!interrupted(err)) failed = err;
-      }
-      await this.end(conn, interrupted, rang);
-      if (failed !== undefined) throw failed;
-    }, { isolation: 'READ UNCOMMITTED', dryRun: true });
+    return this.exec.within((SLEEP_SECONDS + 10) * 1000).transaction(
+      async (conn) => {
+        const target = [...this.targets].find((x) => x.free());
+        const hand = target ? { token: newToken(), target, at: performance.now() } : undefined;
+        if (hand) this.unread.push(hand);
+        try {
+          await conn.query(`INSERT INTO ${this.t.sleepers} (\`queue\`, \`conn\`, \`token\`, \`lease_us\`) VALUES (?, CONNECTION_ID(), ?, ?)`, [
+            this.queue,
+            hand?.token ?? 0,
+            target?.leaseMicros ?? 0,
+          ]);
+        } catch (err) {
+          // Not registered: a failed statement left nothing behind (a ring that read the row before may have handed it a job: read below, or by the next sleep).
+          if (!interrupted(err)) throw err;
+          return this.end(conn, interrupted, true); // interrupted: a ring may have seen it
+        }
+        let failed: unknown;
+        let rang = false;
+        try {
+          // No row: a ring moved the count (read uncommitted: as soon as the ring wrote it) since this
+          // sleeper last read it, so its KILL may have come before this statement and been lost.
+          const { rows } = await conn.query<{ rang: unknown }>(
+            `SELECT SLEEP(${SLEEP_SECONDS}) AS rang FROM ${this.t.sleepers} WHERE \`queue\` = ? AND \`conn\` = 0 AND \`rings\` = ?`,
+            [this.queue, this.seen ?? null],
+          );
+          rang = rows.length === 0 || toNumber(rows[0]!.rang) === 1;
+        } catch (err) {
+          rang = true; // interrupted by a ring (MariaDB: 1317), or failed: either way, look for jobs
+          if (!interrupted(err)) failed = err;
+        }
+        await this.end(conn, interrupted, rang);
+        if (failed !== undefined) throw failed;
+      },
+      { isolation: 'READ UNCOMMITTED', dryRun: true },
+    );
   }
 
   /**
@@ -248,7 +258,12 @@ class Sleeper {
    * (it read this registration after the sleep ended) wakes the workers, as one that interrupts
    * the sleep does.
    */
-  private async whileGuarded<R>(conn: SqlConnection, interrupted: (err: unknown) => boolean, sql: string, params: readonly SqlValue[]): Promise<{ rows: R[]; sentAt: number }> {
+  private async whileGuarded<R>(
+    conn: SqlConnection,
+    interrupted: (err: unknown) => boolean,
+    sql: string,
+    params: readonly SqlValue[],
+  ): Promise<{ rows: R[]; sentAt: number }> {
     for (;;) {
       const sentAt = performance.now();
       try {

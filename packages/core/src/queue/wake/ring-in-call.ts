@@ -28,14 +28,26 @@ export interface RingInCall {
  * nothing, when no procedure can be called. A ring not sent (no procedure) is left to the caller:
  * `rang` was not called.
  */
-export async function enqueueCallRows<Row>(exec: Executor, t: QueueTables, many: boolean, params: readonly SqlValue[], ring: RingInCall | undefined): Promise<Row[] | undefined> {
+export async function enqueueCallRows<Row>(
+  exec: Executor,
+  t: QueueTables,
+  many: boolean,
+  params: readonly SqlValue[],
+  ring: RingInCall | undefined,
+): Promise<Row[] | undefined> {
   const rung = ring === undefined ? undefined : await callRinging(exec, t, many, params, ring);
   if (rung !== undefined) return rung.rows as Row[] | undefined;
   return (await callResults(exec, many ? t.enqueueManyCall : t.enqueueCall, params))?.[0] as Row[] | undefined;
 }
 
 /** The first of the ringing procedures the server has, called (see `enqueueCallRows`): its first result set's rows; undefined, having run nothing, when none can be. */
-async function callRinging(exec: Executor, t: QueueTables, many: boolean, params: readonly SqlValue[], ring: RingInCall): Promise<{ rows: unknown[] | undefined } | undefined> {
+async function callRinging(
+  exec: Executor,
+  t: QueueTables,
+  many: boolean,
+  params: readonly SqlValue[],
+  ring: RingInCall,
+): Promise<{ rows: unknown[] | undefined } | undefined> {
   for (const procedure of many ? [t.enqueueManyRingCall] : [t.enqueueHandCall, t.enqueueRingCall]) {
     const sets = mayCall(exec, procedure) ? await callResults(exec, procedure, [...params, ring.max]) : undefined;
     if (sets === undefined) continue;

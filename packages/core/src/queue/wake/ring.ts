@@ -177,22 +177,28 @@ async function ringOnce(exec: Executor, t: QueueTables, queue: string, n: number
 
 /** `ringOnce`, statement by statement in a transaction. */
 function ringInTransaction(exec: Executor, t: QueueTables, queue: string, n: number | EarlyRing): Promise<number> {
-  return exec.transaction(async (conn) => {
-    // Counting the ring locks the guard row, and tells a sleeper this ring's KILL may have missed (see doorbell.ts).
-    const guard = await conn.query(`UPDATE ${t.sleepers} SET \`rings\` = \`rings\` + 1 WHERE \`queue\` = ? AND \`conn\` = 0`, [queue]);
-    if (guard.affectedRows === 0) return -1;
-    const { rows } = await conn.query<{ conn: unknown }>(`SELECT \`conn\` FROM ${t.sleepers} WHERE \`queue\` = ? AND \`conn\` > 0 LIMIT ${typeof n === 'number' ? n : MAX_RING}`, [queue]);
-    const wanted = rows.length === 0 || typeof n === 'number' ? rows.length : await n.sleepers();
-    for (const r of rows.slice(0, wanted)) {
-      const id = BigInt(String(r.conn)); // an integer the server wrote: safe in the text
-      try {
-        await conn.query(`KILL QUERY ${id}`);
-      } catch (err) {
-        if (errnoOf(exec.client, err) !== ER_NO_SUCH_THREAD) throw err;
+  return exec.transaction(
+    async (conn) => {
+      // Counting the ring locks the guard row, and tells a sleeper this ring's KILL may have missed (see doorbell.ts).
+      const guard = await conn.query(`UPDATE ${t.sleepers} SET \`rings\` = \`rings\` + 1 WHERE \`queue\` = ? AND \`conn\` = 0`, [queue]);
+      if (guard.affectedRows === 0) return -1;
+      const { rows } = await conn.query<{ conn: unknown }>(
+        `SELECT \`conn\` FROM ${t.sleepers} WHERE \`queue\` = ? AND \`conn\` > 0 LIMIT ${typeof n === 'number' ? n : MAX_RING}`,
+        [queue],
+      );
+      const wanted = rows.length === 0 || typeof n === 'number' ? rows.length : await n.sleepers();
+      for (const r of rows.slice(0, wanted)) {
+        const id = BigInt(String(r.conn)); // an integer the server wrote: safe in the text
+        try {
+          await conn.query(`KILL QUERY ${id}`);
+        } catch (err) {
+          if (errnoOf(exec.client, err) !== ER_NO_SUCH_THREAD) throw err;
+        }
       }
-    }
-    return rows.length;
-  }, { isolation: 'READ UNCOMMITTED' });
+      return rows.length;
+    },
+    { isolation: 'READ UNCOMMITTED' },
+  );
 }
 
 /**

@@ -72,7 +72,6 @@ export interface Siblings {
   unsubscribe(): void;
 }
 
-
 const keyOf = (jobsTable: string, queue: string): string => `${jobsTable}\u0000${queue}`;
 
 /** The workers of one taskrow instance by jobs table and queue, and what tells its clients apart. */
@@ -156,7 +155,14 @@ export function hasWorkers(state: InstanceState, jobsTable: string, queue: strin
  * worker while it has room, so their completions share batches. The caller MUST end what it gets
  * (`take` or `cancel`).
  */
-export function runnerFor(state: InstanceState, jobsTable: string, queue: string, jobs: number, source: object, server: string | undefined): Runner | undefined {
+export function runnerFor(
+  state: InstanceState,
+  jobsTable: string,
+  queue: string,
+  jobs: number,
+  source: object,
+  server: string | undefined,
+): Runner | undefined {
   const w = state.get(WAKE);
   const reg = w.registries.get(keyOf(jobsTable, queue));
   if (reg === undefined) return undefined;
@@ -189,11 +195,13 @@ export function enqueued(state: InstanceState, jobsTable: string, queue: string,
   const reg = w.registries.get(keyOf(jobsTable, queue));
   if (reg === undefined) return 0;
   const from = sourceId(w, source);
-  const order = new Map(inTurn(w, reg).map((b) => {
-    const own = reg.bells.get(b)!.source === from;
-    const stage = b.stage();
-    return [b, { cover: own && stage === 'before-read', rank: (own ? 0 : 3) + ORDER[stage] }];
-  }));
+  const order = new Map(
+    inTurn(w, reg).map((b) => {
+      const own = reg.bells.get(b)!.source === from;
+      const stage = b.stage();
+      return [b, { cover: own && stage === 'before-read', rank: (own ? 0 : 3) + ORDER[stage] }];
+    }),
+  );
   let covered = 0;
   for (const [b, { cover }] of [...order].sort(([, x], [, y]) => x.rank - y.rank)) {
     if (covered >= jobs) break;

@@ -127,7 +127,10 @@ export class AckBatcher<P> {
     try {
       const results = new Map(batch.flatMap((h) => (h.result === undefined ? [] : [[h.job.id, h.result] as const])));
       const sentAt = performance.now();
-      await write(batch.map((h) => h.job), results.size > 0 ? results : undefined);
+      await write(
+        batch.map((h) => h.job),
+        results.size > 0 ? results : undefined,
+      );
       this.signals.acked(batch.length, performance.now() - sentAt);
       this.counts.completed += batch.length;
       for (const h of batch) this.signals.completed(h.job, h.value);

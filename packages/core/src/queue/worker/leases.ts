@@ -105,7 +105,11 @@ export class Heartbeat<P> {
     const sentAt = performance.now();
     const bound = Math.min(...part.map((h) => h.lease.remaining(sentAt)));
     try {
-      await this.extend(part.map((h) => h.job), this.leaseSeconds, bound);
+      await this.extend(
+        part.map((h) => h.job),
+        this.leaseSeconds,
+        bound,
+      );
       for (const h of part) h.lease.renewed(sentAt);
     } catch (err) {
       if (!(err instanceof LeaseLostError)) return void this.report(err);

@@ -24,7 +24,8 @@ const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 /** A pino-compatible logger: an object whose log methods, where present, are functions. */
 function loggerArg(value: unknown): WorkerLogger | undefined {
   if (value === undefined) return undefined;
-  if (value === null || typeof value !== 'object') throw invalid(`work() logger must be an object with ${LOG_LEVELS.join(', ')} methods (pino's interface), got ${show(value)}`);
+  if (value === null || typeof value !== 'object')
+    throw invalid(`work() logger must be an object with ${LOG_LEVELS.join(', ')} methods (pino's interface), got ${show(value)}`);
   for (const level of LOG_LEVELS) {
     const m = (value as Record<string, unknown>)[level];
     if (m !== undefined && typeof m !== 'function') throw invalid(`work() logger.${level} must be a function, got ${show(m)}`);

@@ -26,7 +26,12 @@ export interface WorkerQueue<P> extends AckPort {
   /** Claims (see `claimJobs`); `reading` is called as the claim is about to read the queue. */
   claim(options: ClaimOptions, reading: () => void): Promise<Job<P>[]>;
   /** Completes `refs` and claims, in one transaction when it can (see `completeAndClaim`). */
-  completeAndClaim(refs: readonly JobRef[], results: ReadonlyMap<number, string> | undefined, options: ClaimOptions, reading: () => void): Promise<CompletedAndClaimed<P>>;
+  completeAndClaim(
+    refs: readonly JobRef[],
+    results: ReadonlyMap<number, string> | undefined,
+    options: ClaimOptions,
+    reading: () => void,
+  ): Promise<CompletedAndClaimed<P>>;
   extend: ExtendFn;
   /** Housekeeping the worker runs every `PURGE_EVERY_MS`: kept finished jobs past their retention, idle key rows. */
   purge(): Promise<number>;
@@ -132,7 +137,10 @@ class Worker<P> {
     private readonly s: WorkerSettings,
   ) {
     const report = (err: unknown): void => this.report(err);
-    this.handle = new Handle(() => ({ ...this.counts }), (ms) => (this.stopped ??= this.stop(ms)));
+    this.handle = new Handle(
+      () => ({ ...this.counts }),
+      (ms) => (this.stopped ??= this.stop(ms)),
+    );
     this.signals = new WorkerSignals(this.handle, queue.name, s.logger, s.onError);
     this.acks = new AckBatcher(queue, this.counts, (h) => this.drop(h), this.signals);
     this.heartbeat = new Heartbeat(this.held, s.lease, queue.extend, (id, reason) => this.lose(id, reason), report);
@@ -244,7 +252,10 @@ class Worker<P> {
     h.started = true;
     Promise.resolve()
       .then(() => this.signals.trace(h.job, async () => this.handler(h.job, this.context(h))))
-      .then((value: unknown) => this.finish(h, true, value), (err: unknown) => this.finish(h, false, err))
+      .then(
+        (value: unknown) => this.finish(h, true, value),
+        (err: unknown) => this.finish(h, false, err),
+      )
       .finally(() => {
         this.running -= 1;
         if (this.running === 0) this.drained?.();

@@ -38,17 +38,17 @@ const jobs = (t: QueueTables): string => `CREATE TABLE IF NOT EXISTS ${t.jobs} (
 
 /** Per-queue state: paused, the fleet's read place. */
 const stateDdl = (t: QueueTables): string[] => [
-    // One row per queue with fleet-wide state: `paused_at` while the queue is paused (every claim reads it
-    // first and takes nothing); `head_read_at`, when a claim of any process last read the ready rows
-    // from the head (see `claim/cursor.ts`).
-    `CREATE TABLE IF NOT EXISTS ${t.queues} (
+  // One row per queue with fleet-wide state: `paused_at` while the queue is paused (every claim reads it
+  // first and takes nothing); `head_read_at`, when a claim of any process last read the ready rows
+  // from the head (see `claim/cursor.ts`).
+  `CREATE TABLE IF NOT EXISTS ${t.queues} (
   ${QUEUE},
   \`paused_at\` DATETIME(6) NULL COMMENT 'UTC; set while the queue is paused',
   \`head_read_at\` DATETIME(6) NULL COMMENT 'UTC; when a claim last took the turn to read the ready rows from the head',
   PRIMARY KEY (\`queue\`)
 ) ${TABLE_OPTIONS}`,
-    // Where the last claim of a queue that held its claim lock ended its read (`claim/call.ts`).
-    `CREATE TABLE IF NOT EXISTS ${t.cursors} (
+  // Where the last claim of a queue that held its claim lock ended its read (`claim/call.ts`).
+  `CREATE TABLE IF NOT EXISTS ${t.cursors} (
   ${QUEUE},
   \`priority\` SMALLINT NULL COMMENT 'the last row read by the last claim that held the claim lock; NULL: that read was short (read from the head)',
   \`due_us\` BIGINT NULL COMMENT 'that row''s due time, microseconds since 1970 UTC',
@@ -58,19 +58,19 @@ const stateDdl = (t: QueueTables): string[] => [
 
 /** Dedup keys: live ones, and those of dead jobs. */
 const dedupDdl = (t: QueueTables): string[] => [
-    // One row per dedup key, naming the job that took it last; that job holds the key while its own
-    // `dedup_k` still equals it (so jobs without a key write no index entry of it). Finishing and dying
-    // leave the row; the next taker takes it over, and purges delete rows no job holds (`enqueue/dedup.ts`).
-    `CREATE TABLE IF NOT EXISTS ${t.dedup} (
+  // One row per dedup key, naming the job that took it last; that job holds the key while its own
+  // `dedup_k` still equals it (so jobs without a key write no index entry of it). Finishing and dying
+  // leave the row; the next taker takes it over, and purges delete rows no job holds (`enqueue/dedup.ts`).
+  `CREATE TABLE IF NOT EXISTS ${t.dedup} (
   ${QUEUE},
   \`dedup_k\` VARBINARY(3000) NOT NULL COMMENT 'index form of the dedup key (see keys.ts)',
   \`id\` BIGINT UNSIGNED NOT NULL COMMENT 'the job that took the key; it holds it while its dedup_k equals it',
   \`met\` BIGINT UNSIGNED NOT NULL DEFAULT 0 COMMENT 'takers that found the row already there (written, so two on different cluster nodes conflict)',
   PRIMARY KEY (\`queue\`, \`dedup_k\`)
 ) ${TABLE_OPTIONS}`,
-    // The dedup keys of dead jobs, by job id: a key is cleared when its job dies (a new job may take it)
-    // and kept here, so `retryDead()` gives it back while no live job holds it.
-    `CREATE TABLE IF NOT EXISTS ${t.deadKeys} (
+  // The dedup keys of dead jobs, by job id: a key is cleared when its job dies (a new job may take it)
+  // and kept here, so `retryDead()` gives it back while no live job holds it.
+  `CREATE TABLE IF NOT EXISTS ${t.deadKeys} (
   \`id\` BIGINT UNSIGNED NOT NULL COMMENT 'the dead job',
   \`dedup_k\` VARBINARY(3000) NOT NULL COMMENT 'its dedup key, in index form, from when it was live',
   PRIMARY KEY (\`id\`)
@@ -79,30 +79,30 @@ const dedupDdl = (t: QueueTables): string[] => [
 
 /** Admission: concurrency keys, their jobs, rate slots. */
 const admissionDdl = (t: QueueTables): string[] => [
-    // One row per concurrency key in use: its limit override, locked (and written) by whoever admits
-    // jobs of the key (see `admission/limits.ts`).
-    `CREATE TABLE IF NOT EXISTS ${t.keys} (
+  // One row per concurrency key in use: its limit override, locked (and written) by whoever admits
+  // jobs of the key (see `admission/limits.ts`).
+  `CREATE TABLE IF NOT EXISTS ${t.keys} (
   ${QUEUE},
   \`conc_key\` ${KEY} NOT NULL COMMENT 'empty: the queue default limit',
   \`max_running\` INT UNSIGNED NULL COMMENT 'most ready and running jobs of the key; null: the queue default',
   \`admissions\` BIGINT UNSIGNED NOT NULL DEFAULT 0 COMMENT 'written by every admission, so two on different cluster nodes conflict',
   PRIMARY KEY (\`queue\`, \`conc_key\`)
 ) ${TABLE_OPTIONS}`,
-    // One row per keyed job admitted (`state` 0: ready or running) or blocked (5), written by the
-    // admission that decided it, under the key's lock. The job's own row stays the truth: readers join
-    // it by primary key, and a row whose job moved on is deleted by the key's next admission
-    // (`admission/key-slots.ts`).
-    `CREATE TABLE IF NOT EXISTS ${t.keyed} (
+  // One row per keyed job admitted (`state` 0: ready or running) or blocked (5), written by the
+  // admission that decided it, under the key's lock. The job's own row stays the truth: readers join
+  // it by primary key, and a row whose job moved on is deleted by the key's next admission
+  // (`admission/key-slots.ts`).
+  `CREATE TABLE IF NOT EXISTS ${t.keyed} (
   ${QUEUE},
   \`conc_key\` ${KEY} NOT NULL,
   \`state\` TINYINT UNSIGNED NOT NULL COMMENT '0: admitted (the job was made ready); 5: blocked',
   \`id\` BIGINT UNSIGNED NOT NULL COMMENT 'the job; its row says whether it still holds or waits',
   PRIMARY KEY (\`queue\`, \`conc_key\`, \`state\`, \`id\`)
 ) ${TABLE_OPTIONS}`,
-    // A rate-limited queue's starts: one row per start its window allows. A claim takes free rows
-    // (`free_at` passed) with `FOR UPDATE SKIP LOCKED`, one per job it starts, and sets each a window
-    // ahead, so no window holds more starts than the queue has rows (`admission/rate.ts`).
-    `CREATE TABLE IF NOT EXISTS ${t.rateSlots} (
+  // A rate-limited queue's starts: one row per start its window allows. A claim takes free rows
+  // (`free_at` passed) with `FOR UPDATE SKIP LOCKED`, one per job it starts, and sets each a window
+  // ahead, so no window holds more starts than the queue has rows (`admission/rate.ts`).
+  `CREATE TABLE IF NOT EXISTS ${t.rateSlots} (
   ${QUEUE},
   \`slot\` INT UNSIGNED NOT NULL COMMENT '0 to limit - 1',
   \`window_us\` BIGINT UNSIGNED NOT NULL COMMENT 'the window, in microseconds',
@@ -114,9 +114,9 @@ const admissionDdl = (t: QueueTables): string[] => [
 
 /** The doorbell. */
 const wakeDdl = (t: QueueTables): string[] => [
-    // The doorbell (`wake/doorbell.ts`): a guard row per queue counting its rings, and the uncommitted
-    // registrations of sleeping connections, with the token a ring may hand a new job to.
-    `CREATE TABLE IF NOT EXISTS ${t.sleepers} (
+  // The doorbell (`wake/doorbell.ts`): a guard row per queue counting its rings, and the uncommitted
+  // registrations of sleeping connections, with the token a ring may hand a new job to.
+  `CREATE TABLE IF NOT EXISTS ${t.sleepers} (
   ${QUEUE},
   \`conn\` BIGINT UNSIGNED NOT NULL COMMENT '0: the guard row of the queue; else CONNECTION_ID() of a sleeping connection (never committed)',
   \`rings\` BIGINT UNSIGNED NOT NULL DEFAULT 0 COMMENT 'guard row: rings of the queue so far (a sleeper that sees it move was rung)',
@@ -128,10 +128,10 @@ const wakeDdl = (t: QueueTables): string[] => [
 
 /** Recurring schedules. */
 const schedulesDdl = (prefix: string): string[] => [
-    // Recurring schedules, one row each. `next_at` is the next tick without a job (the `due` index finds
-    // due schedules in one range read); a scheduler owns a tick when its compare-and-set on the `rev`
-    // it read matches (`schedule/tick.ts`).
-    `CREATE TABLE IF NOT EXISTS ${schedulesTable(prefix)} (
+  // Recurring schedules, one row each. `next_at` is the next tick without a job (the `due` index finds
+  // due schedules in one range read); a scheduler owns a tick when its compare-and-set on the `rev`
+  // it read matches (`schedule/tick.ts`).
+  `CREATE TABLE IF NOT EXISTS ${schedulesTable(prefix)} (
   \`name\` VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
   ${QUEUE},
   \`cron\` VARCHAR(255) CHARACTER SET ascii COLLATE ascii_bin NULL COMMENT 'cron pattern, 5 or 6 fields (seconds first); NULL for an interval',
