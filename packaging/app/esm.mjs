@@ -34,8 +34,8 @@ assert.equal(core.dialectFromVersion('11.8.6-MariaDB', 1 << 24).engine, 'mariadb
 assert.equal(typeof core.describeMysql2Error, 'function');
 assert.equal(typeof kysely.taskrowMigrationProvider().getMigrations, 'function');
 assert.equal(drizzle.taskrowMigrationFiles().at(-1).path, 'meta/_journal.json');
-assert.equal(sequelize.taskrowMigrations()[0].name, 'taskrow_0001_dones');
-assert.match(new (typeorm.taskrowMigrations()[0])().name, /^taskrow_0001_dones\d{13}$/);
+assert.equal(sequelize.taskrowMigrations()[0].name, 'taskrow_0001_baseline');
+assert.match(new (typeorm.taskrowMigrations()[0])().name, /^taskrow_0001_baseline\d{13}$/);
 assert.equal(typeof servers.startServer, 'function');
 assert.equal(typeof cli.main, 'function');
 assert.equal(typeof dashboard.dashboardHandler, 'function');

@@ -471,7 +471,6 @@ for (const target of targets()) {
         },
         { pollInterval: 30, doorbell: true, lease: 20 },
       );
-      const _started = performance.now();
       // The producer starts and connects now, and enqueues when the gate opens: its start-up is not
       // in the window below.
       let open!: () => void;

@@ -96,7 +96,7 @@ function forCommandLine(sql: string): string {
 export interface MigrationStep {
   readonly version: number;
   readonly name: string;
-  /** `0001_dones`: the zero-padded version and the name, so names sort in version order. */
+  /** `0001_baseline`: the zero-padded version and the name, so names sort in version order. */
   readonly id: string;
   /**
    * The version table, the version's own statements (`change`) and the record of the version: run

@@ -46,9 +46,9 @@ export function queueStrict<Tx>(ctx: () => SuiteContext<Tx>): void {
     for (let i = 0; i < 2000; i++) deep = { deep };
     let atLimit: unknown = 1;
     for (let i = 0; i < MAX_PAYLOAD_DEPTH; i++) atLimit = [atLimit];
-    // eslint-disable-next-line no-sparse-arrays
     const cases: [unknown, string][] = [
-      [[undefined, 1], 'payload[0] is a hole'],
+      // biome-ignore lint/suspicious/noSparseArray: a hole is what this case is about.
+      [[, 1], 'payload[0] is a hole'],
       [{ at: new Date(Number.NaN) }, 'payload.at is an invalid Date'],
       [{ x: { toJSON: () => Number.NaN } }, 'payload.x.toJSON() is the number NaN'],
       [{ x: { toJSON: () => () => 1 } }, 'payload.x.toJSON() is a function'],
