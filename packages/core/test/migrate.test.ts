@@ -15,6 +15,9 @@ describe('schema', () => {
 
   it('schemaSql lists the procedures of the server family it is given, once each, between DELIMITER lines', () => {
     expect(schemaSql('t_')).not.toContain('CREATE PROCEDURE');
+    expect(() => schemaSql('t_', 'postgres' as 'mysql')).toThrow(
+      expect.objectContaining({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('"postgres"') }),
+    );
     for (const engine of ['mysql', 'mariadb'] as const) {
       const sql = schemaSql('t_', engine);
       expect(sql.match(/CREATE PROCEDURE/g)?.length).toBe(ROUTINES.length);

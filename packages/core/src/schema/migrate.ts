@@ -2,7 +2,8 @@ import type { Dialect } from '../dialect.js';
 import type { Executor } from '../engine/executor.js';
 import { ROUTINES } from '../queue/procedures.js';
 import { installRoutines, routineStatements, type RoutinesResult } from '../queue/routines/index.js';
-import { toNumber } from '../validate.js';
+import { invalid } from '../errors.js';
+import { show, toNumber } from '../validate.js';
 import { validatePrefix } from '../names.js';
 import { MIGRATIONS, migrationsTableSql, SCHEMA_VERSION, type Migration } from './migrations.js';
 import { table } from '../tables.js';
@@ -70,11 +71,12 @@ function recordVersionSql(prefix: string, m: Migration): string {
 /**
  * The full DDL under `prefix` (validated), each statement ending in `;`, for review or for applying
  * by hand; needs no connection. Applied in order it leaves the tables `migrate()` would, and with
- * `engine` the stored procedures `migrate()` installs on that server family too (without it, none:
- * taskrow then takes its path without them).
+ * `engine` (`'mysql'` or `'mariadb'`, else `INVALID_ARGUMENT`) the stored procedures `migrate()`
+ * installs on that server family too (without it, none: taskrow then takes its path without them).
  */
 export function schemaSql(prefix: string, engine?: Dialect['engine']): string {
   const p = validatePrefix(prefix);
+  if (engine !== undefined && engine !== 'mysql' && engine !== 'mariadb') throw invalid(`schemaSql() engine must be 'mysql' or 'mariadb', got ${show(engine)}`);
   const out = [migrationsTableSql(p)];
   for (const m of MIGRATIONS) out.push(...m.statements(p), recordVersionSql(p, m));
   if (engine !== undefined) out.push(...routineStatements(ROUTINES, p, engine).map((r) => forCommandLine(r.sql)));
