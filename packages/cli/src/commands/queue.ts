@@ -1,12 +1,11 @@
-import { JOB_STATES, TaskrowError, type JobInfo, type JobState } from '@taskrow/core';
-import { intFlag, need, parse, secondsFlag } from '../args.js';
+import { JOB_STATES, TaskrowError, type EnqueueOptions, type JobInfo, type JobState, type Queue } from '@taskrow/core';
+import { intFlag, need, parse, secondsFlag, type Parsed } from '../args.js';
 import { connect } from '../connect.js';
 import { UsageError } from '../errors.js';
 import { batches, stdinLines } from '../io.js';
 import type { Command } from './command.js';
 
 const USAGE = 'taskrow queue enqueue|list|show|stats|retry-dead|purge-keys|pause|resume QUEUE [PAYLOAD_JSON... | ID]';
-const ACTIONS = ['enqueue', 'list', 'show', 'stats', 'retry-dead', 'purge-keys', 'pause', 'resume'];
 
 /** `--state ready,dead`: the states to list, each checked. */
 function statesFlag(raw: string | boolean | undefined): JobState[] | undefined {
@@ -56,6 +55,138 @@ function jobFields(j: JobInfo): string {
   return fields.map(([k, v]) => `${k}\t${v}\n`).join('');
 }
 
+/** What one `queue` action works on: the queue, the arguments after its name, and the flags. */
+interface QueueRun {
+  readonly queue: Queue;
+  readonly name: string;
+  readonly rest: string[];
+  readonly values: Parsed['values'];
+  readonly json: boolean;
+  readonly out: { write(text: string): Promise<void> };
+}
+
+/** One action: resolves to the exit code. */
+type QueueAction = (run: QueueRun) => Promise<number>;
+
+/** `stats`: jobs per state, the oldest runnable job's age and the pause time. */
+const stats: QueueAction = async ({ queue, json, out }) => {
+  const s = await queue.stats();
+  if (json) await out.write(`${JSON.stringify(s)}\n`);
+  else {
+    const lines = Object.entries(s.counts).map(([state, n]) => `${state}\t${n}`);
+    lines.push(`oldest_runnable_age\t${s.oldestRunnableAge ?? ''}`, `paused_at\t${s.pausedAt?.toISOString() ?? '-'}`);
+    await out.write(`${lines.join('\n')}\n`);
+  }
+  return 0;
+};
+
+/** `list`: one page of jobs, one line each; the next page's cursor on stderr. */
+const list: QueueAction = async ({ queue, values, json, out }) => {
+  const states = statesFlag(values['state']);
+  const page = await queue.list({
+    limit: intFlag(values, 'limit', 100, 1, 1000),
+    ...(states ? { state: states } : {}),
+    ...(values['group'] === undefined ? {} : { group: values['group'] as string }),
+    ...(values['after'] === undefined ? {} : { after: values['after'] as string }),
+  });
+  if (json) await out.write(`${JSON.stringify({ jobs: page.jobs, next: page.next ?? null })}\n`);
+  else {
+    await out.write(page.jobs.map((j) => `${jobLine(j)}\n`).join(''));
+    if (page.next) process.stderr.write(`more: --after ${page.next}\n`);
+  }
+  return 0;
+};
+
+/** `show ID`: every field of one job; NOT_FOUND when the queue has no such job. */
+const show: QueueAction = async ({ queue, name, rest, json, out }) => {
+  const id = Number(rest[0]);
+  const job = await queue.getJob(id);
+  if (!job) throw new TaskrowError('NOT_FOUND', `queue ${JSON.stringify(name)} has no job ${id} (never enqueued, or finished and deleted)`);
+  await out.write(json ? `${JSON.stringify(job)}\n` : jobFields(job));
+  return 0;
+};
+
+/** `pause` or `resume`, then prints whether the queue is paused. */
+function setPaused(pause: boolean): QueueAction {
+  return async ({ queue, name, json, out }) => {
+    await (pause ? queue.pause() : queue.resume());
+    const paused = await queue.isPaused();
+    await out.write(json ? `${JSON.stringify({ queue: name, paused })}\n` : `${name}\t${paused ? 'paused' : 'running'}\n`);
+    return 0;
+  };
+}
+
+/** `enqueue`: payloads from the arguments or stdin (one JSON per line), in batches of 1,000. */
+const enqueue: QueueAction = async ({ queue, name, rest, values, json, out }) => {
+  const options = enqueueOptions(values);
+  let index = 0;
+  let enqueued = 0;
+  let deduplicated = 0;
+  const source =
+    rest.length > 0
+      ? (async function* () {
+          yield* rest;
+        })()
+      : stdinLines();
+  for await (const batch of batches(source, 1000)) {
+    const items = batch.map((text) => ({ payload: payloadOf(text, index++), ...options }));
+    for (const r of await queue.enqueueMany(items)) r.deduplicated ? (deduplicated += 1) : (enqueued += 1);
+  }
+  await out.write(
+    json ? `${JSON.stringify({ queue: name, enqueued, deduplicated })}\n` : `${enqueued} enqueued${deduplicated ? `, ${deduplicated} already queued` : ''}\n`,
+  );
+  return 0;
+};
+
+/** The enqueue flags as job options, each checked. */
+function enqueueOptions(values: Parsed['values']): EnqueueOptions {
+  return {
+    ...(values['delay'] === undefined ? {} : { delay: secondsFlag(values, 'delay', 0, 0, 1e9) }),
+    ...(values['priority'] === undefined ? {} : { priority: intFlag(values, 'priority', 0, -1e9, 1e9) }),
+    ...(values['max-attempts'] === undefined ? {} : { maxAttempts: intFlag(values, 'max-attempts', 1, 1, 1000) }),
+    ...(values['group'] === undefined ? {} : { group: values['group'] as string }),
+    ...(values['concurrency-key'] === undefined ? {} : { concurrencyKey: values['concurrency-key'] as string }),
+    ...(values['dedup-key'] === undefined ? {} : { dedupKey: values['dedup-key'] as string }),
+  };
+}
+
+/** A count-returning action, printed as the count or `{queue, <field>: n}`. */
+function counted(field: string, act: (run: QueueRun) => Promise<number>): QueueAction {
+  return async (run) => {
+    const n = await act(run);
+    await run.out.write(run.json ? `${JSON.stringify({ queue: run.name, [field]: n })}\n` : `${n}\n`);
+    return 0;
+  };
+}
+
+const ACTIONS: Readonly<Record<string, QueueAction>> = {
+  enqueue,
+  list,
+  show,
+  stats,
+  'retry-dead': counted('retried', ({ queue, values }) =>
+    queue.retryDead(values['limit'] === undefined ? {} : { limit: intFlag(values, 'limit', 1, 1, 1_000_000) }),
+  ),
+  'purge-keys': counted('purged', ({ queue }) => queue.purgeKeys()),
+  pause: setPaused(true),
+  resume: setPaused(false),
+};
+
+/** Checks the positionals of `action` before anything connects (a UsageError names what is wrong). */
+function checkArguments(action: string, rest: readonly string[], values: Parsed['values']): void {
+  if (action === 'show') {
+    if (rest.length !== 1) throw new UsageError('queue show takes one job ID');
+    const id = Number(rest[0]);
+    if (!(/^\d+$/.test(rest[0]!) && Number.isSafeInteger(id) && id > 0)) {
+      throw new UsageError(`job ID must be a whole number from 1, got ${JSON.stringify(rest[0])}`);
+    }
+  } else if (action !== 'enqueue' && rest.length > 0) throw new UsageError(`queue ${action} takes no payloads`);
+  if (action === 'enqueue') {
+    enqueueOptions(values);
+    if (values['dedup-key'] !== undefined && rest.length !== 1) throw new UsageError('--dedup-key takes exactly one payload argument');
+  }
+}
+
 /** `taskrow queue ...`: look at and feed a job queue. */
 export const queueCommand: Command = async (argv, out) => {
   const { values, positionals } = parse(argv, {
@@ -70,94 +201,14 @@ export const queueCommand: Command = async (argv, out) => {
     after: { type: 'string' },
   });
   const action = need(positionals, 0, `action (${USAGE})`);
-  if (!ACTIONS.includes(action)) throw new UsageError(`unknown queue action ${JSON.stringify(action)} (${USAGE})`);
+  const run = Object.hasOwn(ACTIONS, action) ? ACTIONS[action] : undefined;
+  if (run === undefined) throw new UsageError(`unknown queue action ${JSON.stringify(action)} (${USAGE})`);
   const name = need(positionals, 1, 'QUEUE');
   const rest = positionals.slice(2);
-  if (action === 'show' && rest.length !== 1) throw new UsageError('queue show takes one job ID');
-  if (action !== 'enqueue' && action !== 'show' && rest.length > 0) throw new UsageError(`queue ${action} takes no payloads`);
-  const id = action === 'show' ? Number(rest[0]) : 0;
-  if (action === 'show' && !(/^\d+$/.test(rest[0]!) && Number.isSafeInteger(id) && id > 0)) {
-    throw new UsageError(`job ID must be a whole number from 1, got ${JSON.stringify(rest[0])}`);
-  }
-  const asJson = Boolean(values['json']);
-  const options = {
-    ...(values['delay'] === undefined ? {} : { delay: secondsFlag(values, 'delay', 0, 0, 1e9) }),
-    ...(values['priority'] === undefined ? {} : { priority: intFlag(values, 'priority', 0, -1e9, 1e9) }),
-    ...(values['max-attempts'] === undefined ? {} : { maxAttempts: intFlag(values, 'max-attempts', 1, 1, 1000) }),
-    ...(values['group'] === undefined ? {} : { group: values['group'] as string }),
-    ...(values['concurrency-key'] === undefined ? {} : { concurrencyKey: values['concurrency-key'] as string }),
-  };
-  const dedupKey = values['dedup-key'] as string | undefined;
+  checkArguments(action, rest, values);
   const conn = await connect(values);
   try {
-    const queue = conn.tr.queue(name);
-    if (action === 'stats') {
-      const s = await queue.stats();
-      if (asJson) await out.write(`${JSON.stringify(s)}\n`);
-      else {
-        const lines = Object.entries(s.counts).map(([state, n]) => `${state}\t${n}`);
-        lines.push(`oldest_runnable_age\t${s.oldestRunnableAge ?? ''}`, `paused_at\t${s.pausedAt?.toISOString() ?? '-'}`);
-        await out.write(`${lines.join('\n')}\n`);
-      }
-      return 0;
-    }
-    if (action === 'list') {
-      const states = statesFlag(values['state']);
-      const page = await queue.list({
-        limit: intFlag(values, 'limit', 100, 1, 1000),
-        ...(states ? { state: states } : {}),
-        ...(values['group'] === undefined ? {} : { group: values['group'] as string }),
-        ...(values['after'] === undefined ? {} : { after: values['after'] as string }),
-      });
-      if (asJson) await out.write(`${JSON.stringify({ jobs: page.jobs, next: page.next ?? null })}\n`);
-      else {
-        await out.write(page.jobs.map((j) => `${jobLine(j)}\n`).join(''));
-        if (page.next) process.stderr.write(`more: --after ${page.next}\n`);
-      }
-      return 0;
-    }
-    if (action === 'show') {
-      const job = await queue.getJob(id);
-      if (!job) throw new TaskrowError('NOT_FOUND', `queue ${JSON.stringify(name)} has no job ${id} (never enqueued, or finished and deleted)`);
-      await out.write(asJson ? `${JSON.stringify(job)}\n` : jobFields(job));
-      return 0;
-    }
-    if (action === 'pause' || action === 'resume') {
-      await (action === 'pause' ? queue.pause() : queue.resume());
-      const paused = await queue.isPaused();
-      await out.write(asJson ? `${JSON.stringify({ queue: name, paused })}\n` : `${name}\t${paused ? 'paused' : 'running'}\n`);
-      return 0;
-    }
-    if (action === 'retry-dead') {
-      const n = await queue.retryDead(values['limit'] === undefined ? {} : { limit: intFlag(values, 'limit', 1, 1, 1_000_000) });
-      await out.write(asJson ? `${JSON.stringify({ queue: name, retried: n })}\n` : `${n}\n`);
-      return 0;
-    }
-    if (action === 'purge-keys') {
-      const n = await queue.purgeKeys();
-      await out.write(asJson ? `${JSON.stringify({ queue: name, purged: n })}\n` : `${n}\n`);
-      return 0;
-    }
-    if (dedupKey !== undefined && rest.length !== 1) throw new UsageError('--dedup-key takes exactly one payload argument');
-    let index = 0;
-    let enqueued = 0;
-    let deduplicated = 0;
-    const source =
-      rest.length > 0
-        ? (async function* () {
-            yield* rest;
-          })()
-        : stdinLines();
-    for await (const batch of batches(source, 1000)) {
-      const items = batch.map((text) => ({ payload: payloadOf(text, index++), ...options, ...(dedupKey === undefined ? {} : { dedupKey }) }));
-      for (const r of await queue.enqueueMany(items)) r.deduplicated ? (deduplicated += 1) : (enqueued += 1);
-    }
-    await out.write(
-      asJson
-        ? `${JSON.stringify({ queue: name, enqueued, deduplicated })}\n`
-        : `${enqueued} enqueued${deduplicated ? `, ${deduplicated} already queued` : ''}\n`,
-    );
-    return 0;
+    return await run({ queue: conn.tr.queue(name), name, rest, values, json: Boolean(values['json']), out });
   } finally {
     await conn.close();
   }
