@@ -6,6 +6,8 @@ export interface Holding {
 const SIGNALS = ['SIGTERM', 'SIGINT'] as const;
 type Sig = (typeof SIGNALS)[number];
 
+// Process-wide on purpose: signals and `beforeExit` belong to the process, not to a taskrow
+// instance, so every instance's held Resources jobs are released by the one listener.
 const held = new Set<Holding>();
 let installed = false;
 let releasing: Promise<void> | undefined;
