@@ -18,19 +18,55 @@ export interface Parsed {
   readonly positionals: string[];
 }
 
-/** Parses `argv` strictly: an unknown flag or a missing flag value is a UsageError (exit 2). */
+/**
+ * Parses `argv` strictly: an unknown flag or a missing flag value is a UsageError (exit 2) of one
+ * line, naming the flag and, for a misspelt one, the closest flag the command accepts.
+ */
 export function parse(argv: readonly string[], options: Options = {}): Parsed {
+  const all = { ...GLOBAL_OPTIONS, ...options };
   try {
-    const { values, positionals } = parseArgs({
-      args: [...argv],
-      options: { ...GLOBAL_OPTIONS, ...options },
-      allowPositionals: true,
-      strict: true,
-    });
+    const { values, positionals } = parseArgs({ args: [...argv], options: all, allowPositionals: true, strict: true });
     return { values: values as Parsed['values'], positionals };
   } catch (err) {
-    throw new UsageError((err as Error).message);
+    throw new UsageError(flagProblem(err as Error & { code?: string }, Object.keys(all)));
   }
+}
+
+/** The one-line message for a flag `parseArgs` refused. */
+function flagProblem(err: Error & { code?: string }, names: readonly string[]): string {
+  const unknown = /^Unknown option '([^']+)'/.exec(err.message);
+  if (err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && unknown) {
+    const given = unknown[1]!;
+    const near = closest(given.replace(/^-+/, ''), names);
+    return `unknown option ${given}${near === undefined ? '' : ` (did you mean --${near}?)`}`;
+  }
+  const missing = /^Option '(-\S+)(?: <value>)?' argument missing/.exec(err.message);
+  if (missing) return `${missing[1]} needs a value`;
+  const takesNone = /^Option '(-\S+)' does not take an argument/.exec(err.message);
+  if (takesNone) return `${takesNone[1]} takes no value`;
+  return err.message;
+}
+
+/** The name in `names` within edit distance 2 of `given` (or a prefix-extension of it), the nearest first. */
+export function closest(given: string, names: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = 3;
+  for (const name of names) {
+    const d = name.startsWith(given) && given.length >= 3 ? 1 : editDistance(given, name);
+    if (d < bestDistance) [best, bestDistance] = [name, d];
+  }
+  return best;
+}
+
+/** Levenshtein distance (insertions, deletions and substitutions cost 1). */
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = row;
+  }
+  return prev[b.length]!;
 }
 
 /** A whole number flag in [min, max], or the default. */
@@ -53,6 +89,12 @@ export function secondsFlag(values: Parsed['values'], name: string, fallback: nu
     throw new UsageError(`--${name} must be a number of seconds from ${min} to ${max}, got ${JSON.stringify(raw)}`);
   }
   return n;
+}
+
+/** The UsageError for an action `command` does not have, naming the closest one it has. */
+export function unknownAction(command: string, given: string, actions: readonly string[]): UsageError {
+  const near = closest(given, actions);
+  return new UsageError(`unknown ${command} action ${JSON.stringify(given)}${near === undefined ? '' : ` (did you mean ${near}?)`}`);
 }
 
 /** The positional at `index`, or a UsageError naming what is missing. */

@@ -18,6 +18,29 @@ export interface Connection {
 /** How long the first connection may take before the command says the server is unreachable. */
 const CONNECT_TIMEOUT_MS = 4000;
 
+/** What mysql2 rejects a connection with. */
+interface ConnectError {
+  readonly code?: string;
+  readonly errno?: number;
+  readonly message?: string;
+}
+
+/**
+ * The message for a first connection that failed, the password hidden: the server refused the
+ * user (1045), has no such database (1049), refused the user that database (1044), or did not
+ * answer at all.
+ */
+function connectProblem(e: ConnectError, url: string): string {
+  const at = redactUrl(url);
+  const u = new URL(url);
+  const user = decodeURIComponent(u.username);
+  const database = decodeURIComponent(u.pathname.slice(1));
+  if (e.errno === 1045) return `authentication failed at ${at}: the server refused user "${user}" with this password (check the user and password in the URL)`;
+  if (e.errno === 1049) return `database "${database}" does not exist at ${at} (create it, or name another in the URL)`;
+  if (e.errno === 1044) return `user "${user}" may not use database "${database}" at ${at} (grant it, or name another database)`;
+  return `cannot reach the database at ${at}: ${e.code ?? ''} ${e.message ?? ''}`.trim();
+}
+
 /**
  * Connects from `--url`, `TASKROW_URL` or `--embedded` (a local server started through
  * @taskrow/servers, announced on stderr and stopped by `close()`; MUST NOT attach to a server named
@@ -49,8 +72,7 @@ export async function connect(values: Parsed['values'], options: { embeddedByDef
     await probe.end();
   } catch (err) {
     await server?.stop();
-    const e = err as { code?: string; message?: string };
-    throw new Error(`cannot reach the database at ${redactUrl(url)}: ${e.code ?? ''} ${e.message ?? ''}`.trim());
+    throw new Error(connectProblem(err as ConnectError, url));
   }
   const pool = mysql.createPool({ uri: url, connectionLimit: 16, connectTimeout: CONNECT_TIMEOUT_MS });
   try {

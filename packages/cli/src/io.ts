@@ -2,9 +2,11 @@ import { createInterface } from 'node:readline';
 
 /**
  * Lines of standard input, streamed: a trailing `\r` is removed (CRLF files work) and blank lines
- * are skipped. Every other character is kept, spaces and tabs included.
+ * are skipped. Every other character is kept, spaces and tabs included. On a terminal it first says
+ * on stderr that it is waiting for `what`, so a command run without arguments does not sit silent.
  */
-export async function* stdinLines(input: NodeJS.ReadableStream = process.stdin): AsyncGenerator<string> {
+export async function* stdinLines(input: NodeJS.ReadableStream = process.stdin, what = 'lines'): AsyncGenerator<string> {
+  if ((input as { isTTY?: boolean }).isTTY) process.stderr.write(`taskrow: reading ${what} from standard input, one per line; end with Ctrl-D\n`);
   const rl = createInterface({ input, crlfDelay: Infinity });
   for await (const raw of rl) {
     const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;

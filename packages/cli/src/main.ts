@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { TaskrowError } from '@taskrow/core';
 import { dashboardCommand } from './commands/dashboard.js';
 import { demoCommand } from './commands/demo.js';
 import { donesCommand } from './commands/dones.js';
@@ -11,7 +12,7 @@ import type { Command } from './commands/command.js';
 import { EXIT_ERROR, EXIT_OK, EXIT_USAGE, UsageError } from './errors.js';
 import { BrokenPipe, createOutput } from './io.js';
 import { cliMessage } from './messages.js';
-import { shortUsage, USAGE } from './usage.js';
+import { commandHelp, shortUsage, USAGE } from './usage.js';
 
 /** Every subcommand by name. */
 export const COMMANDS: Record<string, Command> = {
@@ -26,12 +27,21 @@ export const COMMANDS: Record<string, Command> = {
   dashboard: dashboardCommand,
 };
 
+/** Error codes the library gives a value it refuses; every value the CLI passes on came from the command line. */
+const BAD_VALUE_CODES: ReadonlySet<string> = new Set(['INVALID_ARGUMENT', 'INVALID_NAME', 'INVALID_KEY']);
+
+/** Whether the library refused a value given on the command line (exit 2, as a usage error). */
+function isBadValue(err: unknown): boolean {
+  return err instanceof TaskrowError && BAD_VALUE_CODES.has(err.code);
+}
+
 /** This package's version, as `taskrow --version` prints it. */
 export const VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
 
 /**
  * Runs one command line and resolves to its exit code: 0 ok, 1 error (the message on stderr),
- * 2 usage (the problem, the command's usage lines and a pointer to --help on stderr). Some commands
+ * 2 usage (the problem, the command's usage lines and a pointer to --help on stderr; or a value the
+ * library refused, its message on stderr). Some commands
  * give 1 a meaning of their own (`dones check`: some key pending). A reader that closes stdout
  * early ends the command quietly with 0.
  */
@@ -49,7 +59,7 @@ export async function main(argv: string[], out = createOutput()): Promise<number
   try {
     if (!command) throw new UsageError(`unknown command ${JSON.stringify(name)}`);
     if (rest.includes('--help') || rest.includes('-h')) {
-      await out.write(USAGE);
+      await out.write(commandHelp(name));
       return EXIT_OK;
     }
     return await command(rest, out);
@@ -60,6 +70,6 @@ export async function main(argv: string[], out = createOutput()): Promise<number
       return EXIT_USAGE;
     }
     process.stderr.write(`taskrow: ${cliMessage(err)}\n`);
-    return EXIT_ERROR;
+    return isBadValue(err) ? EXIT_USAGE : EXIT_ERROR;
   }
 }

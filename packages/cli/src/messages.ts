@@ -7,7 +7,31 @@ interface Rewrite {
   readonly to: (match: string, ...groups: string[]) => string;
 }
 
+/** A job option as the library names it, to the flag that sets it. */
+const JOB_OPTION_FLAGS: Readonly<Record<string, string>> = {
+  delay: '--delay',
+  priority: '--priority',
+  maxAttempts: '--max-attempts',
+  dedupKey: '--dedup-key',
+  concurrencyKey: '--concurrency-key',
+  payload: 'payload',
+};
+
+/** A job's option in a library message (`enqueueMany() jobs[3] priority`, `schedules.upsert() job delay`), to its flag. */
+const jobOption = (code: string): Rewrite => ({
+  code,
+  from: /^(?:enqueueMany\(\) jobs\[\d+\]|schedules\.upsert\(\) job) (delay|priority|maxAttempts|dedupKey|concurrencyKey|payload)\b/,
+  to: (_, option) => JOB_OPTION_FLAGS[option] ?? option,
+});
+
 const REWRITES: readonly Rewrite[] = [
+  jobOption('INVALID_ARGUMENT'),
+  jobOption('INVALID_KEY'),
+  {
+    code: 'INVALID_NAME',
+    from: /^invalid group /,
+    to: () => 'invalid --group ',
+  },
   {
     code: 'INVALID_ARGUMENT',
     from: /^schedules\.upsert\(\)( job)?/,

@@ -37,22 +37,37 @@ connection:
 
 stdin: one key per line; a trailing CR is dropped (CRLF files work) and blank lines are skipped.
 output: stdout is machine-readable (--json for JSON); progress goes to stderr on a terminal.
-exit codes: 0 ok, 1 error (dones check: some key pending), 2 usage. taskrow --version prints the version.
+exit codes:
+  0  ok
+  1  a failure while running: the server refused, or a job or schedule was not found (dones check: some key pending)
+  2  the command line is wrong: an unknown command, action or flag, or a value refused, whichever check finds it
+taskrow --version prints the version; taskrow COMMAND --help prints that command's lines.
 `;
+
+/** The usage lines of `command` (its continuation lines included), or none when it has none. */
+function ownLines(command: string): string[] {
+  const own: string[] = [];
+  let inside = false;
+  for (const line of USAGE.split('\n')) {
+    if (line.startsWith(`  ${command} `)) inside = true;
+    else if (!/^ {20,}\S/.test(line)) inside = false; // a continuation line stays with its command
+    if (inside) own.push(line);
+  }
+  return own;
+}
 
 /**
  * The short text a usage error prints under its message: the usage lines of `command` (or of the
  * whole CLI when it names none or an unknown one) and a pointer to `taskrow --help`.
  */
 export function shortUsage(command: string | undefined): string {
-  const lines = USAGE.split('\n');
-  const own: string[] = [];
-  let inside = false;
-  for (const line of lines) {
-    if (command !== undefined && line.startsWith(`  ${command} `)) inside = true;
-    else if (!/^ {20,}\S/.test(line)) inside = false; // a continuation line stays with its command
-    if (inside) own.push(line);
-  }
-  const head = own.length > 0 ? `usage:\n${own.join('\n')}` : lines[0];
+  const own = command === undefined ? [] : ownLines(command);
+  const head = own.length > 0 ? `usage:\n${own.join('\n')}` : USAGE.split('\n')[0];
   return `${head}\nrun taskrow --help for every command and option\n`;
+}
+
+/** What `taskrow COMMAND --help` prints: the command's lines, then the connection, output and exit code notes. */
+export function commandHelp(command: string): string {
+  const rest = USAGE.slice(USAGE.indexOf('\nconnection:\n') + 1);
+  return `usage:\n${ownLines(command).join('\n')}\n\n${rest}`;
 }

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { taskrow as taskrowOf } from '@taskrow/mysql2';
-import { taskrow } from './run.js';
+import { BIN, shell, taskrow } from './run.js';
 
 const target = inject('targets')[0]!;
 const prefix = `clc${process.pid}_`;
@@ -152,9 +152,9 @@ describe(`taskrow loop, queue, resources and demo against ${target.engine} ${tar
       ['nightly', 'reports', 'cron 0 30 2 * * * Europe/Berlin', 'each:3'],
     ]);
     const tz = await taskrow(['schedule', 'add', 'beat', '--queue', 'pulse', '--every', '5', '--tz', 'UTC', ...common], { env });
-    expect([tz.code, tz.stderr]).toEqual([1, 'taskrow: schedule add tz applies to cron patterns only, got tz "UTC" with every [INVALID_ARGUMENT]\n']);
+    expect([tz.code, tz.stderr]).toEqual([2, 'taskrow: schedule add tz applies to cron patterns only, got tz "UTC" with every [INVALID_ARGUMENT]\n']);
     const cron = await taskrow(['schedule', 'add', 'beat', '--queue', 'pulse', '--cron', '61 * * * *', ...common], { env });
-    expect([cron.code, cron.stderr]).toEqual([1, expect.stringContaining('"61 * * * *" is not a cron pattern of 5 or 6 fields')]);
+    expect([cron.code, cron.stderr]).toEqual([2, expect.stringContaining('"61 * * * *" is not a cron pattern of 5 or 6 fields')]);
     const usage = await Promise.all([
       taskrow(['schedule', 'add', 'beat', '--every', '5', ...common], { env }),
       taskrow(['schedule', 'add', 'beat', '--queue', 'pulse', '--every', '5', '--missed', 'sometimes', ...common], { env }),
@@ -221,7 +221,8 @@ describe(`taskrow loop, queue, resources and demo against ${target.engine} ${tar
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--state must be a comma-separated list of ready, delayed, running, done, dead, blocked, got "waiting"');
     const cursor = await taskrow(['queue', 'list', 'reports', '--after', 'xyz', ...common], { env });
-    expect(cursor.code).toBe(1);
+    expect(cursor.code).toBe(2); // a bad value, though the library is what refused it
+    expect(cursor.stderr).toContain('--after must be the cursor an earlier page printed as next');
     expect(cursor.stderr).toContain('INVALID_ARGUMENT');
   });
 
@@ -285,6 +286,49 @@ describe(`taskrow loop, queue, resources and demo against ${target.engine} ${tar
     expect(unmigrated.stderr).toContain('run taskrow migrate first (or apply the DDL that taskrow schema prints)');
     expect(unmigrated.stderr).toContain('[SCHEMA_MISSING]');
     expect(unmigrated.stderr).not.toContain('migrate()');
+  });
+
+  it('names the flag a library check refused, with exit 2, and changes nothing', async () => {
+    const group = await taskrow(['queue', 'enqueue', 'strict', '{}', '--group', 'no spaces', ...common], { env });
+    expect([group.code, group.stderr]).toEqual([2, expect.stringMatching(/^taskrow: invalid --group "no spaces": use 1 to 64 characters/)]);
+    const key = await taskrow(['queue', 'enqueue', 'strict', '{}', '--concurrency-key', 'k'.repeat(300), ...common], { env });
+    expect([key.code, key.stderr]).toEqual([2, expect.stringMatching(/^taskrow: --concurrency-key must be a non-empty string of at most \d+ characters/)]);
+    const [[row]] = await probe.query<mysql.RowDataPacket[]>(`SELECT COUNT(*) AS n FROM \`${prefix}queue_jobs\` WHERE queue = 'strict'`);
+    expect(Number(row!['n'])).toBe(0);
+  });
+
+  it('schedule add takes the enqueue flags, --concurrency-key included', async () => {
+    const add = await taskrow(
+      ['schedule', 'add', 'keyed-tick', '--queue', 'keyed-ticks', '--every', '3600', '--concurrency-key', 'tenant-1', '--json', ...common],
+      {
+        env,
+      },
+    );
+    expect(add.code).toBe(0);
+    expect((JSON.parse(add.stdout) as { options: Record<string, unknown> }).options).toEqual({ concurrencyKey: 'tenant-1' });
+    expect((await taskrow(['schedule', 'remove', 'keyed-tick', ...common], { env })).code).toBe(0);
+  });
+
+  it('tells a wrong password and a missing database from an unreachable server, password hidden', async () => {
+    const url = new URL(target.url);
+    url.password = 'certainly-wrong';
+    const auth = await taskrow(['dones', 'count', 'ns', '--url', url.toString()]);
+    expect(auth.code).toBe(1);
+    expect(auth.stderr).toContain(`authentication failed at mysql://${url.username}:***@`);
+    expect(auth.stderr).not.toContain('certainly-wrong');
+    const db = new URL(target.url);
+    db.pathname = '/no_such_database_here';
+    const missing = await taskrow(['dones', 'count', 'ns', '--url', db.toString()]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('database "no_such_database_here" does not exist');
+  });
+
+  it('says so on stderr when it waits for standard input on a terminal', async () => {
+    // script(1) gives the command a terminal; the keys and an end-of-file (Ctrl-D) are typed into it.
+    const cmd = ['node', BIN, 'dones', 'mark', 'typed', '--url', target.url, ...common].map((a) => `'${a}'`).join(' ');
+    const r = await shell(`{ sleep 2; printf 'k1\\nk2\\n\\004'; } | script -qec ${JSON.stringify(cmd)} /dev/null`);
+    expect(r.stdout).toContain('taskrow: reading keys from standard input, one per line; end with Ctrl-D');
+    expect(r.stdout).toContain('2 keys, 2 newly marked');
   });
 
   it('--embedded starts a local server, says so, and stops it before exiting', async () => {

@@ -84,11 +84,11 @@ describe(`taskrow dones against ${target.engine} ${target.version}`, () => {
     expect(r.stderr).not.toMatch(/EPIPE|Error/);
   });
 
-  it('clears a namespace and rejects a bad namespace with exit 1 and the rule', async () => {
+  it('clears a namespace and rejects a bad namespace with exit 2 and the rule', async () => {
     expect((await taskrow(['dones', 'clear', 'crlf', ...common], { env })).stdout).toBe('cleared crlf\n');
     expect(await keysInDb('crlf')).toEqual([]);
     const bad = await taskrow(['dones', 'count', 'bad name', ...common], { env });
-    expect(bad.code).toBe(1);
+    expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('INVALID_NAME');
   });
 });

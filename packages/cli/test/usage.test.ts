@@ -48,6 +48,37 @@ describe('taskrow: usage and bad input (no server needed)', () => {
     expect(action.stderr).toContain('unknown dones action "explode"');
   });
 
+  it('names the closest flag or action to a misspelt one, on one line', async () => {
+    const env = { TASKROW_URL: undefined };
+    const flag = await taskrow(['dones', 'list', 'ns', '--limt', '5'], { env });
+    expect([flag.code, flag.stderr.split('\n')[0]]).toEqual([2, 'taskrow: unknown option --limt (did you mean --limit?)']);
+    const far = await taskrow(['dones', 'list', 'ns', '--zzzzzz'], { env });
+    expect(far.stderr.split('\n')[0]).toBe('taskrow: unknown option --zzzzzz');
+    const missing = await taskrow(['dones', 'list', 'ns', '--limit'], { env });
+    expect([missing.code, missing.stderr.split('\n')[0]]).toEqual([2, 'taskrow: --limit needs a value']);
+    const action = await taskrow(['queue', 'enqeue', 'q'], { env });
+    expect([action.code, action.stderr.split('\n')[0]]).toEqual([2, 'taskrow: unknown queue action "enqeue" (did you mean enqueue?)']);
+  });
+
+  it("prints a command's own help with COMMAND --help", async () => {
+    const r = await taskrow(['queue', '--help']);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.split('\n');
+    expect(lines[0]).toBe('usage:');
+    expect(lines[1]).toMatch(/^ {2}queue enqueue /);
+    expect(lines.filter((l) => /^ {2}[a-z]/.test(l)).every((l) => l.startsWith('  queue '))).toBe(true);
+    expect(r.stdout).toContain('connection:');
+    expect(r.stdout).toContain('exit codes:');
+  });
+
+  it("checks job flags against the library's ranges before connecting", async () => {
+    const env = { TASKROW_URL: undefined };
+    const priority = await taskrow(['queue', 'enqueue', 'q', '{}', '--priority', '40000'], { env });
+    expect([priority.code, priority.stderr.split('\n')[0]]).toEqual([2, 'taskrow: --priority must be a whole number from -32768 to 32767, got "40000"']);
+    const attempts = await taskrow(['schedule', 'add', 's', '--queue', 'q', '--every', '5', '--max-attempts', '1001'], { env });
+    expect([attempts.code, attempts.stderr.split('\n')[0]]).toEqual([2, 'taskrow: --max-attempts must be a whole number from 1 to 1000, got "1001"']);
+  });
+
   it('asks for a database when neither --url nor TASKROW_URL is given', async () => {
     const r = await taskrow(['dones', 'count', 'ns'], { env: { TASKROW_URL: undefined } });
     expect(r.code).toBe(2);
@@ -84,7 +115,7 @@ describe('taskrow: usage and bad input (no server needed)', () => {
     expect(r.stdout).toContain('CREATE TABLE IF NOT EXISTS `app_dones`');
     expect(r.stdout).toContain('CREATE TABLE IF NOT EXISTS `app_schema_migrations`');
     const bad = await taskrow(['schema', '--prefix', 'bad-prefix']);
-    expect(bad.code).toBe(1);
+    expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('INVALID_NAME');
   });
 });

@@ -1,5 +1,5 @@
 import type { Dones } from '@taskrow/core';
-import { intFlag, need, parse, type Parsed } from '../args.js';
+import { intFlag, need, parse, type Parsed, unknownAction } from '../args.js';
 import { connect } from '../connect.js';
 import { EXIT_OK, UsageError } from '../errors.js';
 import { batches, progress, stdinLines } from '../io.js';
@@ -30,7 +30,7 @@ function keysFrom(rest: string[]): AsyncIterable<string> {
       yield* rest;
     })();
   }
-  return stdinLines();
+  return stdinLines(process.stdin, 'keys');
 }
 
 /** `mark` or `unmark`: the keys in batches, with a progress line; prints how many changed. */
@@ -117,7 +117,7 @@ export const donesCommand: Command = async (argv, out) => {
   const { values, positionals } = parse(argv, { limit: { type: 'string' }, after: { type: 'string' } });
   const action = need(positionals, 0, `action (${USAGE})`);
   const run = Object.hasOwn(ACTIONS, action) ? ACTIONS[action] : undefined;
-  if (run === undefined) throw new UsageError(`unknown dones action ${JSON.stringify(action)} (${USAGE})`);
+  if (run === undefined) throw unknownAction('dones', action, Object.keys(ACTIONS));
   const ns = need(positionals, 1, 'NAMESPACE');
   const rest = positionals.slice(2);
   if (['count', 'list', 'clear'].includes(action) && rest.length > 0) throw new UsageError(`dones ${action} takes no keys`);

@@ -1,5 +1,5 @@
 import type { Loop, LoopId } from '@taskrow/core';
-import { intFlag, need, parse, type Parsed } from '../args.js';
+import { intFlag, need, parse, type Parsed, unknownAction } from '../args.js';
 import { connect } from '../connect.js';
 import { UsageError } from '../errors.js';
 import { batches, stdinLines } from '../io.js';
@@ -12,7 +12,7 @@ const BATCH = 1000;
 
 async function* idsFrom(rest: string[]): AsyncGenerator<string> {
   if (rest.length > 0) yield* rest;
-  else yield* stdinLines();
+  else yield* stdinLines(process.stdin, 'ids');
 }
 
 /** JSON with bigints as numbers' text. */
@@ -110,7 +110,7 @@ export const loopCommand: Command = async (argv, out) => {
     'dry-run': { type: 'boolean' },
   });
   const action = need(positionals, 0, `action (${USAGE})`);
-  if (!ACTIONS.includes(action)) throw new UsageError(`unknown loop action ${JSON.stringify(action)} (${USAGE})`);
+  if (!ACTIONS.includes(action)) throw unknownAction('loop', action, ACTIONS);
   const name = need(positionals, 1, 'LOOP');
   const rest = positionals.slice(2);
   if (['create', 'get', 'stats'].includes(action) && rest.length > 0) throw new UsageError(`loop ${action} takes no ids`);

@@ -1,5 +1,6 @@
-import { JOB_STATES, TaskrowError, type EnqueueOptions, type JobInfo, type JobState, type Queue } from '@taskrow/core';
-import { intFlag, need, parse, secondsFlag, type Parsed } from '../args.js';
+import { JOB_STATES, TaskrowError, type JobInfo, type JobState, type Queue } from '@taskrow/core';
+import { intFlag, need, parse, type Parsed, unknownAction } from '../args.js';
+import { JOB_FLAGS, jobFlags } from '../job-flags.js';
 import { connect } from '../connect.js';
 import { UsageError } from '../errors.js';
 import { batches, stdinLines } from '../io.js';
@@ -118,7 +119,7 @@ function setPaused(pause: boolean): QueueAction {
 
 /** `enqueue`: payloads from the arguments or stdin (one JSON per line), in batches of 1,000. */
 const enqueue: QueueAction = async ({ queue, name, rest, values, json, out }) => {
-  const options = enqueueOptions(values);
+  const options = jobFlags(values);
   let index = 0;
   let enqueued = 0;
   let deduplicated = 0;
@@ -127,7 +128,7 @@ const enqueue: QueueAction = async ({ queue, name, rest, values, json, out }) =>
       ? (async function* () {
           yield* rest;
         })()
-      : stdinLines();
+      : stdinLines(process.stdin, 'payloads (JSON)');
   for await (const batch of batches(source, 1000)) {
     const items = batch.map((text) => ({ payload: payloadOf(text, index++), ...options }));
     for (const r of await queue.enqueueMany(items)) r.deduplicated ? (deduplicated += 1) : (enqueued += 1);
@@ -137,18 +138,6 @@ const enqueue: QueueAction = async ({ queue, name, rest, values, json, out }) =>
   );
   return 0;
 };
-
-/** The enqueue flags as job options, each checked. */
-function enqueueOptions(values: Parsed['values']): EnqueueOptions {
-  return {
-    ...(values['delay'] === undefined ? {} : { delay: secondsFlag(values, 'delay', 0, 0, 1e9) }),
-    ...(values['priority'] === undefined ? {} : { priority: intFlag(values, 'priority', 0, -1e9, 1e9) }),
-    ...(values['max-attempts'] === undefined ? {} : { maxAttempts: intFlag(values, 'max-attempts', 1, 1, 1000) }),
-    ...(values['group'] === undefined ? {} : { group: values['group'] as string }),
-    ...(values['concurrency-key'] === undefined ? {} : { concurrencyKey: values['concurrency-key'] as string }),
-    ...(values['dedup-key'] === undefined ? {} : { dedupKey: values['dedup-key'] as string }),
-  };
-}
 
 /** A count-returning action, printed as the count or `{queue, <field>: n}`. */
 function counted(field: string, act: (run: QueueRun) => Promise<number>): QueueAction {
@@ -182,7 +171,7 @@ function checkArguments(action: string, rest: readonly string[], values: Parsed[
     }
   } else if (action !== 'enqueue' && rest.length > 0) throw new UsageError(`queue ${action} takes no payloads`);
   if (action === 'enqueue') {
-    enqueueOptions(values);
+    jobFlags(values);
     if (values['dedup-key'] !== undefined && rest.length !== 1) throw new UsageError('--dedup-key takes exactly one payload argument');
   }
 }
@@ -190,19 +179,14 @@ function checkArguments(action: string, rest: readonly string[], values: Parsed[
 /** `taskrow queue ...`: look at and feed a job queue. */
 export const queueCommand: Command = async (argv, out) => {
   const { values, positionals } = parse(argv, {
-    delay: { type: 'string' },
-    priority: { type: 'string' },
-    'max-attempts': { type: 'string' },
-    'dedup-key': { type: 'string' },
-    group: { type: 'string' },
-    'concurrency-key': { type: 'string' },
+    ...JOB_FLAGS,
     limit: { type: 'string' },
     state: { type: 'string' },
     after: { type: 'string' },
   });
   const action = need(positionals, 0, `action (${USAGE})`);
   const run = Object.hasOwn(ACTIONS, action) ? ACTIONS[action] : undefined;
-  if (run === undefined) throw new UsageError(`unknown queue action ${JSON.stringify(action)} (${USAGE})`);
+  if (run === undefined) throw unknownAction('queue', action, Object.keys(ACTIONS));
   const name = need(positionals, 1, 'QUEUE');
   const rest = positionals.slice(2);
   checkArguments(action, rest, values);

@@ -1,4 +1,4 @@
-import { need, parse, secondsFlag } from '../args.js';
+import { need, parse, secondsFlag, unknownAction } from '../args.js';
 import { connect } from '../connect.js';
 import { UsageError } from '../errors.js';
 import type { Command } from './command.js';
@@ -10,7 +10,7 @@ const ACTIONS = ['show', 'edges', 'upstream', 'downstream', 'produce', 'force-re
 export const resourcesCommand: Command = async (argv, out) => {
   const { values, positionals } = parse(argv, { since: { type: 'string' }, ttl: { type: 'string' }, depth: { type: 'string' } });
   const action = need(positionals, 0, `action (${USAGE})`);
-  if (!ACTIONS.includes(action)) throw new UsageError(`unknown resources action ${JSON.stringify(action)} (${USAGE})`);
+  if (!ACTIONS.includes(action)) throw unknownAction('resources', action, ACTIONS);
   const keys = positionals.slice(1);
   if (['show', 'edges'].includes(action) && keys.length > 0) throw new UsageError(`resources ${action} takes no keys`);
   if (['upstream', 'downstream'].includes(action) && keys.length !== 1) throw new UsageError(`resources ${action} takes one KEY`);

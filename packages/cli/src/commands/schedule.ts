@@ -1,5 +1,6 @@
 import { TaskrowError, type MissedPolicy, type ScheduleInfo, type ScheduleSpec } from '@taskrow/core';
-import { intFlag, need, parse, secondsFlag } from '../args.js';
+import { intFlag, need, parse, unknownAction } from '../args.js';
+import { JOB_FLAGS, jobFlags } from '../job-flags.js';
 import { connect } from '../connect.js';
 import { UsageError } from '../errors.js';
 import type { Command } from './command.js';
@@ -36,13 +37,7 @@ function specOf(values: Record<string, string | boolean | undefined>, payloadTex
     }
   }
   const str = (name: string): string | undefined => (values[name] === undefined ? undefined : String(values[name]));
-  const options = {
-    ...(values['delay'] === undefined ? {} : { delay: secondsFlag(values, 'delay', 0, 0, 1e9) }),
-    ...(values['priority'] === undefined ? {} : { priority: intFlag(values, 'priority', 0, -1e9, 1e9) }),
-    ...(values['max-attempts'] === undefined ? {} : { maxAttempts: intFlag(values, 'max-attempts', 1, 1, 1000) }),
-    ...(values['group'] === undefined ? {} : { group: str('group') }),
-    ...(values['dedup-key'] === undefined ? {} : { dedupKey: str('dedup-key') }),
-  };
+  const options = jobFlags(values);
   const missed = missedFlag(values['missed']);
   return {
     queue,
@@ -63,14 +58,10 @@ export const scheduleCommand: Command = async (argv, out) => {
     tz: { type: 'string' },
     every: { type: 'string' },
     missed: { type: 'string' },
-    delay: { type: 'string' },
-    priority: { type: 'string' },
-    'max-attempts': { type: 'string' },
-    group: { type: 'string' },
-    'dedup-key': { type: 'string' },
+    ...JOB_FLAGS,
   });
   const action = need(positionals, 0, `action (${USAGE})`);
-  if (!ACTIONS.includes(action)) throw new UsageError(`unknown schedule action ${JSON.stringify(action)} (${USAGE})`);
+  if (!ACTIONS.includes(action)) throw unknownAction('schedule', action, ACTIONS);
   const name = action === 'list' ? undefined : need(positionals, 1, 'NAME');
   const rest = positionals.slice(action === 'list' ? 1 : 2);
   if (rest.length > (action === 'add' ? 1 : 0))

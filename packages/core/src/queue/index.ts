@@ -1,6 +1,7 @@
 /** The Queue's public surface, re-exported whole by the package index. */
 export { LeaseLostError, UnrecoverableError } from './model/errors.js';
 export { MAX_PAYLOAD_BYTES } from './model/payload.js';
+export { ENQUEUE_LIMITS } from './model/options.js';
 export { MAX_LIST } from './admin/list.js';
 export { STATE_OF as JOB_STATES } from './model/tables.js';
 export type {

@@ -28,6 +28,16 @@ export const MAX_DELAY_SECONDS = 10 * 365 * 24 * 3600;
 /** Most jobs one claim returns. */
 export const MAX_CLAIM = 1000;
 export const MAX_ATTEMPTS = 1000;
+/** A job's priority runs from `MIN_PRIORITY` to `MAX_PRIORITY` (a SMALLINT); lower runs first. */
+export const MIN_PRIORITY = -32768;
+export const MAX_PRIORITY = 32767;
+
+/** The ranges `enqueue()` accepts for its numeric options, for callers that check input before calling it. */
+export const ENQUEUE_LIMITS = {
+  priority: { min: MIN_PRIORITY, max: MAX_PRIORITY },
+  maxAttempts: { min: 1, max: MAX_ATTEMPTS },
+  delaySeconds: { min: 0, max: MAX_DELAY_SECONDS },
+} as const;
 /** Last errors are cut to this many characters. */
 export const MAX_ERROR_CHARS = 4000;
 
@@ -111,8 +121,8 @@ export function jobRow(payload: unknown, options: EnqueueOptions | undefined, se
     payload: text,
     payloadBytes: bytes,
     group: o.group === undefined || o.group === null ? '' : validateName('group', o.group),
-    priority: intArg(`${what} priority`, o.priority ?? 0, -32768, 32767),
-    maxAttempts: intArg(`${what} maxAttempts`, o.maxAttempts ?? settings.maxAttempts, 1, MAX_ATTEMPTS),
+    priority: intArg(`${what} priority`, o.priority ?? 0, MIN_PRIORITY, MAX_PRIORITY),
+    maxAttempts: intArg(`${what} maxAttempts`, o.maxAttempts ?? settings.maxAttempts, ENQUEUE_LIMITS.maxAttempts.min, MAX_ATTEMPTS),
     runAt: o.runAt === undefined ? null : utcDatetime(`${what} runAt`, o.runAt),
     delayMicros: toMicros(delay),
     delayed: o.runAt !== undefined || delay > 0,
