@@ -57,3 +57,8 @@ export class DatabaseError extends TaskrowError {
 export function invalid(message: string): InvalidArgumentError {
   return new InvalidArgumentError('INVALID_ARGUMENT', message);
 }
+
+/** Whether `err` says the application's client was closed (ended pool): nothing can run through it any more. */
+export function isClientClosed(err: unknown): boolean {
+  return err instanceof TaskrowError && err.code === 'CLIENT_CLOSED';
+}

@@ -100,13 +100,16 @@ export interface Taskrow<Tx = unknown> {
   /** Purges the rows of namespaces cleared with `purge: 'none'` or whose purge was interrupted. */
   purgeCleared(): Promise<number>;
   /**
-   * Waits for background work (purges) to finish, then releases what this instance keeps in memory:
-   * its kept connections go back to the pool and its timers end (see `InstanceState`). MUST NOT
-   * close the application's client. Stop workers and schedulers first; a handle used after
+   * Shuts this instance down in one call. First it stops every worker (`queue.work()`) and
+   * scheduler (`schedules().start()`) it started, all together, as their own `stop()` does: no new
+   * claims, unstarted jobs given back, running handlers given `timeout` seconds (default 30) to
+   * finish, then aborted and given back. Then it waits for background work (purges) and releases
+   * what it keeps in memory: kept connections go back to the pool and timers end. It never closes
+   * the application's client: end your pool after it. MUST NOT reject. A handle used after
    * `close()` still works, keeping nothing between calls until it is used again. On a view bound by
    * `in(tx)` it waits for that view's background work only.
    */
-  close(): Promise<void>;
+  close(options?: { readonly timeout?: number }): Promise<void>;
 }
 
 /** What an adapter hands to `createTaskrow`. */
@@ -173,9 +176,12 @@ function build<Tx>(setup: TaskrowSetup<Tx>, client: SqlClient, base: Executor, p
     in: (tx) => build(setup, setup.joinTransaction(tx), exec, prefix),
     inspect: () => createInspect(exec, prefix),
     purgeCleared: () => purgeRetired(exec, dt),
-    close: async () => {
+    close: async (options) => {
+      const o = optionsOf('close()', options, ['timeout']);
+      const timeoutMs = secondsArg('close() timeout', o['timeout'] ?? 30, 0, 24 * 3600) * 1000;
+      if (exec === base) await exec.state.stopAll(timeoutMs); // a view bound by in(tx) leaves the instance alone
       await background.settle();
-      if (exec === base) await exec.state.close(); // a view bound by in(tx) leaves the instance's memory alone
+      if (exec === base) await exec.state.close();
     },
   };
 }

@@ -155,13 +155,18 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
       // A worker's claims and completions keep one pooled connection between them (see `SqlSession`).
       const kept = exec.session();
       const own: AckContext = { ...c, exec: kept.exec };
-      return startWorker<P>(
+      // `tr.close()` stops the worker; once stopped (by either), the instance forgets it.
+      let forget = (): void => undefined;
+      const worker = startWorker<P>(
         {
           claim: async (o, reading) => claimWith({ ...claimArgs(o), reading }, kept.exec),
           complete: (refs, results) => completeJobs(own, refsArg(queue, refs, 'complete'), results),
           completeAndClaim: async (refs, results, o, reading) =>
             completeAndClaim<P>(own, refsArg(queue, refs, 'complete'), results, { ...claimArgs(o), reading }, claimState, progress),
-          close: () => kept.end(),
+          close: () => {
+            forget();
+            return kept.end();
+          },
           progress,
           fail: (ref, error) => self.fail(ref, error),
           release: (refs) => self.release(refs),
@@ -179,6 +184,8 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
         handler,
         opts,
       );
+      forget = exec.state.onStop(async (ms) => worker.stop({ timeout: ms / 1000 }));
+      return worker;
     },
   };
   return self;

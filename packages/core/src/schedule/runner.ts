@@ -1,6 +1,6 @@
 import { epochMicros, NOW_MICROS } from '../sql.js';
 import { optionsOf, secondsArg, show } from '../validate.js';
-import { invalid } from '../errors.js';
+import { invalid, isClientClosed } from '../errors.js';
 import { tickSchedule, type ScheduleContext } from './tick.js';
 import type { Scheduler, SchedulerOptions } from './types.js';
 
@@ -56,7 +56,8 @@ function schedulerSettings(options: SchedulerOptions | undefined): { pollMs: num
  * Runs `passOnce` until stopped: after each pass it sleeps until the soonest `next_at` it read
  * (a wait measured on the database clock, timed locally), at most `pollInterval`. An idle
  * scheduler sends one statement per `pollInterval`. A failed pass is reported to `onError` and
- * retried after `pollInterval`.
+ * retried after `pollInterval`, except when the application's client was closed (`CLIENT_CLOSED`):
+ * that is reported once, the scheduler ends, and `stop()` rejects with it.
  */
 export function startScheduler(c: ScheduleContext, options: SchedulerOptions | undefined): Scheduler {
   const { pollMs, onError } = schedulerSettings(options);
@@ -81,10 +82,12 @@ export function startScheduler(c: ScheduleContext, options: SchedulerOptions | u
         } catch {
           // an onError that throws must not stop the scheduler
         }
+        if (isClientClosed(err)) throw err; // the application ended its client: nothing more can run
       }
       if (!stopped) await sleep(waitMs);
     }
   })();
+  loop.catch(() => undefined); // a closed client's error reaches onError, and stop() rejects with it
   return {
     get enqueued() {
       return total;

@@ -27,7 +27,18 @@ export function createSchedules(exec: Executor, table: string, queues: QueueTabl
     },
     start(options) {
       outside('start');
-      return startScheduler(c, options);
+      const scheduler = startScheduler(c, options);
+      // `tr.close()` stops the scheduler; once stopped (by either), the instance forgets it.
+      const forget = exec.state.onStop(() => scheduler.stop());
+      return {
+        get enqueued() {
+          return scheduler.enqueued;
+        },
+        stop: async () => {
+          forget();
+          await scheduler.stop();
+        },
+      };
     },
   };
 }

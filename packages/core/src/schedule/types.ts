@@ -70,7 +70,11 @@ export interface SchedulerOptions {
 export interface Scheduler {
   /** Jobs this scheduler enqueued so far. */
   readonly enqueued: number;
-  /** Stops after the pass in flight (a tick's transaction is never cut short); idempotent. */
+  /**
+   * Stops after the pass in flight (a tick's transaction is never cut short); idempotent.
+   * `tr.close()` calls it too. Rejects with `CLIENT_CLOSED` when the scheduler ended because the
+   * application's client was closed under it.
+   */
   stop(): Promise<void>;
 }
 

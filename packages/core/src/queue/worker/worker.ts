@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { LeaseDeadline } from '../../engine/deadline.js';
 import { secondsArg } from '../../validate.js';
 import { isSettled } from '../model/held.js';
+import { isClientClosed } from '../../errors.js';
 import type { LeaseLostError } from '../model/errors.js';
 import { encodePayload } from '../model/payload.js';
 import { toMicros } from '../model/options.js';
@@ -128,6 +129,8 @@ class Worker<P> {
   /** An enqueue into the queue (or an ack that admitted blocked jobs) committed in this process since the last claim. */
   private enqueuedSince = false;
   private stopping = false;
+  /** A closed client was reported: later errors of the same kind are not. */
+  private halted = false;
   private drained: (() => void) | undefined;
   private stopped: Promise<StopResult> | undefined;
 
@@ -201,8 +204,42 @@ class Worker<P> {
     this.startPending();
   }
 
+  /**
+   * Tells of an error (`error` event, `onError`). A closed client (the application ended its pool)
+   * ends the worker instead: told once, then `halt`.
+   */
   private report(err: unknown): void {
+    if (!isClientClosed(err)) return this.signals.error(err);
+    if (this.halted) return;
+    this.halted = true;
     this.signals.error(err);
+    if (this.stopped !== undefined) return; // a stop() under way ends the worker
+    this.stopped = this.halt(err);
+    this.stopped.catch(() => undefined); // stop() hands the rejection to whoever asks
+  }
+
+  /**
+   * Ends a worker whose client was closed under it: no statement can run, so nothing is acked or
+   * given back (the leases end on the database clock and the jobs return to the queue). Running
+   * handlers are aborted with `err`; timers and the doorbell watch end; rejects with `err`.
+   */
+  private async halt(err: unknown): Promise<StopResult> {
+    this.stopping = true;
+    this.siblings.unsubscribe();
+    const asleep = this.unwatch?.().catch(() => undefined);
+    this.alarm.ring();
+    await this.looping;
+    this.heartbeat.stop();
+    clearInterval(this.purger);
+    for (const h of this.held.values()) {
+      h.lease.stop();
+      h.abort.abort(err);
+    }
+    this.held.clear();
+    this.pending.length = 0;
+    await asleep;
+    await this.queue.close();
+    throw err;
   }
 
   private drop(h: Held<P>): void {
