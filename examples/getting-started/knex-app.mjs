@@ -11,8 +11,8 @@ const worker = emails.work(async (job) => console.log(`sending a welcome email t
 
 // The signup row and the job commit together; a rollback would undo both.
 const { id } = await db.transaction(async (trx) => {
-  await trx('signups').insert({ email: 'grace@example.com' });
-  return tr.in(trx).queue('emails').enqueue('grace@example.com');
+  await trx('signups').insert({ email: 'ada@example.com' });
+  return tr.in(trx).queue('emails').enqueue('ada@example.com');
 });
 await emails.waitFor(id);
 
