@@ -73,7 +73,9 @@ function blocksOf(text) {
     if (!open) continue;
     const [, indent, fence, lang, rest] = open;
     let j = i + 1;
-    while (j < lines.length && !(lines[j].trimStart().startsWith(fence) && lines[j].trim() === fence.padEnd(lines[j].trim().length, fence[0]))) j++;
+    // The closing fence: the same character, at least as many times, and nothing else on the line.
+    const closes = (l) => l.trim().length >= fence.length && [...l.trim()].every((c) => c === fence[0]);
+    while (j < lines.length && !closes(lines[j])) j++;
     let k = i - 1;
     while (k >= 0 && lines[k].trim() === '') k--;
     const inc = k >= 0 ? /^\s*<!--\s*include:\s*(\S+)(?:\s+lines\s+(\d+)-(\d+))?\s*-->\s*$/.exec(lines[k]) : null;
