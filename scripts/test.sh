@@ -11,6 +11,8 @@ taskrow_setup_servers
 taskrow_setup_browser
 taskrow_setup_build
 taskrow_typecheck
+echo "[test] docs: TypeScript blocks type-checked, included programs compared (scripts/check-docs.mjs)" >&2
+node scripts/check-docs.mjs >&2
 echo "[test] import circles (scripts/check-circles.mjs), lint and format (biome check)" >&2
 node scripts/check-circles.mjs >&2
 pnpm exec biome check . >&2
