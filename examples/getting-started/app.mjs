@@ -6,10 +6,9 @@ const tr = await taskrow(pool);
 await tr.migrate();
 
 const emails = tr.queue('emails');
-const worker = emails.work(async (job) => console.log(`sending a welcome email to ${job.payload}`));
+emails.work(async (job) => console.log(`sending a welcome email to ${job.payload}`));
 const { id } = await emails.enqueue('ada@example.com');
 await emails.waitFor(id);
 
-await worker.stop();
 await tr.close();
 await pool.end();

@@ -7,7 +7,7 @@ await tr.migrate();
 await db.raw('CREATE TABLE IF NOT EXISTS signups (id INT AUTO_INCREMENT PRIMARY KEY, email VARCHAR(255) NOT NULL)');
 
 const emails = tr.queue('emails');
-const worker = emails.work(async (job) => console.log(`sending a welcome email to ${job.payload}`));
+emails.work(async (job) => console.log(`sending a welcome email to ${job.payload}`));
 
 // The signup row and the job commit together; a rollback would undo both.
 const { id } = await db.transaction(async (trx) => {
@@ -16,6 +16,5 @@ const { id } = await db.transaction(async (trx) => {
 });
 await emails.waitFor(id);
 
-await worker.stop();
 await tr.close();
 await db.destroy();
