@@ -6,6 +6,7 @@ export type TaskrowErrorCode =
   | 'INVALID_CLIENT'
   | 'UNSUPPORTED_SERVER'
   | 'SCHEMA_MISSING'
+  | 'SCHEMA_TOO_NEW'
   | 'CLIENT_CLOSED'
   | 'CONNECTION_LOST'
   | 'RETRIES_EXHAUSTED'

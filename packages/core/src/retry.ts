@@ -31,7 +31,8 @@ const RETRYABLE_ERRNO = new Set([1213, 1205, 1020, 3101, 1180]);
  * Replication member still recovering or read-only (1290).
  */
 const LOST_ERRNO = new Set([2006, 2013, 2055, 1053, 1927, 4031, 1158, 1159, 1160, 1161, 1047, 1290]);
-const MISSING_TABLE_ERRNO = new Set([1146]);
+/** A table (1146) or a column (1054) this build expects is missing: the schema is older than the build. */
+const MISSING_TABLE_ERRNO = new Set([1146, 1054]);
 /**
  * A statement stopped by the server while the connection lives on: `KILL QUERY` (1317), MariaDB's
  * `max_statement_time` (1969), MySQL's `max_execution_time` (3024).

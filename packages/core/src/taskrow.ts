@@ -10,6 +10,7 @@ import type { SqlClient } from './port.js';
 import { DEFAULT_RETRY, type RetryOptions } from './retry.js';
 import { intArg, optionsOf, secondsArg } from './validate.js';
 import { migrate, schemaSql, type MigrateResult } from './schema/migrate.js';
+import { checkSchemaCompat } from './schema/compat.js';
 import { donesTables } from './dones/tables.js';
 import { createResources } from './resources/resources.js';
 import { resourcesTables } from './resources/tables.js';
@@ -128,8 +129,9 @@ export interface TaskrowSetup<Tx> {
 
 /**
  * Connects taskrow to a client: resolves the dialect once (`SELECT VERSION()`), and rejects with
- * `UNSUPPORTED_SERVER` naming the version when the server has no SKIP LOCKED, and with
- * `INVALID_CLIENT` when the client was already ended (`closedClient`).
+ * `UNSUPPORTED_SERVER` naming the version when the server has no SKIP LOCKED, with
+ * `INVALID_CLIENT` when the client was already ended (`closedClient`), and with `SCHEMA_TOO_NEW`
+ * when a newer build migrated the schema in a way this build cannot use (`checkSchemaCompat`).
  */
 export async function createTaskrow<Tx>(setup: TaskrowSetup<Tx>): Promise<Taskrow<Tx>> {
   const o = optionsOf('taskrow()', setup.options, ['prefix', 'retry', 'statementTimeout']) as TaskrowOptions;
@@ -142,7 +144,9 @@ export async function createTaskrow<Tx>(setup: TaskrowSetup<Tx>): Promise<Taskro
     if (setup.closedClient === undefined || !(err instanceof TaskrowError && err.code === 'CLIENT_CLOSED')) throw err;
     throw new InvalidArgumentError('INVALID_CLIENT', `@taskrow/${setup.client.adapter} was given ${setup.closedClient}`);
   });
-  return build(setup, setup.client, new Executor(setup.client, dialect, retry, timeoutMs, setup.client, new InstanceState()), prefix);
+  const exec = new Executor(setup.client, dialect, retry, timeoutMs, setup.client, new InstanceState());
+  await checkSchemaCompat(exec, prefix);
+  return build(setup, setup.client, exec, prefix);
 }
 
 function retryOptions(partial: Partial<RetryOptions> | undefined): RetryOptions {

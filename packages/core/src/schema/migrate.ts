@@ -5,7 +5,7 @@ import { installRoutines, routineStatements, type RoutinesResult } from '../queu
 import { invalid } from '../errors.js';
 import { show, toNumber } from '../validate.js';
 import { validatePrefix } from '../names.js';
-import { MIGRATIONS, migrationsTableSql, SCHEMA_VERSION, type Migration } from './migrations.js';
+import { MIGRATIONS, migrationsTableSql, minBuildOf, SCHEMA_VERSION, type Migration } from './migrations.js';
 import { table } from '../tables.js';
 
 /** What `migrate()` did. */
@@ -36,11 +36,7 @@ export async function migrate(exec: Executor, prefix: string): Promise<MigrateRe
   for (const m of MIGRATIONS) {
     if (done.has(m.version)) continue;
     await applyStatements(exec, prefix, m);
-    await exec.query(
-      `INSERT INTO ${migrations} (\`version\`, \`name\`, \`applied_at\`) VALUES (?, ?, UTC_TIMESTAMP(6))
-       ON DUPLICATE KEY UPDATE \`version\` = \`version\``,
-      [m.version, m.name],
-    );
+    await exec.query(recordVersionSql(prefix, m));
     applied.push(m.version);
   }
   const routines = await installRoutines(exec, ROUTINES, prefix);
@@ -65,7 +61,8 @@ async function applyChange(change: readonly string[], appliedIf: string | undefi
 
 /** The statement that records version `m` as applied (a keyed upsert: safe to run twice). */
 function recordVersionSql(prefix: string, m: Migration): string {
-  return `INSERT INTO ${table(prefix, 'schema_migrations')} (\`version\`, \`name\`, \`applied_at\`) VALUES (${m.version}, '${m.name}', UTC_TIMESTAMP(6)) ON DUPLICATE KEY UPDATE \`version\` = \`version\``;
+  return `INSERT INTO ${table(prefix, 'schema_migrations')} (\`version\`, \`name\`, \`applied_at\`, \`min_build\`)
+VALUES (${m.version}, '${m.name}', UTC_TIMESTAMP(6), ${minBuildOf(m)}) ON DUPLICATE KEY UPDATE \`version\` = \`version\``;
 }
 
 /**

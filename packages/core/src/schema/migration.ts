@@ -10,6 +10,12 @@ export interface Migration {
    * statement's failure when it does afterwards (another process made the change meanwhile).
    */
   readonly appliedIf?: (prefix: string) => string;
+  /**
+   * True for a change builds that do not know this version cannot live with (a column they write
+   * is gone, a meaning changed): once it is applied, such builds refuse to start (`SCHEMA_TOO_NEW`).
+   * A change older builds can ignore (a new table, index or nullable column) leaves it unset.
+   */
+  readonly breaksOlderBuilds?: true;
 }
 
 /** `information_schema` says whether `column` of `prefix` + `name` exists (a migration's `appliedIf`). */

@@ -10,6 +10,7 @@ export function migrationsTableSql(prefix: string): string {
   \`version\` INT UNSIGNED NOT NULL,
   \`name\` VARCHAR(128) NOT NULL,
   \`applied_at\` DATETIME(6) NOT NULL COMMENT 'UTC',
+  \`min_build\` INT UNSIGNED NOT NULL DEFAULT 1 COMMENT 'the oldest schema version a build must know to use this schema',
   PRIMARY KEY (\`version\`)
 ) ${TABLE_OPTIONS}`;
 }
@@ -20,6 +21,9 @@ export function migrationsTableSql(prefix: string): string {
  * by content after the tables (see `queue/routines`).
  */
 export const MIGRATIONS: readonly Migration[] = [BASELINE];
+
+/** The oldest schema version a build must know to use a schema with `m` applied (see `Migration.breaksOlderBuilds`). */
+export const minBuildOf = (m: Migration): number => (m.breaksOlderBuilds ? m.version : 1);
 
 /** The newest schema version this build knows. */
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
