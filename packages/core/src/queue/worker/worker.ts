@@ -209,7 +209,10 @@ class Worker<P> {
    * ends the worker instead: told once, then `halt`.
    */
   private report(err: unknown): void {
-    if (!isClientClosed(err)) return this.signals.error(err);
+    if (!isClientClosed(err)) {
+      this.signals.error(err);
+      return;
+    }
     if (this.halted) return;
     this.halted = true;
     this.signals.error(err);
