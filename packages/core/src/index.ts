@@ -54,7 +54,7 @@ export type {
   ResourcesOptions,
   ResourceJob,
   ResourceKey,
-  JobOptions,
+  ResourceJobOptions,
   AcquireOptions,
   ReleaseOptions,
   RunCheck,

@@ -11,7 +11,7 @@ import { resKey, resKeys, type ResKey } from './names.js';
 import { JOB_OPTIONS, micros, settings, type Settings } from './options.js';
 import { noteHeld, noteReleased, type Holding } from './shutdown.js';
 import type { ResourcesTables } from './tables.js';
-import type { AcquireOptions, JobOptions, KeyReason, LostReason, ReleaseOptions, ResourceJob, ResourceKey, RunCheck } from './types.js';
+import type { AcquireOptions, ResourceJobOptions, KeyReason, LostReason, ReleaseOptions, ResourceJob, ResourceKey, RunCheck } from './types.js';
 
 /** What every job of one `taskrow.resources()` shares. */
 export interface JobContext {
@@ -65,7 +65,7 @@ export class Job implements ResourceJob, Holding {
   constructor(
     private readonly ctx: JobContext,
     name: ResourceKey,
-    options: JobOptions = {},
+    options: ResourceJobOptions = {},
   ) {
     optionsOf('job()', options, JOB_OPTIONS);
     this.jobKey = resKey(name, 'job name');

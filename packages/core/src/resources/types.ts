@@ -42,7 +42,7 @@ export interface AcquireOptions {
 }
 
 /** A job's declared keys and defaults. */
-export interface JobOptions extends AcquireOptions {
+export interface ResourceJobOptions extends AcquireOptions {
   readonly inputs?: Iterable<ResourceKey>;
   readonly outputs?: Iterable<ResourceKey>;
 }
@@ -171,11 +171,11 @@ export interface ResourcesOptions {
  */
 export interface Resources {
   /** A job handle; nothing is locked until `acquire()` or `run()`. Keys are validated here. */
-  job(name: ResourceKey, options?: JobOptions): ResourceJob;
+  job(name: ResourceKey, options?: ResourceJobOptions): ResourceJob;
   /** `job(name, options).acquire()`. */
-  acquire(name: ResourceKey, options: JobOptions): Promise<ResourceJob>;
+  acquire(name: ResourceKey, options: ResourceJobOptions): Promise<ResourceJob>;
   /** `job(name, options).run(fn)`. */
-  run<T>(name: ResourceKey, options: JobOptions, fn: (job: ResourceJob, signal: AbortSignal) => Promise<T> | T): Promise<T>;
+  run<T>(name: ResourceKey, options: ResourceJobOptions, fn: (job: ResourceJob, signal: AbortSignal) => Promise<T> | T): Promise<T>;
   /** The keys among `keys` that exist now, in input order. */
   exists(keys: ResourceKey | Iterable<ResourceKey>): Promise<string[]>;
   /**
