@@ -1,6 +1,6 @@
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll } from 'vitest';
-import type { Taskrow } from '@taskrow/core';
+import type { Taskrow, TaskrowOptions } from '@taskrow/core';
 import { dropPrefix } from '@taskrow/core/conformance';
 import { taskrow, type Mysql2Connection } from '@taskrow/mysql2';
 import type { ServerTarget } from '@taskrow/servers';
@@ -18,7 +18,7 @@ export interface MigratedPool {
   readonly prefix: string;
   /** The application's pool: `connectionLimit` connections (default 4). */
   readonly pool: mysql.Pool;
-  /** `taskrow(pool, { prefix })`, the schema migrated. */
+  /** `taskrow(pool, { ...options.taskrow, prefix })`, the schema migrated. */
   readonly tr: Taskrow<Mysql2Connection>;
   /** Plain SQL on a connection outside the pool: the side channel writes are verified through. */
   readonly probe: OwnProbe;
@@ -26,15 +26,17 @@ export interface MigratedPool {
   end(): Promise<void>;
 }
 
-/** Where `openMigratedPool` opens: the table prefix (fresh for the file) and the pool's size. */
+/** Where `openMigratedPool` opens: the table prefix (fresh for the file), the pool's size and taskrow's options. */
 export interface MigratedPoolOptions {
   readonly prefix: string;
   /** Default 4. */
   readonly connectionLimit?: number;
+  /** The rest of taskrow's options (a statement timeout, retries); the prefix is `prefix`. */
+  readonly taskrow?: Omit<TaskrowOptions, 'prefix'>;
 }
 
 /**
- * Opens a pool on `target`, migrates `prefix` through `taskrow(pool, { prefix })` and opens a probe.
+ * Opens a pool on `target`, migrates `prefix` through `taskrow(pool, { ...options.taskrow, prefix })` and opens a probe.
  * Resolves only once the tables exist; on a failure it closes what it opened and rejects.
  */
 export async function openMigratedPool(target: ServerTarget, options: MigratedPoolOptions): Promise<MigratedPool> {
@@ -42,7 +44,7 @@ export async function openMigratedPool(target: ServerTarget, options: MigratedPo
   const pool = mysql.createPool({ uri: target.url, connectionLimit: options.connectionLimit ?? 4 });
   let probe: OwnProbe | undefined;
   try {
-    const tr = await taskrow(pool, { prefix });
+    const tr = await taskrow(pool, { ...options.taskrow, prefix });
     await tr.migrate();
     probe = await mysql2Probe(target.url);
     const opened = probe;

@@ -1,12 +1,12 @@
 import * as mariadb from 'mariadb';
-import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Taskrow } from '@taskrow/core';
 import { taskrow as mariadbTaskrow } from '@taskrow/mariadb';
-import { taskrow as mysql2Taskrow } from '@taskrow/mysql2';
+import { dropPrefix } from '@taskrow/core/conformance';
 import { mariadbConfig } from '../../src/harnesses/mariadb.js';
 import { mysql2Probe } from '../../src/harnesses/mysql2.js';
 import type { ServerTarget } from '@taskrow/servers';
+import { openMigratedPool, type OwnProbe } from '../../src/setup.js';
 import { label, targets } from '../../src/targets.js';
 
 /** The statements of one application connection, whatever the driver. */
@@ -18,21 +18,26 @@ interface AppConnection {
   release(): void;
 }
 
-/** An adapter's taskrow over a pool, and that pool's connections as the application would use them. */
+/** An adapter's taskrow over a pool on a migrated prefix, that pool's connections as the application would use them, and a probe. */
 interface Opened {
   tr: Taskrow<unknown>;
+  probe: OwnProbe;
   connection(): Promise<{ app: AppConnection; tx: unknown }>;
+  /** Drops the prefix's tables and procedures, then ends the probe and the pool. */
   end(): Promise<void>;
 }
 
+/** A statement that gets no answer within half a second fails. */
+const statementTimeout = 0.5;
+
 const opens: Record<string, (target: ServerTarget, prefix: string) => Promise<Opened>> = {
   async mysql2(target, prefix) {
-    const pool = mysql.createPool({ uri: target.url, connectionLimit: 4 });
-    const tr = (await mysql2Taskrow(pool, { prefix, statementTimeout: 0.5 })) as Taskrow<unknown>;
+    const db = await openMigratedPool(target, { prefix, taskrow: { statementTimeout } });
     return {
-      tr,
+      tr: db.tr as Taskrow<unknown>,
+      probe: db.probe,
       async connection() {
-        const c = await pool.getConnection();
+        const c = await db.pool.getConnection();
         return {
           tx: c,
           app: {
@@ -44,14 +49,23 @@ const opens: Record<string, (target: ServerTarget, prefix: string) => Promise<Op
           },
         };
       },
-      end: () => pool.end(),
+      end: () => db.end(),
     };
   },
+  // The shared set-up opens a mysql2 pool; this one is the `mariadb` driver's own.
   async mariadb(target, prefix) {
     const pool = mariadb.createPool(mariadbConfig(target));
-    const tr = (await mariadbTaskrow(pool, { prefix, statementTimeout: 0.5 })) as Taskrow<unknown>;
+    const tr = (await mariadbTaskrow(pool, { prefix, statementTimeout })) as Taskrow<unknown>;
+    const probe = await tr
+      .migrate()
+      .then(() => mysql2Probe(target.url))
+      .catch(async (err: unknown) => {
+        await pool.end();
+        throw err;
+      });
     return {
       tr,
+      probe,
       async connection() {
         const c = await pool.getConnection();
         return {
@@ -65,7 +79,14 @@ const opens: Record<string, (target: ServerTarget, prefix: string) => Promise<Op
           },
         };
       },
-      end: () => pool.end(),
+      async end() {
+        try {
+          await dropPrefix(probe, prefix);
+        } finally {
+          await probe.end().catch(() => undefined);
+          await pool.end().catch(() => undefined);
+        }
+      },
     };
   },
 };
@@ -80,20 +101,11 @@ for (const target of targets()) {
     describe(`${label(target)} · ${adapter} · work abandoned after no answer`, () => {
       const prefix = `aw${process.pid.toString(36)}_`;
       let opened: Opened;
-      let probe: Awaited<ReturnType<typeof mysql2Probe>>;
 
       beforeAll(async () => {
         opened = await open(target, prefix);
-        await opened.tr.migrate();
-        probe = await mysql2Probe(target.url);
       });
       afterAll(async () => {
-        const tables = await probe.query<{ t: string }>(
-          'SELECT table_name AS t FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE ?',
-          [`${prefix}%`],
-        );
-        for (const { t } of tables) await probe.query(`DROP TABLE IF EXISTS \`${t}\``);
-        await probe.end();
         await opened?.end();
       });
 
@@ -126,10 +138,10 @@ for (const target of targets()) {
           locker.app.release();
           app.app.release();
         }
-        const rows = await probe.query<{ phase: number; token: number }>(`SELECT phase, token FROM \`${prefix}queue_jobs\` WHERE id = ?`, [job!.id]);
+        const rows = await opened.probe.query<{ phase: number; token: number }>(`SELECT phase, token FROM \`${prefix}queue_jobs\` WHERE id = ?`, [job!.id]);
         expect(rows.map((r) => ({ phase: Number(r.phase), token: Number(r.token) }))).toEqual([{ phase: 2, token: job!.token }]);
         await q.complete(job!); // still held by its claim
-        expect(await probe.query(`SELECT id FROM \`${prefix}queue_jobs\` WHERE id = ?`, [job!.id])).toEqual([]);
+        expect(await opened.probe.query(`SELECT id FROM \`${prefix}queue_jobs\` WHERE id = ?`, [job!.id])).toEqual([]);
       });
     });
   }

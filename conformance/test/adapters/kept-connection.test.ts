@@ -1,6 +1,6 @@
 import * as mariadb from 'mariadb';
 import mysql from 'mysql2/promise';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { QueueWorker, Taskrow } from '@taskrow/core';
 import { taskrow as drizzleTaskrow } from '@taskrow/drizzle';
 import { taskrow as mariadbTaskrow } from '@taskrow/mariadb';
@@ -8,11 +8,10 @@ import { taskrow as mysql2Taskrow } from '@taskrow/mysql2';
 import type { ServerTarget } from '@taskrow/servers';
 import { drizzleFor } from '../../src/harnesses/drizzle.js';
 import { mariadbConfig } from '../../src/harnesses/mariadb.js';
-import { mysql2Probe } from '../../src/harnesses/mysql2.js';
-import { until } from '../../src/setup.js';
+import { until, useMigratedPool, type OwnProbe } from '../../src/setup.js';
 import { label, targets } from '../../src/targets.js';
 
-/** Resolves after `ms` on the local clock: an observation window, not a wait for the database. */
+/** Resolves after `ms` on the local clock: time that passes on purpose, not a wait for the database. */
 const pause = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /**
@@ -73,19 +72,13 @@ for (const target of targets()) {
     describe(`${label(target)} · ${adapter} · kept connection`, () => {
       const prefix = `kc${process.pid.toString(36)}${adapter.slice(0, 2)}_`;
       const effects = `${prefix}effects`;
-      let probe: Awaited<ReturnType<typeof mysql2Probe>>;
+      // The prefix migrated, the probe, and the clean-up; each case opens the pool under test itself
+      // (its size, its lendings and connections counted from its first, its end() timed).
+      const db = useMigratedPool(target, { prefix, connectionLimit: 1 });
+      let probe: OwnProbe;
       beforeAll(async () => {
-        probe = await mysql2Probe(target.url);
+        probe = db.probe;
         await probe.query(`CREATE TABLE IF NOT EXISTS \`${effects}\` (job BIGINT NOT NULL, run VARCHAR(40) NOT NULL, PRIMARY KEY (run, job))`);
-      });
-      afterAll(async () => {
-        for (const { t } of await probe.query<{ t: string }>(
-          'SELECT table_name AS t FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE ?',
-          [`${prefix}%`],
-        )) {
-          await probe.query(`DROP TABLE IF EXISTS \`${t}\``);
-        }
-        await probe.end();
       });
 
       /** The effects table's job ids of `run`, as the database holds them, counted per job. */
@@ -185,7 +178,9 @@ for (const target of targets()) {
           for (let i = 1; i <= 5; i++) {
             await p.app(`INSERT INTO \`${effects}\` (job, run) VALUES (?, ?)`, [i, run]);
             expect((await effectCounts(run)).get(i)).toBe(1);
-            await pause(100); // the worker polls in between and takes the connection again
+            // Time between the application's statements on purpose: the idle worker's polls (50 ms apart
+            // at most) take the connection back in it, and no event marks that on every driver's pool.
+            await pause(100);
           }
           await w.stop();
           w = undefined;

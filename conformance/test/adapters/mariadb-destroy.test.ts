@@ -5,6 +5,7 @@ import type { SqlClient } from '@taskrow/core';
 import { startProxy, type Proxy } from '../../chaos/proxy.js';
 import { mariadbConfig } from '../../src/harnesses/mariadb.js';
 import { mysql2Probe } from '../../src/harnesses/mysql2.js';
+import { until } from '../../src/setup.js';
 import { label, targets } from '../../src/targets.js';
 
 // The `mariadb` driver's own destroy() of a connection with a statement in flight opens a second
@@ -17,6 +18,7 @@ const SLEEP = 'SELECT SLEEP(60) AS taskrow_destroy_case';
 
 for (const target of targets()) {
   describe(`${label(target)} · mariadb · a pooled connection abandoned after the server ended its session`, () => {
+    // Its own set-up: the `mariadb` driver's pool through a proxy, and no taskrow tables to migrate.
     let probe: Awaited<ReturnType<typeof mysql2Probe>>;
     let proxy: Proxy;
     let pool: Pool;
@@ -58,10 +60,15 @@ for (const target of targets()) {
         (err: unknown) => err,
       );
       let thread: number | undefined;
-      for (const end = Date.now() + 10_000; thread === undefined && Date.now() < end; ) {
-        const [row] = await probe.query<{ id: unknown }>('SELECT id FROM information_schema.processlist WHERE info = ?', [SLEEP]);
-        thread = row === undefined ? undefined : Number(row.id);
-      }
+      await until(
+        'the statement reached the server',
+        async () => {
+          const [row] = await probe.query<{ id: unknown }>('SELECT id FROM information_schema.processlist WHERE info = ?', [SLEEP]);
+          thread = row === undefined ? undefined : Number(row.id);
+          return thread !== undefined;
+        },
+        10,
+      );
       expect(thread, 'the statement reached the server').toBeTypeOf('number');
       // The server ends the session; the client's path hears nothing of it, ever.
       proxy.connections[0]!.setMode('blackhole');

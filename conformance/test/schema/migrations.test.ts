@@ -24,7 +24,10 @@ async function proceduresOf(probe: { query<R>(sql: string, params?: unknown[]): 
   return rows.map((r) => r.r.slice(prefix.length)).sort();
 }
 
-/** `n` taskrows over pools of one connection each, their pools ended after `use`. */
+/**
+ * `n` taskrows over pools of one connection each, their pools ended after `use`. Not the shared
+ * set-up: these cases migrate fresh prefixes themselves, as several processes or as another user.
+ */
 async function withProcesses<T>(url: string, prefix: string, n: number, use: (trs: Taskrow[]) => Promise<T>): Promise<T> {
   const pools = Array.from({ length: n }, () => mysql.createPool({ uri: url, connectionLimit: 1 }));
   try {

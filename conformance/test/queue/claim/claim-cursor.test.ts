@@ -2,17 +2,17 @@ import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Taskrow } from '@taskrow/core';
 import { taskrow } from '@taskrow/mysql2';
-import { mysql2Probe } from '../../../src/harnesses/mysql2.js';
+import { until, useMigratedPool } from '../../../src/setup.js';
 import { label, targets } from '../../../src/targets.js';
 
 // Claims of a process read the ready rows from where its last read ended (packages/core/src/queue/
-// cursor.ts). These cases check that a job made ready behind that place is never left there: one
-// made ready by this process is taken by the next claim, one made ready by another process is
+// model/cursor.ts). These cases check that a job made ready behind that place is never left there:
+// one made ready by this process is taken by the next claim, one made ready by another process is
 // taken by a claim that comes back short or, behind a backlog, within about a second (one claim
 // of the fleet reads the queue from its head about once a second).
 
-/** Paces a loop of claims on the local clock (not a wait for the database). */
-const pause = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+/** Paces a loop of claims on the local clock, as a consumer's work between them would: time that passes on purpose. */
+const pace = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** How often (ms) one claim of the fleet reads a queue from its head (documented: once a second). */
 const CURSOR_MS = 1000;
@@ -20,9 +20,19 @@ const CURSOR_MS = 1000;
 /** Most time (ms) a job made ready behind a backlog by another process may wait: the cursor's 1 s, and slack for a loaded machine. */
 const BEHIND_MS = 2500;
 
+/**
+ * Resolves once `CURSOR_MS` passed since `headRead` (a `performance.now()` time taken after the
+ * process's last claim that read from the head returned). The period runs on the process's own
+ * clock and shows nowhere a probe could read it: the time passing is what makes the turn due.
+ */
+const cursorPeriodOver = (headRead: number): Promise<void> =>
+  until('CURSOR_MS since the last read from the head', () => performance.now() - headRead >= CURSOR_MS, 10);
+
 for (const target of targets()) {
   describe(`${label(target)} · mysql2 · claims read from where the last full claim ended`, () => {
     const prefix = `cc${process.pid.toString(36)}_`;
+    const db = useMigratedPool(target, { prefix });
+    // The other two processes need a client each (a read position of their own): a pool beside the shared one.
     const pools: mysql.Pool[] = [];
     /** This process's taskrow, and another one standing for another process (its own client, its own read position). */
     let here: Taskrow;
@@ -30,21 +40,12 @@ for (const target of targets()) {
     /** A third process, for the turns at reading from the head. */
     let third: Taskrow;
     beforeAll(async () => {
-      for (let i = 0; i < 3; i++) pools.push(mysql.createPool({ uri: target.url, connectionLimit: 4 }));
-      here = await taskrow(pools[0]!, { prefix });
-      other = await taskrow(pools[1]!, { prefix });
-      third = await taskrow(pools[2]!, { prefix });
-      await here.migrate();
+      here = db.tr;
+      for (let i = 0; i < 2; i++) pools.push(mysql.createPool({ uri: target.url, connectionLimit: 4 }));
+      other = await taskrow(pools[0]!, { prefix });
+      third = await taskrow(pools[1]!, { prefix });
     });
     afterAll(async () => {
-      const probe = await mysql2Probe(target.url);
-      for (const { t } of await probe.query<{ t: string }>(
-        'SELECT table_name AS t FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE ?',
-        [`${prefix}%`],
-      )) {
-        await probe.query(`DROP TABLE IF EXISTS \`${t}\``);
-      }
-      await probe.end();
       await Promise.all(pools.map((p) => p.end()));
     });
 
@@ -145,25 +146,21 @@ for (const target of targets()) {
       await enqueueBacklog(name, 10, 15);
       await enqueueBacklog(name, 15, 40);
       const place = async (): Promise<unknown[]> => {
-        const probe = await mysql2Probe(target.url);
-        try {
-          const rows = await probe.query<{ priority: unknown; due_us: unknown }>(
-            `SELECT \`priority\`, \`due_us\` FROM \`${prefix}queue_cursors\` WHERE \`queue\` = ?`,
-            [name],
-          );
-          return rows.map((r) => [r.priority === null ? null : Number(r.priority), r.due_us === null ? null : typeof r.due_us]);
-        } finally {
-          await probe.end();
-        }
+        const rows = await db.probe.query<{ priority: unknown; due_us: unknown }>(
+          `SELECT \`priority\`, \`due_us\` FROM \`${prefix}queue_cursors\` WHERE \`queue\` = ?`,
+          [name],
+        );
+        return rows.map((r) => [r.priority === null ? null : Number(r.priority), r.due_us === null ? null : typeof r.due_us]);
       };
       expect((await here.queue<number>(name).claim({ limit: 10, lease: 60 })).map((j) => j.payload)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+      const headRead = performance.now(); // that claim read from the head; this process's next claims read from its place
       const theirs = await other.queue<number>(name).claim({ limit: 10, lease: 60 });
       expect(theirs.map((j) => j.payload)).toEqual([10, 11, 12, 13, 14, 15, 16, 17, 18, 19]);
       expect(await place()).toEqual([[0, expect.any(String)]]); // a full read: its last row's place
       await other.queue<number>(name).release(theirs[2]!); // job 12, due after this process's place (job 9) and before the fleet's (job 19)
       const next = await here.queue<number>(name).claim({ limit: 10, lease: 60 });
       expect(next.map((j) => j.payload)).toEqual([20, 21, 22, 23, 24, 25, 26, 27, 28, 29]);
-      await pause(CURSOR_MS + 100); // the fleet's turn at the head is due
+      await cursorPeriodOver(headRead); // the fleet's turn at the head is due
       const turn = await here.queue<number>(name).claim({ limit: 10, lease: 60 });
       expect(turn.map((j) => j.payload)).toEqual([12, 30, 31, 32, 33, 34, 35, 36, 37, 38]);
       expect((await third.queue<number>(name).claim({ limit: 10, lease: 60 })).map((j) => j.payload)).toEqual([39]);
@@ -177,8 +174,9 @@ for (const target of targets()) {
       expect(taken?.payload).toBe(0);
       expect((await here.queue<number>(name).claim({ limit: 10, lease: 60 })).map((j) => j.payload)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
       expect((await third.queue<number>(name).claim({ limit: 10, lease: 60 })).map((j) => j.payload)).toEqual([11, 12, 13, 14, 15, 16, 17, 18, 19, 20]);
+      const headRead = performance.now(); // both processes' last reads from the head are behind this
       await other.queue<number>(name).release(taken!); // behind both places
-      await pause(CURSOR_MS + 100); // the processes' own period (local clock): both are due to read from the head
+      await cursorPeriodOver(headRead); // the processes' own period (local clock): both are due to read from the head
       const turn = await here.queue<number>(name).claim({ limit: 10, lease: 60 });
       expect(turn.map((j) => j.payload)).toEqual([0, 21, 22, 23, 24, 25, 26, 27, 28, 29]); // took the turn: read from the head
       await here.queue<number>(name).release(turn[0]!); // behind both places again
@@ -192,16 +190,19 @@ for (const target of targets()) {
       const [taken] = await other.queue<number>(name).claim({ limit: 1, lease: 60 });
       expect(taken?.payload).toBe(0);
       const handled: number[] = [];
-      const w = here.queue<number>(name).work(async (job) => void handled.push(job.payload), { concurrency: 5, pollInterval: 0.05 });
+      /** When the handler got job 0 (`performance.now()`; 0 before). */
+      let zeroAt = 0;
+      const w = here.queue<number>(name).work(async (job) => void (handled.push(job.payload), job.payload === 0 && (zeroAt = performance.now())), {
+        concurrency: 5,
+        pollInterval: 0.05,
+      });
       try {
-        const start = performance.now();
-        while (handled.length < 14 && performance.now() - start < 10_000) await pause(10);
+        await until('jobs 1 to 14 handled', () => handled.length >= 14, 10);
         expect(handled.length).toBe(14); // jobs 1 to 14: the worker's place is after job 14
         await other.queue<number>(name).release(taken!);
         const released = performance.now();
-        while (!handled.includes(0) && performance.now() - released < 3 * BEHIND_MS) await pause(10);
-        expect(handled.includes(0)).toBe(true);
-        expect(performance.now() - released).toBeLessThan(BEHIND_MS);
+        await until('job 0 handled', () => zeroAt > 0, (3 * BEHIND_MS) / 1000);
+        expect(zeroAt - released).toBeLessThan(BEHIND_MS);
         expect([...handled].sort((a, b) => a - b)).toEqual(Array.from({ length: 15 }, (_, i) => i));
       } finally {
         await w.stop();
@@ -226,7 +227,7 @@ for (const target of targets()) {
         if (got.includes(0)) tookAt = performance.now();
         backlogLeft = got.length === 10 && !got.includes(0);
         seen.push(...got);
-        await pause(15);
+        await pace(15); // a consumer's own work between claims, so the backlog outlasts CURSOR_MS (not a wait for the database)
       }
       expect(tookAt).toBeDefined();
       expect(tookAt! - released).toBeLessThan(BEHIND_MS);

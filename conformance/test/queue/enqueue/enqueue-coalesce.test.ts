@@ -1,7 +1,8 @@
-import mysql from 'mysql2/promise';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type mysql from 'mysql2/promise';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createTaskrow, TaskrowError, type QueryOptions, type SessionOptions, type SqlClient, type SqlConnection, type SqlValue } from '@taskrow/core';
-import { mysql2Client, taskrow, type Mysql2Connection } from '@taskrow/mysql2';
+import { mysql2Client, type Mysql2Connection } from '@taskrow/mysql2';
+import { useMigratedPool } from '../../../src/setup.js';
 import { label, targets } from '../../../src/targets.js';
 
 /**
@@ -14,6 +15,7 @@ for (const target of targets()) {
   describe(`${label(target)} · mysql2 · concurrent enqueues gathered`, () => {
     const prefix = `ec${process.pid.toString(36)}_`;
     const jobs = `${prefix}queue_jobs`;
+    const db = useMigratedPool(target, { prefix, connectionLimit: 8 });
     let pool: mysql.Pool;
     /** The statements sent through the counted client, in order. */
     const sent: string[] = [];
@@ -21,8 +23,7 @@ for (const target of targets()) {
     let counted: Awaited<ReturnType<typeof createTaskrow<Mysql2Connection>>>;
 
     beforeAll(async () => {
-      pool = mysql.createPool({ uri: target.url, connectionLimit: 8 });
-      await (await taskrow(pool, { prefix })).migrate();
+      pool = db.pool;
       // Every statement sent, through the pool or through the application's transaction, is noted.
       // With `loseNextBatch`, the next batch CALL fails as a lost connection before it reaches the server.
       const lose = (sql: string): boolean => loseNextBatch && /^CALL `?[a-z0-9_]+enqueue_jobs/.test(sql) && !(loseNextBatch = false);
@@ -45,15 +46,6 @@ for (const target of targets()) {
         joinTransaction: (tx) => noting(mysql2Client(tx, true)),
         options: { prefix },
       });
-    });
-    afterAll(async () => {
-      await pool.query(`DROP TRIGGER IF EXISTS \`${prefix}poison\``);
-      const [tables] = await pool.query<mysql.RowDataPacket[]>(
-        'SELECT table_name AS t FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE ?',
-        [`${prefix}%`],
-      );
-      for (const t of tables) await pool.query(`DROP TABLE IF EXISTS \`${String(t['t'])}\``);
-      await pool.end();
     });
 
     /** The enqueue CALLs sent since `from`, as `batch` (`enqueue_jobs`, ringing or not) or `one` (`enqueue_job` and its ringing forms). */

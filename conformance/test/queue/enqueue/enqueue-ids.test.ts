@@ -2,6 +2,7 @@ import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTaskrow, type SqlClient } from '@taskrow/core';
 import { mysql2Client, taskrow, type Mysql2Connection } from '@taskrow/mysql2';
+import { useMigratedPool } from '../../../src/setup.js';
 import { label, targets } from '../../../src/targets.js';
 
 /**
@@ -14,23 +15,19 @@ import { label, targets } from '../../../src/targets.js';
 for (const target of targets()) {
   describe(`${label(target)} · mysql2 · enqueueMany ids`, () => {
     const prefix = `ei${process.pid.toString(36)}_`;
+    // Six connections: enough for two producers and the rings of their enqueues (a ring waits for its enqueue's commit).
+    const db = useMigratedPool(target, { prefix, connectionLimit: 6 });
     let plain: mysql.Pool;
+    // A second pool: its connections are set up as they open, which the shared pool's are not.
     let stepped: mysql.Pool;
 
-    beforeAll(async () => {
-      plain = mysql.createPool({ uri: target.url, connectionLimit: 4 });
+    beforeAll(() => {
+      plain = db.pool;
       stepped = mysql.createPool({ uri: target.url, connectionLimit: 4 });
       // Every connection of this pool hands out ids 3 apart, as a node of a multi-writer cluster does.
       stepped.pool.on('connection', (c) => void c.query('SET SESSION auto_increment_increment = 3'));
-      await (await taskrow(plain, { prefix })).migrate();
     });
     afterAll(async () => {
-      const [tables] = await plain.query<mysql.RowDataPacket[]>(
-        'SELECT table_name AS t FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE ?',
-        [`${prefix}%`],
-      );
-      for (const t of tables) await plain.query(`DROP TABLE IF EXISTS \`${String(t['t'])}\``);
-      await plain.end();
       await stepped.end();
     });
 
@@ -143,6 +140,7 @@ for (const target of targets()) {
       // Under MySQL's interleaved ids, a check that locked the row at the end of a batch's id range
       // met other batches' uncommitted rows there: some of these 800 CALLs deadlocked (1213).
       const q = `d${Date.now()}`;
+      // A connection of its own per producer, as eight processes would have (retries off, unlike the shared taskrow).
       const conns = await Promise.all(Array.from({ length: 8 }, () => mysql.createConnection(target.url)));
       try {
         const failures: unknown[] = [];
@@ -178,9 +176,7 @@ for (const target of targets()) {
       const held = new Promise<void>((r) => (release = r));
       let reached: () => void = () => undefined;
       const atCommit = new Promise<void>((r) => (reached = r));
-      // Enough connections for both producers and the rings of their enqueues (a ring waits for its enqueue's commit).
-      const own = mysql.createPool({ uri: target.url, connectionLimit: 6 });
-      const inner = mysql2Client(own);
+      const inner = mysql2Client(plain);
       // No kept connection (`session`): every transaction sets its own isolation level, as under load.
       const gated: SqlClient = {
         ...inner,
@@ -194,7 +190,7 @@ for (const target of targets()) {
           }, options),
       };
       const a = (await createTaskrow<Mysql2Connection>({ client: gated, joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } })).queue(name);
-      const b = (await taskrow(own, { prefix })).queue(name);
+      const b = (await taskrow(plain, { prefix })).queue(name);
       const first = a.enqueueMany(Array.from({ length: 40 }, (_, i) => ({ payload: { by: 'a', i } })));
       await atCommit;
       // Bounds the failure only: a producer B waiting on A's locks finishes after this, never before.
@@ -214,7 +210,6 @@ for (const target of targets()) {
         clearTimeout(bound);
         release();
         await first.catch(() => undefined);
-        await own.end();
       }
     });
   });

@@ -66,38 +66,43 @@ function enqueueFromAnotherProcess(
 
 /**
  * A ring taken apart on `ringer`: holds the guard row of `queue` and has read a registration
- * (READ UNCOMMITTED), and sends no KILL. Tries for 10 s; resolves to the sleeping connection's
- * id (0 when none was seen).
+ * (READ UNCOMMITTED), and sends no KILL. Tries for 10 s; resolves to the sleeping connection's id.
  */
 async function ringApart(ringer: mysql.Connection, sleepers: string, queue: string): Promise<number> {
   await ringer.query('SET SESSION TRANSACTION ISOLATION LEVEL READ UNCOMMITTED');
-  const t0 = performance.now();
-  while (performance.now() - t0 < 10_000) {
-    await ringer.query('BEGIN');
-    await ringer.query(`SELECT conn FROM ${sleepers} WHERE queue = ? AND conn = 0 FOR UPDATE`, [queue]);
-    const [rows] = await ringer.query(`SELECT conn FROM ${sleepers} WHERE queue = ? AND conn > 0`, [queue]);
-    const id = Number((rows as { conn: unknown }[])[0]?.conn ?? 0);
-    if (id > 0) return id;
-    await ringer.query('COMMIT');
-    await pause(20);
-  }
-  return 0;
+  let id = 0;
+  await until(
+    `a sleeper of ${queue} registered, its guard row held`,
+    async () => {
+      await ringer.query('BEGIN');
+      await ringer.query(`SELECT conn FROM ${sleepers} WHERE queue = ? AND conn = 0 FOR UPDATE`, [queue]);
+      const [rows] = await ringer.query(`SELECT conn FROM ${sleepers} WHERE queue = ? AND conn > 0`, [queue]);
+      id = Number((rows as { conn: unknown }[])[0]?.conn ?? 0);
+      if (id === 0) await ringer.query('COMMIT');
+      return id > 0;
+    },
+    10,
+  );
+  return id;
 }
 
 /**
  * Waits (10 s at most) until a sleeper of `queue` is registered with a token a ring may lease a
- * job to, read uncommitted through `via`; resolves to that token (0 when none was seen).
+ * job to, read uncommitted through `via`; resolves to that token.
  */
 async function handRegistration(via: mysql.Connection, sleepers: string, queue: string): Promise<number> {
   await via.query('SET SESSION TRANSACTION ISOLATION LEVEL READ UNCOMMITTED');
-  const t0 = performance.now();
-  while (performance.now() - t0 < 10_000) {
-    const [rows] = await via.query(`SELECT token FROM ${sleepers} WHERE queue = ? AND conn > 0 AND token > 0`, [queue]);
-    const token = Number((rows as { token: unknown }[])[0]?.token ?? 0);
-    if (token > 0) return token;
-    await pause(20);
-  }
-  return 0;
+  let token = 0;
+  await until(
+    `a sleeper of ${queue} registered with a token`,
+    async () => {
+      const [rows] = await via.query(`SELECT token FROM ${sleepers} WHERE queue = ? AND conn > 0 AND token > 0`, [queue]);
+      token = Number((rows as { token: unknown }[])[0]?.token ?? 0);
+      return token > 0;
+    },
+    10,
+  );
+  return token;
 }
 
 /**
@@ -106,24 +111,28 @@ async function handRegistration(via: mysql.Connection, sleepers: string, queue: 
  * test file's statement carries a 4-byte character: read again then.
  */
 async function statementOf(via: mysql.Connection | mysql.PoolConnection, id: number): Promise<string | null> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      const [rows] = await via.query('SELECT INFO AS info FROM information_schema.PROCESSLIST WHERE ID = ?', [id]);
-      return (rows as { info: string | null }[])[0]?.info ?? null;
-    } catch (err) {
-      if ((err as { errno?: number }).errno !== 3854 || attempt >= 100) throw err;
-      await pause(10);
-    }
-  }
+  let info: string | null = null;
+  await until(
+    `a read of connection ${id}'s statement`,
+    async () => {
+      try {
+        const [rows] = await via.query('SELECT INFO AS info FROM information_schema.PROCESSLIST WHERE ID = ?', [id]);
+        info = (rows as { info: string | null }[])[0]?.info ?? null;
+        return true;
+      } catch (err) {
+        if ((err as { errno?: number }).errno !== 3854) throw err;
+        return false;
+      }
+    },
+    5,
+  );
+  return info;
 }
 
-/**
- * Milliseconds from `since` to `picked()` (a `performance.now()` time, 0 until a handler ran), read
- * every 5 ms for `ms` at most; Infinity when nothing ran.
- */
+/** Milliseconds from `since` to `picked()` (a `performance.now()` time, 0 until a handler ran), waited for `ms` at most. */
 async function pickedAfter(picked: () => number, since: number, ms: number): Promise<number> {
-  while (picked() === 0 && performance.now() - since < ms) await pause(5);
-  return picked() === 0 ? Infinity : picked() - since;
+  await until('a handler ran', () => picked() > 0, ms / 1000);
+  return picked() - since;
 }
 
 /**
@@ -198,7 +207,7 @@ for (const target of targets()) {
         await inWait(() => watched.polls(q.name), 8);
         const t0 = performance.now();
         await q.enqueue(1);
-        while (!started.has(1) && performance.now() - t0 < 10_000) await pause(5);
+        await until('job 1 started', () => started.has(1), 10);
         expect(started.get(1)! - t0).toBeLessThan(1000);
       } finally {
         await w.stop();
@@ -217,11 +226,11 @@ for (const target of targets()) {
       try {
         await inWait(() => matching(POLL), 8); // the workers share their polls: inside their 2.55 s to 5.1 s wait (see above)
         const before = claims();
-        const t0 = performance.now();
         await db.tr.queue<number>(q.name).enqueue(1, { group: 'g' });
-        while (started.length === 0 && performance.now() - t0 < 10_000) await pause(5);
+        await until('a job started', () => started.length > 0, 10);
         expect(started).toEqual([1]);
-        await pause(200); // an observation window for claims of the workers not rung
+        // An observation window, the thing under test: a claim of a worker not rung would come in it, and no event tells that none did.
+        await pause(200);
         expect(claims() - before).toBe(1);
       } finally {
         await Promise.all(workers.map((w) => w.stop()));
@@ -249,7 +258,7 @@ for (const target of targets()) {
           conn.release();
         }
         const t0 = performance.now();
-        while (picked === 0 && performance.now() - t0 < 10_000) await pause(5);
+        await until('the job picked up', () => picked > 0, 10);
         expect(picked - t0).toBeLessThan(500);
       } finally {
         await w.stop();
@@ -288,10 +297,10 @@ for (const target of targets()) {
         await atGate;
         await counted.queue<number>(name).enqueue(2); // committed through the worker's client before that claim reads
         open();
-        const t0 = performance.now();
-        while (started.length < 2 && performance.now() - t0 < 10_000) await pause(5);
+        await until('both jobs started', () => started.length >= 2, 10);
         expect([...started].sort()).toEqual([1, 2]);
-        await pause(300); // an observation window for a second claim
+        // An observation window, the thing under test: a second claim would come in it, and no event tells that none did.
+        await pause(300);
         expect(claims() - before).toBe(1);
       } finally {
         await w.stop();
@@ -324,7 +333,7 @@ for (const target of targets()) {
         ran.push(job.payload);
         most = Math.max(most, ++running);
         if (running === 4) release();
-        await Promise.race([allIn, pause(3000)]);
+        await Promise.race([allIn, pause(3000)]); // all four in, or 3 s: bounds a failure only
         running -= 1;
       };
       // One slot and one job per claim each: a worker that found the backlog takes one job at a time.
@@ -344,8 +353,7 @@ for (const target of targets()) {
         } finally {
           conn.release();
         }
-        const t0 = performance.now();
-        while (ran.length < 8 && performance.now() - t0 < 20_000) await pause(10);
+        await until('8 jobs run', () => ran.length >= 8, 20);
         expect(most).toBe(4);
         expect([...ran].sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
       } finally {
@@ -371,8 +379,7 @@ for (const target of targets()) {
         // Past 5.1 s the worker is inside its wait that runs to about 10.2 s (see above): polling
         // alone would pick the job up seconds after the enqueue.
         const enqueuedAt = await enqueueFromAnotherProcess(target.url, prefix, name, 1, 0);
-        const t0 = performance.now();
-        while (!started.has(0) && performance.now() - t0 < 10_000) await pause(5);
+        await until('job 0 started', () => started.has(0), 10);
         expect(started.get(0)! - enqueuedAt.get(0)!).toBeLessThan(500);
       } finally {
         await w.stop();
@@ -392,8 +399,7 @@ for (const target of targets()) {
         // would hold each enqueue up for the ring's whole wait).
         const took = new Map<number, number>();
         const enqueuedAt = await enqueueFromAnotherProcess(target.url, prefix, name, 20, 30, took, 1, true);
-        const t0 = performance.now();
-        while (started.size < 20 && performance.now() - t0 < 10_000) await pause(5);
+        await until('20 jobs started', () => started.size >= 20, 10);
         expect(started.size).toBe(20);
         // A ring that waited for an enqueue not yet begun held every enqueue up for its whole
         // 50 ms wait (51-57 ms each); a loaded machine slows a few of them on its own.
@@ -432,8 +438,7 @@ for (const target of targets()) {
       try {
         await idle;
         await enqueueFromAnotherProcess(target.url, prefix, name, 300, 5);
-        const t0 = performance.now();
-        while (runs.size < 300 && performance.now() - t0 < 20_000) await pause(10);
+        await until('300 jobs run', () => runs.size >= 300, 20);
       } finally {
         producing = false;
         await app;
@@ -485,8 +490,7 @@ for (const target of targets()) {
         const claims = matching(CLAIMS);
         open();
         const enqueuedAt = await producer;
-        const t0 = performance.now();
-        while (seen.length === 0 && performance.now() - t0 < 10_000) await pause(5);
+        await until('the job run', () => seen.length > 0, 10);
         expect(seen).toHaveLength(1);
         const [job] = seen;
         expect(job!.at - enqueuedAt.get(0)!).toBeLessThan(500);
@@ -549,9 +553,8 @@ for (const target of targets()) {
         expect((res as { handed: unknown }[][])[0]!.map((r) => Number(r.handed))).toEqual([1]);
         await stopped;
         second = db.tr.queue<number>(name).work(async (job) => void (ran.push('second'), attempts.push(job.attempt)), { pollInterval: 0.05 });
-        const t0 = performance.now();
-        while (ran.length === 0 && performance.now() - t0 < 10_000) await pause(10);
-        await pause(300); // an observation window: run once
+        await until('the job run', () => ran.length > 0, 10);
+        await pause(300); // an observation window, the thing under test: a second run would come in it, and no event tells that none did
         expect(ran).toEqual(['second']);
         expect(attempts).toEqual([1]);
       } finally {
@@ -590,9 +593,9 @@ for (const target of targets()) {
         await ringer.query(`KILL ${Number(reg.conn)}`);
         await ringer.query('COMMIT');
         const committedAt = performance.now();
-        while (ran.length === 0 && performance.now() - committedAt < 10_000) await pause(10);
+        await until('the job run', () => ran.length > 0, 10);
         expect(performance.now() - committedAt).toBeLessThan(10_000);
-        await pause(300); // an observation window: run once
+        await pause(300); // an observation window, the thing under test: a second run would come in it, and no event tells that none did
         expect(ran).toEqual([1]);
       } finally {
         app.release();
@@ -606,24 +609,20 @@ for (const target of targets()) {
       const w = db.tr.queue<number>(name).work(async () => undefined, { pollInterval: 30, doorbell: true });
       const ringer = await mysql.createConnection({ uri: target.url });
       const sleepers = `\`${prefix}queue_sleepers\``;
-      const t0 = performance.now();
       try {
         // A ring, taken apart: the guard row, then the registration (READ UNCOMMITTED), and no KILL yet.
         const id = await ringApart(ringer, sleepers, name);
         expect(id).toBeGreaterThan(0);
         // Its SLEEP(1) ends; the sleeper then waits for the guard row this ring holds, inside its transaction.
         let info: string | null = null;
-        while (!/LOCK IN SHARE MODE/.test(info ?? '') && performance.now() - t0 < 15_000) {
-          info = await statementOf(ringer, id);
-          await pause(20);
-        }
+        await until('the sleeper waiting for the guard row', async () => /LOCK IN SHARE MODE/.test((info = await statementOf(ringer, id)) ?? ''), 15);
         expect(info).toMatch(/LOCK IN SHARE MODE/);
         await ringer.query(`KILL QUERY ${id}`); // interrupts that wait: the sleeper waits again
-        await pause(100); // an observation window: still waiting while the ring holds the guard
+        // An observation window, the thing under test: the sleeper still waits in it while the ring holds the guard.
+        await pause(100);
         expect(await statementOf(ringer, id)).toMatch(/LOCK IN SHARE MODE/);
         await ringer.query('COMMIT');
-        const t1 = performance.now();
-        while (/LOCK IN SHARE MODE/.test((await statementOf(ringer, id)) ?? '') && performance.now() - t1 < 5000) await pause(10);
+        await until('the sleeper past the guard row', async () => !/LOCK IN SHARE MODE/.test((await statementOf(ringer, id)) ?? ''), 5);
         expect((await statementOf(ringer, id)) ?? 'idle').not.toMatch(/LOCK IN SHARE MODE/);
       } finally {
         await ringer.end();
@@ -634,7 +633,6 @@ for (const target of targets()) {
     it('a ring whose KILL reaches a sleeper after its sleep ended (waiting for the guard row) still wakes the workers at once', async () => {
       const name = `k${Date.now()}`;
       const { w, picked, polls } = await pickingWorker(name);
-      const started = performance.now();
       const ringer = await mysql.createConnection({ uri: target.url });
       const app = await db.pool.getConnection();
       try {
@@ -643,7 +641,11 @@ for (const target of targets()) {
         expect(id).toBeGreaterThan(0);
         // The idle worker's waits double from 10 ms: from about 2.55 s to 5.1 s after it started it
         // waits without a statement. The sleeper's SLEEP(1) has ended; it waits for the guard row.
-        while ((!/LOCK IN SHARE MODE/.test((await statementOf(app, id)) ?? '') || polls() < 8) && performance.now() - started < 15_000) await pause(20);
+        await until(
+          'the sleeper waiting for the guard row, the worker in its wait',
+          async () => /LOCK IN SHARE MODE/.test((await statementOf(app, id)) ?? '') && polls() >= 8,
+          15,
+        );
         expect(await statementOf(app, id)).toMatch(/LOCK IN SHARE MODE/);
         // A job committed where nothing in this process rings for it, then the ring's KILL.
         await enqueueUnrung(app, name);
@@ -707,15 +709,13 @@ for (const target of targets()) {
         expect(before).toBeGreaterThanOrEqual(0);
         const enqueuedAt = await enqueueFromAnotherProcess(target.url, prefix, name, 1, 0);
         // The producer's ring found no registration; it counted itself all the same.
-        const waited = performance.now();
-        while ((await rings()) === before && performance.now() - waited < 5000) await pause(10);
+        await until("the producer's ring counted", async () => (await rings()) !== before, 5);
         expect(await rings()).toBeGreaterThan(before);
         expect(started.size).toBe(0);
         const releasedAt = wallNow();
         for (const c of held) c.release();
         held = [];
-        const t1 = performance.now();
-        while (!started.has(0) && performance.now() - t1 < 4000) await pause(5);
+        await until('job 0 started', () => started.has(0), 4);
         expect(started.has(0)).toBe(true);
         // At its next sleep, not at the worker's next poll (about 10.2 s after it started).
         expect(started.get(0)! - Math.max(releasedAt, enqueuedAt.get(0)!)).toBeLessThan(1000);
@@ -756,7 +756,7 @@ describe('fast pickup · two databases, one process, same tables', () => {
         conn.release();
       }
       const t0 = performance.now();
-      while (picked === 0 && performance.now() - t0 < 5000) await pause(5);
+      await until('the job picked up', () => picked > 0, 5);
       expect(picked).toBeGreaterThan(0);
       expect(picked - t0).toBeLessThan(500);
     } finally {
@@ -797,7 +797,7 @@ describe('fast pickup · two databases, one process, same tables', () => {
       await atGate; // its first claim has begun and not read the queue
       const t0 = performance.now();
       await first.queue(name).enqueue('x');
-      while (picked === 0 && performance.now() - t0 < 5000) await pause(5);
+      await until('the job picked up', () => picked > 0, 5);
       expect(picked).toBeGreaterThan(0);
       expect(picked - t0).toBeLessThan(1000);
     } finally {

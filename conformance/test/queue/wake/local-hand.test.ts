@@ -197,7 +197,8 @@ describe('local hand-off · two databases, one process, same tables', () => {
       const [one] = await trs[0]!.queue(name).enqueueMany([{ payload: 'x' }]);
       const [row] = await dbs[0]!.probe.query<{ phase: number }>(`SELECT phase FROM \`${prefix}queue_jobs\` WHERE id = ?`, [one!.id]);
       expect(Number(row!.phase)).toBe(0);
-      await pause(200); // an observation window: the second database's worker must not run it
+      // An observation window, the thing under test: the second database's worker must not run the job in it, and no event tells that it did not.
+      await pause(200);
       expect(ran).toEqual([]);
     } finally {
       await second.stop();
