@@ -23,7 +23,7 @@ for (let i = 0; i < Number(count); i++) {
   process.send?.({ i, at: performance.timeOrigin + t1, took: t1 - t0 });
   await new Promise((r) => setTimeout(r, Number(gap)));
 }
-// Rings run unawaited after each enqueue: let the last one go out before the pool ends.
-await new Promise((r) => setTimeout(r, 200));
+// Rings run in the background after each enqueue: close() waits for the last one before the pool ends.
+await tr.close();
 await pool.end();
 process.send?.('done');

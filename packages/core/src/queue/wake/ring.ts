@@ -68,7 +68,7 @@ function ringSleepers(exec: Executor, t: QueueTables, queue: string, jobs: numbe
   const s = ringsOf(exec, t, queue);
   if (trusted(s)) return;
   s.need += jobs;
-  if (!s.ringing) void ringWhileNeeded(exec, t, queue, s);
+  if (!s.ringing) exec.state.background(() => ringWhileNeeded(exec, t, queue, s));
 }
 
 /** Notes what a ring found: sleepers (-1: no guard row), or the error number of a ring that failed. */
@@ -156,7 +156,7 @@ export function ringInCall(exec: Executor, t: QueueTables, queue: string, jobs: 
   return new CallRing(Math.min(jobs, MAX_RING), (answer) => {
     s.ringing = false;
     if (answer !== undefined) noted(s, answer);
-    if (s.need > 0) void ringWhileNeeded(exec, t, queue, s);
+    if (s.need > 0) exec.state.background(() => ringWhileNeeded(exec, t, queue, s));
   });
 }
 
@@ -273,7 +273,7 @@ export function ringAhead(exec: Executor, t: QueueTables, queue: string): EarlyR
   const s = ringsOf(exec, t, queue);
   if (s.ringing || trusted(s) || performance.now() < s.earlyOffUntil) return undefined;
   const early = new EarlyRing(() => void (s.earlyOffUntil = performance.now() + EARLY_OFF_MS));
-  void ringWhileNeeded(exec, t, queue, s, early);
+  exec.state.background(() => ringWhileNeeded(exec, t, queue, s, early));
   return early;
 }
 
