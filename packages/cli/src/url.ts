@@ -1,15 +1,7 @@
+import { redactUrl } from '@taskrow/core';
 import { UsageError } from './errors.js';
 
-/** The URL with its password replaced by `***`. */
-export function redactUrl(raw: string): string {
-  try {
-    const u = new URL(raw);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return raw.replace(/(\/\/[^:/@]*:)[^@]*@/, '$1***@');
-  }
-}
+export { redactUrl };
 
 /**
  * Checks a connection URL (`mysql://` or `mariadb://user:pass@host:port/database`) and returns it

@@ -96,6 +96,11 @@ describe('taskrow: usage and bad input (no server needed)', () => {
     expect(nodb.code).toBe(2);
     expect(nodb.stderr).toContain('no database name');
     expect(nodb.stderr).not.toContain('hunter2');
+    for (const url of ['mysql://user:p@ss:w/rd#1@127.0.0.1:1/app', 'mysql://user:1/pw@127.0.0.1:1/app', 'mysql://u:pä%ss€@127.0.0.1:1/app']) {
+      const r = await taskrow(['dones', 'count', 'ns', '--url', url]);
+      const password = url.slice(url.indexOf(':', 8) + 1, url.lastIndexOf('@'));
+      for (let i = 0; i + 3 <= password.length; i++) expect(r.stderr).not.toContain(password.slice(i, i + 3));
+    }
     const garbage = await taskrow(['migrate', '--url', 'not a url']);
     expect(garbage.code).toBe(2);
     expect(garbage.stderr).toContain('not a URL');

@@ -35,6 +35,7 @@ export { MAX_KEY_BYTES, encodeKey } from './keys.js';
 export { SCHEMA_VERSION, MIGRATIONS } from './schema/migrations.js';
 export { applyMigrationStep, migrationSteps, schemaSql, type MigrationStep, type MigrateResult } from './schema/migrate.js';
 export { serialClient } from './serial.js';
+export { redactUrl } from './redact.js';
 export { describeMysql2Error } from './engine/mysql-errors.js';
 export {
   driverClient,

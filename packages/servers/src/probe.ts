@@ -1,4 +1,5 @@
 import mysql from 'mysql2/promise';
+import { redactUrl } from '@taskrow/core';
 import { shortVersion } from './version.js';
 
 /** Connects once to `url` and returns `SELECT VERSION()`. Rejects if the server does not answer. */
@@ -34,7 +35,5 @@ export async function waitForServer(url: string, timeoutMs: number, alive: () =>
   }
 }
 
-/** The URL with its password replaced by `***`, for messages. */
-export function redact(url: string): string {
-  return url.replace(/(\/\/[^:/@]+:)[^@]*@/, '$1***@');
-}
+/** The URL with its password replaced by `***`, for messages (see `redactUrl`). */
+export const redact = redactUrl;
