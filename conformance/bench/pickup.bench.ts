@@ -1,5 +1,3 @@
-import { fork } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { Queue, Worker } from 'bullmq';
 import mysql from 'mysql2/promise';
 import { describe, it } from 'vitest';
@@ -7,6 +5,7 @@ import { taskrow } from '@taskrow/mysql2';
 import { label, targets } from '../src/targets.js';
 import { describeServer, machineLine } from './lib.js';
 import { startRedis } from './queue-bullmq.js';
+import { measurePickup, now, percentiles, pickupChild } from './pickup-child.js';
 
 // Pickup latency: enqueue to handler start, jobs arriving at RATE per second into an idle queue,
 // in the producer's process and in another process; taskrow beside BullMQ on a local Redis, same
@@ -18,42 +17,10 @@ const JOBS = Number(process.env['TASKROW_BENCH_PICKUP_JOBS'] ?? 300);
 const RATE = Number(process.env['TASKROW_BENCH_PICKUP_RATE'] ?? 100);
 const POLL = process.env['PICKUP_POLL'] ?? '0.05';
 const ONLY = process.env['TASKROW_BENCH_TARGETS']?.split(',').map((s) => s.trim());
-const script = fileURLToPath(new URL('./pickup-worker.mjs', import.meta.url));
-const now = (): number => performance.timeOrigin + performance.now();
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-/** p50 and p99 of `xs` (ms). */
-function percentiles(xs: number[]): string {
-  const s = [...xs].sort((a, b) => a - b);
-  const at = (p: number): number => s[Math.min(s.length - 1, Math.floor(p * s.length))]!;
-  return `p50 ${at(0.5).toFixed(1)} ms, p99 ${at(0.99).toFixed(1)} ms`;
-}
 
 /** Enqueues JOBS jobs at RATE per second through `add`, and waits until `starts` has them all; returns latencies. */
 async function measure(add: (i: number) => Promise<unknown>, starts: Map<number, number>): Promise<number[]> {
-  const sent = new Map<number, number>();
-  await sleep(1500); // the workers are idle (their waits between polls have grown)
-  const t0 = now();
-  for (let i = 0; i < JOBS; i++) {
-    const due = t0 + (i * 1000) / RATE;
-    if (due > now()) await sleep(due - now());
-    sent.set(i, now());
-    await add(i);
-  }
-  const end = now() + 30_000;
-  while (starts.size < JOBS && now() < end) await sleep(20);
-  return [...sent].filter(([i]) => starts.has(i)).map(([i, at]) => starts.get(i)! - at);
-}
-
-/** A worker process; resolves once it is ready, with the map its handler starts land in. */
-async function child(env: Record<string, string>): Promise<{ starts: Map<number, number>; stop(): Promise<void> }> {
-  const starts = new Map<number, number>();
-  const c = fork(script, [], { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  await new Promise<void>((resolve, reject) => {
-    c.on('message', (m: unknown) => (m === 'ready' ? resolve() : void starts.set((m as { i: number }).i, (m as { at: number }).at)));
-    c.once('error', reject);
-  });
-  return { starts, stop: () => new Promise((r) => (c.once('exit', () => r()), c.send('stop'))) };
+  return (await measurePickup(add, starts, { jobs: JOBS, rate: RATE })).latencies;
 }
 
 for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) {
@@ -74,12 +41,12 @@ for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) 
         lines.push(`taskrow, same process: ${percentiles(await measure((i) => q.enqueue({ i }), inStarts))}`);
         await w.stop();
         // taskrow, worker in another process.
-        const tc = await child({ PICKUP_KIND: 'taskrow', PICKUP_URL: target.url, PICKUP_PREFIX: prefix, PICKUP_QUEUE: 'cross', PICKUP_POLL: POLL });
+        const tc = await pickupChild({ PICKUP_KIND: 'taskrow', PICKUP_URL: target.url, PICKUP_PREFIX: prefix, PICKUP_QUEUE: 'cross', PICKUP_POLL: POLL });
         const cross = tr.queue<{ i: number }>('cross');
         lines.push(`taskrow, other process (pollInterval ${POLL} s): ${percentiles(await measure((i) => cross.enqueue({ i }), tc.starts))}`);
         await tc.stop();
         // taskrow, worker in another process sleeping on the doorbell (default pollInterval 1 s).
-        const dc = await child({
+        const dc = await pickupChild({
           PICKUP_KIND: 'taskrow',
           PICKUP_URL: target.url,
           PICKUP_PREFIX: prefix,
@@ -101,7 +68,7 @@ for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) 
           );
           await bw.close();
           const bx = new Queue(`px${process.pid}`, { connection });
-          const bc = await child({ PICKUP_KIND: 'bullmq', PICKUP_REDIS_PORT: String(redis.port), PICKUP_QUEUE: bx.name });
+          const bc = await pickupChild({ PICKUP_KIND: 'bullmq', PICKUP_REDIS_PORT: String(redis.port), PICKUP_QUEUE: bx.name });
           lines.push(
             `BullMQ on redis-server ${redis.version}, other process: ${percentiles(await measure((i) => bx.add('j', { i }, { removeOnComplete: true }), bc.starts))}`,
           );
