@@ -6,7 +6,6 @@ import type { SqlConnection, SqlValue } from '../../port.js';
 import { toNumber } from '../../validate.js';
 import { decodePayload } from '../model/payload.js';
 import { CURSOR_MS, type ClaimCursor, type Position } from '../model/cursor.js';
-import { FROM_MICROS } from '../../sql.js';
 import { NOW_PLUS, PHASE, updateById, type QueueTables } from '../model/tables.js';
 import { leaseConfirmed, leaseLeft } from '../model/held.js';
 import { takeSlots, useSlots } from '../admission/rate.js';
@@ -17,6 +16,7 @@ import { mayCall } from '../routines/call.js';
 import { TaskrowError } from '../../errors.js';
 import type { Job, JobRef } from '../model/types.js';
 import { leaseSet, pausedSql, ratedSql } from '../model/gate.js';
+import { lockReadySql } from './ready.js';
 import { claimColumns, newToken, WINDOW_SLACK_US, type ClaimRow, type Handed } from '../model/claimed.js';
 
 /** How often (ms) a queue handle looks for due delayed jobs and expired leases while its claims find enough ready jobs. */
@@ -366,19 +366,15 @@ async function lockReady(
   from?: Position,
 ): Promise<GatedRow[]> {
   const gated = gate !== undefined;
-  const grp = args.group === undefined ? '' : ' AND `grp` = ?';
-  const after = from === undefined ? '' : ` AND (\`ready_priority\` > ? OR (\`ready_priority\` = ? AND \`due_at\` >= ${FROM_MICROS}))`;
+  const select = lockReadySql(t.jobs, {
+    columns: `${CLAIM_COLUMNS}${gated ? `, ${gate.due} AS due` : ''}`,
+    queue: '?',
+    group: args.group === undefined ? undefined : '?',
+    from: from === undefined ? undefined : { priority: '?', dueUs: '?' },
+    also: gated ? [`NOT ${pausedSql(t, '?')}`, `NOT ${ratedSql(t, '?')}`] : undefined,
+    limit: String(limit),
+  });
   const params = [queue, ...(args.group === undefined ? [] : [args.group]), ...(from === undefined ? [] : [from.priority, from.priority, from.dueUs])];
-  const select = `SELECT ${CLAIM_COLUMNS}${gated ? `, ${gate.due} AS due` : ''}
-     FROM ${t.jobs} FORCE INDEX (\`claim\`)
-     WHERE \`queue\` = ?${grp} AND \`phase\` = ${PHASE.ready}${after}${
-       gated
-         ? `
-       AND NOT ${pausedSql(t, '?')}
-       AND NOT ${ratedSql(t, '?')}`
-         : ''
-     }
-     ORDER BY \`ready_priority\`, \`due_at\`, \`grp\`, \`id\` LIMIT ${limit} FOR UPDATE SKIP LOCKED`;
   const { rows } = await conn.query<GatedRow>(gated ? gate.gated(select) : select, gated ? [queue, ...params, queue, queue] : params);
   return rows;
 }
