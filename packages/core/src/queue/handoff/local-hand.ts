@@ -9,6 +9,7 @@ import { toNumber } from '../../validate.js';
 import { jobOf } from '../claim/claim.js';
 import type { ClaimRow, Handed } from '../model/claimed.js';
 import { takesNewJobNowSql } from '../model/gate.js';
+import { heldSql } from '../model/fence.js';
 import { inParams, writeReceipt } from '../enqueue/call.js';
 import { callRow, consecutiveIds, ENQUEUE_JOBS_PARAMS, DUE, insertRows, MAX_CALL_BATCH, MAX_CALL_BATCH_BYTES } from '../enqueue/many-call.js';
 import { decodeEnqueued } from '../enqueue/enqueued-text.js';
@@ -48,7 +49,7 @@ const replayed = (
   t: QueueTables,
 ): string => `    SELECT x.\`result\` AS \`ids\`, j.\`id\` IS NOT NULL AS \`handed\`, ${epochMicros('j.`run_at`')} AS run_us, ${epochMicros('j.`due_at`')} AS due_us
       FROM ${t.receipts} AS x LEFT JOIN ${t.jobs} AS j FORCE INDEX (PRIMARY)
-        ON j.\`id\` = CAST(SUBSTRING_INDEX(SUBSTRING_INDEX(x.\`result\`, ',', 1), '-', 1) AS UNSIGNED) AND j.\`token\` = p_mark AND j.\`phase\` = ${PHASE.running} AND j.\`queue\` = p_queue
+        ON j.\`id\` = CAST(SUBSTRING_INDEX(SUBSTRING_INDEX(x.\`result\`, ',', 1), '-', 1) AS UNSIGNED) AND ${heldSql('p_queue', 'p_mark', 'j.')}
       WHERE x.\`token\` = p_receipt;`;
 
 /** `CREATE PROCEDURE` of `enqueue_jobs_leased`: see `ENQUEUE_JOBS_LEASED_ROUTINE`. */
