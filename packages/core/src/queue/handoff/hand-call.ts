@@ -1,6 +1,7 @@
 import type { RoutineDialect } from '../../dialect.js';
 import { takesNewJobNowSql } from '../model/gate.js';
-import { commitWithReceiptInto, ENQUEUE_JOB_PARAMS, inParams, insertJob } from '../enqueue/call.js';
+import { commitWithReceiptInto, ENQUEUE_JOB_PARAMS, inParams, insertJob, PARAM_JOB } from '../enqueue/call.js';
+import { leasedValues } from '../enqueue/insert.js';
 import { KILL_SLEEPERS } from '../wake/ring-call.js';
 import { PHASE, type QueueTables } from '../model/tables.js';
 import type { Routine } from '../routines/routine.js';
@@ -36,9 +37,7 @@ const ringStart = (t: QueueTables, d: RoutineDialect): string => `  IF p_ring > 
 
 /** The job's INSERT, leased to the registration's token (`v_free`: lease expiry on the database clock, attempt 1, running) or as `enqueue_job` inserts it. */
 const insertMaybeLeased = (t: QueueTables): string => `  IF v_free = 1 THEN
-    INSERT INTO ${t.jobs} (\`queue\`, \`grp\`, \`phase\`, \`priority\`, \`ready_priority\`, \`due_at\`, \`run_at\`, \`attempt\`, \`max_attempts\`, \`token\`, \`payload\`, \`conc_key\`, \`created_at\`)
-      VALUES (p_queue, p_grp, ${PHASE.running}, p_priority, 0, UTC_TIMESTAMP(6) + INTERVAL v_lease MICROSECOND, UTC_TIMESTAMP(6), 1, p_max_attempts, v_token, p_payload, p_conc_key, UTC_TIMESTAMP(6));
-    SET v_id = LAST_INSERT_ID();
+  ${insertJob(t, leasedValues(PARAM_JOB, 'v_token', 'v_lease', 'UTC_TIMESTAMP(6)')).replaceAll('\n', '\n  ')}
   ELSE
   ${insertJob(t).replaceAll('\n', '\n  ')}
   END IF;
