@@ -2,7 +2,7 @@ import type { RoutineDialect } from '../../dialect.js';
 import { takesNewJobNowSql } from '../model/gate.js';
 import { commitWithReceiptInto, ENQUEUE_JOB_PARAMS, inParams, insertJob, PARAM_JOB } from '../enqueue/call.js';
 import { leasedValues } from '../enqueue/insert.js';
-import { KILL_SLEEPERS } from '../wake/ring-call.js';
+import { countRingSql, KILL_SLEEPERS, sleepersSql } from '../wake/ring-call.js';
 import { PHASE, type QueueTables } from '../model/tables.js';
 import type { Routine } from '../routines/routine.js';
 
@@ -23,7 +23,7 @@ const takenNow = (t: QueueTables, d: RoutineDialect): string => `SELECT ${takesN
 
 /** The ring's start: count it on the guard row (`v_found` 0, or -1 without one) and, for a job that starts ready, find a registration with a token to hand it to (`v_free`). */
 const ringStart = (t: QueueTables, d: RoutineDialect): string => `  IF p_ring > 0 THEN
-    UPDATE ${t.sleepers} SET \`rings\` = \`rings\` + 1 WHERE \`queue\` = p_queue AND \`conn\` = 0;
+    ${countRingSql(t, 'p_queue')};
     SET v_found = IF(ROW_COUNT() > 0, 0, -1);
     IF v_found = 0 AND p_phase = ${PHASE.ready} THEN
       SELECT \`conn\`, \`token\`, \`lease_us\` INTO v_hand, v_token, v_lease FROM ${t.sleepers} WHERE \`queue\` = p_queue AND \`conn\` > 0 AND \`token\` > 0 LIMIT 1;
@@ -72,7 +72,7 @@ BEGIN
   DECLARE v_token BIGINT UNSIGNED DEFAULT 0;
   DECLARE v_lease BIGINT UNSIGNED DEFAULT 0;
   DECLARE v_free TINYINT DEFAULT 0;
-  DECLARE c_sleepers CURSOR FOR SELECT \`conn\` FROM ${t.sleepers} WHERE \`queue\` = p_queue AND \`conn\` > 0 ORDER BY \`conn\` = v_hand DESC LIMIT p_ring;
+  DECLARE c_sleepers CURSOR FOR ${sleepersSql(t, 'p_queue', 'p_ring', '`conn` = v_hand')};
   DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_done = 1;
   DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
   IF p_ring > 0 AND @@SESSION.binlog_format = 'STATEMENT' THEN
