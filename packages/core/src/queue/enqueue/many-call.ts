@@ -156,15 +156,19 @@ export async function enqueueManyByCall(
 ): Promise<Enqueued[] | undefined> {
   const json = JSON.stringify(rows.map(callRow));
   const got = await enqueueCallRows<{ ids?: unknown }>(exec, t, true, [queue, json, rows.length, randomInt(1, 2 ** 47), receiptToken()], ring);
-  if (got === undefined) return undefined;
-  const ids = got[0]?.ids;
+  return got === undefined ? undefined : batchIds(got[0]?.ids, rows.length, t.enqueueManyCall, queue);
+}
+
+/**
+ * The entries of a batch of `n` new jobs from the `ids` a batch procedure (`procedure`) answers
+ * (the receipt's text, see `enqueued-text.ts`), in row order. MUST throw `DATABASE_ERROR`, naming
+ * what came back, unless that is `n` new ids.
+ */
+export function batchIds(ids: unknown, n: number, procedure: string, queue: string): Enqueued[] {
   const text = Buffer.isBuffer(ids) ? ids.toString('latin1') : typeof ids === 'string' ? ids : '';
   const out = decodeEnqueued(text);
-  if (out.length !== rows.length || !out.every((e) => Number.isSafeInteger(e.id) && e.id > 0 && !e.deduplicated)) {
-    throw new TaskrowError(
-      'DATABASE_ERROR',
-      `enqueue of ${rows.length} jobs got ${JSON.stringify(text)} back from ${t.enqueueManyCall} (queue ${JSON.stringify(queue)})`,
-    );
+  if (out.length !== n || !out.every((e) => Number.isSafeInteger(e.id) && e.id > 0 && !e.deduplicated)) {
+    throw new TaskrowError('DATABASE_ERROR', `enqueue of ${n} jobs got ${JSON.stringify(text)} back from ${procedure} (queue ${JSON.stringify(queue)})`);
   }
   return out;
 }

@@ -1,7 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Executor } from '../../engine/executor.js';
-import { TaskrowError } from '../../errors.js';
 import { purgeReceiptsNow, receiptToken } from '../../receipts/receipts.js';
 import type { RoutineDialect } from '../../dialect.js';
 import { epochMicros } from '../../sql.js';
@@ -14,6 +13,7 @@ import { inParams, writeReceipt } from '../enqueue/call.js';
 import {
   BATCH_DECLARATIONS,
   BATCH_ROW,
+  batchIds,
   callRow,
   consecutiveIds,
   ENQUEUE_JOBS_PARAMS,
@@ -22,7 +22,6 @@ import {
   MAX_CALL_BATCH_BYTES,
 } from '../enqueue/many-call.js';
 import { leasedValues } from '../enqueue/insert.js';
-import { decodeEnqueued } from '../enqueue/enqueued-text.js';
 import { leaseConfirmed } from '../model/held.js';
 import type { JobRow } from '../model/options.js';
 import { callResults, mayCall } from '../routines/call.js';
@@ -154,6 +153,7 @@ export async function enqueueLeased(
   const mark = randomInt(1, 2 ** 47);
   const sentAt = performance.now();
   let answer: LeasedRow | undefined;
+  let out: Enqueued[];
   try {
     const sets = await callResults(exec, t.enqueueLeaseCall, [queue, JSON.stringify(rows.map(callRow)), rows.length, mark, receiptToken(), runner.leaseMicros]);
     if (sets === undefined) {
@@ -161,18 +161,10 @@ export async function enqueueLeased(
       return undefined;
     }
     answer = sets[0]?.[0] as LeasedRow | undefined;
+    out = batchIds(answer?.ids, rows.length, t.enqueueLeaseCall, queue);
   } catch (err) {
     runner.cancel();
     throw err;
-  }
-  const text = Buffer.isBuffer(answer?.ids) ? answer.ids.toString('latin1') : typeof answer?.ids === 'string' ? answer.ids : '';
-  const out = decodeEnqueued(text);
-  if (out.length !== rows.length || !out.every((e) => Number.isSafeInteger(e.id) && e.id > 0 && !e.deduplicated)) {
-    runner.cancel();
-    throw new TaskrowError(
-      'DATABASE_ERROR',
-      `enqueue of ${rows.length} jobs got ${JSON.stringify(text)} back from ${t.enqueueLeaseCall} (queue ${JSON.stringify(queue)})`,
-    );
   }
   const handed = answer !== undefined && toNumber(answer.handed ?? 0) === 1;
   if (!handed) {
