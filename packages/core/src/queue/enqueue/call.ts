@@ -58,7 +58,7 @@ ${commitWithReceipt(t.receipts, 'CAST(v_id AS CHAR)', 'v_id', 'id')}
 END`,
 };
 
-/** A job's values from `enqueue_job`'s parameters. */
+/** A job's values from `enqueue_job`'s parameters; no `dedup` (a keyed enqueue stays in the client's transaction). */
 export const PARAM_JOB: JobValues = {
   queue: 'p_queue',
   group: 'p_grp',

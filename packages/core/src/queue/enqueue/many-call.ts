@@ -21,7 +21,8 @@ export const MAX_CALL_BATCH_BYTES = 64 * 1024;
 /**
  * A job's values from the batch's JSON row `r` (see `callRow`; `r.i` its place in the array, from
  * 1), under the fencing token mark + its place in the batch. `run_at` repeats the due time: in an
- * `INSERT ... SELECT` a column name would read `r`, not the new row.
+ * `INSERT ... SELECT` a column name would read `r`, not the new row. No `dedup`: a keyed batch
+ * stays in the client's transaction.
  */
 export const BATCH_ROW: JobValues = {
   queue: 'p_queue',
