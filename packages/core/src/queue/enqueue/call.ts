@@ -61,17 +61,17 @@ END`,
 /** A job's values from `enqueue_job`'s parameters; no `dedup` (a keyed enqueue stays in the client's transaction). */
 export const PARAM_JOB: JobValues = {
   queue: 'p_queue',
-  group: 'p_grp',
+  grp: 'p_grp',
   phase: 'p_phase',
   priority: 'p_priority',
-  readyPriority: 'p_ready_priority',
-  dueAt: dueAt('p_at', 'p_delay'),
-  runAt: '`due_at`',
-  maxAttempts: 'p_max_attempts',
+  ready_priority: 'p_ready_priority',
+  due_at: dueAt('p_at', 'p_delay'),
+  run_at: '`due_at`',
+  max_attempts: 'p_max_attempts',
   token: 'p_token',
   payload: 'p_payload',
-  concKey: 'p_conc_key',
-  createdAt: 'UTC_TIMESTAMP(6)',
+  conc_key: 'p_conc_key',
+  created_at: 'UTC_TIMESTAMP(6)',
 };
 
 /** An enqueue procedure's INSERT of one job, of `enqueue_job`'s parameters unless `v` is given; its id then in `v_id`. */

@@ -39,19 +39,19 @@ function rowValues(queue: string, r: JobRow, mark: number, params: SqlValue[]): 
   if (r.concKey !== null) params.push(r.concKey);
   return {
     queue: nameLiteral(queue),
-    group: nameLiteral(r.group),
+    grp: nameLiteral(r.group),
     phase: int(phase),
     priority: int(priority),
-    readyPriority: int(readyPriority),
+    ready_priority: int(readyPriority),
     // The routines' `dueAt` with its IF decided here, where the run time and the delay are known.
-    dueAt: at ? dueFrom('?', int(r.delayMicros)) : 'UTC_TIMESTAMP(6)',
-    runAt: at ? '`due_at`' : 'UTC_TIMESTAMP(6)',
-    maxAttempts: int(r.maxAttempts),
+    due_at: at ? dueFrom('?', int(r.delayMicros)) : 'UTC_TIMESTAMP(6)',
+    run_at: at ? '`due_at`' : 'UTC_TIMESTAMP(6)',
+    max_attempts: int(r.maxAttempts),
     token: int(mark),
-    dedup: r.dedup === null ? 'NULL' : binaryLiteral(r.dedup),
+    dedup_k: r.dedup === null ? 'NULL' : binaryLiteral(r.dedup),
     payload: '?',
-    concKey: r.concKey === null ? 'NULL' : '?',
-    createdAt: 'UTC_TIMESTAMP(6)',
+    conc_key: r.concKey === null ? 'NULL' : '?',
+    created_at: 'UTC_TIMESTAMP(6)',
   };
 }
 

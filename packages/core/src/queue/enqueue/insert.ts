@@ -8,44 +8,31 @@ import { PHASE } from '../model/tables.js';
  * `JSON_TABLE`'s columns in a routine).
  */
 
-/** A new job's values by column, each SQL; `attempt` (else 0) and `dedup` (else NULL) where given. */
-export interface JobValues {
-  readonly queue: string;
-  readonly group: string;
-  readonly phase: string;
-  readonly priority: string;
-  readonly readyPriority: string;
-  readonly dueAt: string;
-  /** May name `` `due_at` ``: in a `VALUES` row that is this row's due time (its column comes first). */
-  readonly runAt: string;
-  readonly attempt?: string;
-  readonly maxAttempts: string;
-  readonly token: string;
-  readonly dedup?: string;
-  readonly payload: string;
-  readonly concKey: string;
-  readonly createdAt: string;
-}
+/** The columns a new job's INSERT names, in this order (a client's `?` values take their parameters in it too). */
+const COLUMNS = [
+  'queue',
+  'grp',
+  'phase',
+  'priority',
+  'ready_priority',
+  'due_at',
+  'run_at',
+  'attempt',
+  'max_attempts',
+  'token',
+  'dedup_k',
+  'payload',
+  'conc_key',
+  'created_at',
+] as const;
 
-/** Each value's column, in the order the INSERT names them (and a client's `?` values take their parameters). */
-const COLUMNS: readonly (readonly [keyof JobValues, string])[] = [
-  ['queue', 'queue'],
-  ['group', 'grp'],
-  ['phase', 'phase'],
-  ['priority', 'priority'],
-  ['readyPriority', 'ready_priority'],
-  ['dueAt', 'due_at'],
-  ['runAt', 'run_at'],
-  ['attempt', 'attempt'],
-  ['maxAttempts', 'max_attempts'],
-  ['token', 'token'],
-  ['dedup', 'dedup_k'],
-  ['payload', 'payload'],
-  ['concKey', 'conc_key'],
-  ['createdAt', 'created_at'],
-];
+/**
+ * A new job's values by column, each SQL; `attempt` (else 0) and `dedup_k` (else NULL) where given.
+ * `run_at` may name `` `due_at` ``: in a `VALUES` row that is this row's due time (its column comes first).
+ */
+export type JobValues = Record<Exclude<(typeof COLUMNS)[number], 'attempt' | 'dedup_k'>, string> & { readonly attempt?: string; readonly dedup_k?: string };
 
-const given = (v: JobValues): (readonly [keyof JobValues, string])[] => COLUMNS.filter(([k]) => v[k] !== undefined);
+const given = (v: JobValues): (typeof COLUMNS)[number][] => COLUMNS.filter((c) => v[c] !== undefined);
 
 /**
  * `INSERT INTO <jobs> (...)` naming the columns `v` gives values for, in `COLUMNS` order. Every row
@@ -53,13 +40,13 @@ const given = (v: JobValues): (readonly [keyof JobValues, string])[] => COLUMNS.
  */
 export const insertInto = (jobs: string, v: JobValues): string =>
   `INSERT INTO ${jobs} (${given(v)
-    .map(([, c]) => `\`${c}\``)
+    .map((c) => `\`${c}\``)
     .join(', ')})`;
 
 /** The values of `v`, comma-separated, in the order `insertInto` names their columns. */
 export const jobValues = (v: JobValues): string =>
   given(v)
-    .map(([k]) => v[k])
+    .map((c) => v[c])
     .join(', ');
 
 /** A due time `delay` microseconds after the run time `at` (a UTC time as text; NULL: now). SQL each. */
@@ -76,10 +63,10 @@ export const dueAt = (at: string, delay: string): string => `IF(${at} IS NULL AN
 export const leasedValues = (v: JobValues, token: string, lease: string, now: string): JobValues => ({
   ...v,
   phase: String(PHASE.running),
-  readyPriority: '0',
-  dueAt: leaseEnd(lease, now),
-  runAt: now,
+  ready_priority: '0',
+  due_at: leaseEnd(lease, now),
+  run_at: now,
   attempt: '1',
   token,
-  createdAt: now,
+  created_at: now,
 });

@@ -26,17 +26,17 @@ export const MAX_CALL_BATCH_BYTES = 64 * 1024;
  */
 export const BATCH_ROW: JobValues = {
   queue: 'p_queue',
-  group: 'r.`g`',
+  grp: 'r.`g`',
   phase: 'r.`s`',
   priority: 'r.`p`',
-  readyPriority: 'r.`q`',
-  dueAt: dueAt('r.`a`', 'r.`y`'),
-  runAt: dueAt('r.`a`', 'r.`y`'),
-  maxAttempts: 'r.`m`',
+  ready_priority: 'r.`q`',
+  due_at: dueAt('r.`a`', 'r.`y`'),
+  run_at: dueAt('r.`a`', 'r.`y`'),
+  max_attempts: 'r.`m`',
   token: 'p_mark + r.`i` - 1',
   payload: 'r.`d`',
-  concKey: 'r.`k`',
-  createdAt: 'UTC_TIMESTAMP(6)',
+  conc_key: 'r.`k`',
+  created_at: 'UTC_TIMESTAMP(6)',
 };
 
 /** `enqueue_jobs`' parameters, name and type, in order. */

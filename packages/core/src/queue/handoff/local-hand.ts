@@ -48,7 +48,7 @@ const freeNow = (t: QueueTables, d: RoutineDialect): string => `SELECT ${takesNe
       INTO v_free, v_now;`;
 
 /** The rows' values leased to the runner (see `leasedValues`): lease expiry `p_lease` µs from `v_now`, fencing tokens mark, mark + 1, ...; no concurrency key (the caller passes none). */
-const LEASED = leasedValues({ ...BATCH_ROW, concKey: 'NULL' }, BATCH_ROW.token, 'p_lease', 'v_now');
+const LEASED = leasedValues({ ...BATCH_ROW, conc_key: 'NULL' }, BATCH_ROW.token, 'p_lease', 'v_now');
 
 /** The answer of a run whose receipt token had committed first: that run's ids, and whether its first job is still leased under its token (then every job is: they were leased together). */
 const replayed = (
