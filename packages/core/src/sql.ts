@@ -9,8 +9,11 @@ export const epochMicros = (column: string): string => `TIMESTAMPDIFF(MICROSECON
 /** The database clock as microseconds since the epoch. */
 export const NOW_MICROS = epochMicros('UTC_TIMESTAMP(6)');
 
+/** A UTC `DATETIME(6)` from `us`, SQL for microseconds since the epoch (a `?`, or a routine's variable). */
+export const fromMicros = (us: string): string => `('1970-01-01 00:00:00' + INTERVAL ${us} MICROSECOND)`;
+
 /** A UTC `DATETIME(6)` from a `?` bound to microseconds since the epoch. */
-export const FROM_MICROS = "('1970-01-01 00:00:00' + INTERVAL ? MICROSECOND)";
+export const FROM_MICROS = fromMicros('?');
 
 /**
  * `bytes` as an SQL hex literal (`X'6a6f62'`), for statements that carry thousands of binary

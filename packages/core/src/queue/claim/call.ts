@@ -10,34 +10,33 @@ import type { ClaimRow } from '../model/claimed.js';
 import type { Position } from '../model/cursor.js';
 import { callRows, mayCall } from '../routines/call.js';
 import { perQueue } from '../model/registry.js';
-import { PHASE, type QueueTables } from '../model/tables.js';
+import type { QueueTables } from '../model/tables.js';
 import { dueSql, leaseSet, pausedSql, ratedSql } from '../model/gate.js';
 import type { Routine } from '../routines/routine.js';
+import { claimOrder, lockReadySql } from './ready.js';
 
 /** Seconds a claim waits for its queue's claim lock before it claims without it (MySQL takes whole seconds). */
 const SERIAL_WAIT_S = 1;
 /** Milliseconds a process claims a queue without the claim lock after a wait for it timed out or the server refused it. */
 const UNSERIAL_MS = 60_000;
 
-/** The rows of the ready range a claim reads, in claim order, as the procedure's derived table `x` (`?` style params are procedure variables). */
-const lockedReady = (jobs: string, from: boolean): string =>
-  `SELECT \`id\`, \`ready_priority\`, \`due_at\`, \`grp\`, ${epochMicros('`due_at`')} AS due_us FROM ${jobs} FORCE INDEX (\`claim\`)
-      WHERE \`queue\` = p_queue AND \`phase\` = ${PHASE.ready}${
-        from
-          ? `
-        AND (\`ready_priority\` > p_from_priority OR (\`ready_priority\` = p_from_priority AND \`due_at\` >= '1970-01-01 00:00:00' + INTERVAL p_from_due MICROSECOND))`
-          : ''
-      }
-      ORDER BY \`ready_priority\`, \`due_at\`, \`grp\`, \`id\` LIMIT p_limit FOR UPDATE SKIP LOCKED`;
-
-/** Reads (and locks) the ready rows into `v_ids` (ids in claim order), `v_n` and `v_last` (the last row's `priority due_us`). */
-const readReady = (
-  jobs: string,
-  from: boolean,
-): string => `SELECT GROUP_CONCAT(x.\`id\` ORDER BY x.\`ready_priority\`, x.\`due_at\`, x.\`grp\`, x.\`id\`), COUNT(*),
-        SUBSTRING_INDEX(GROUP_CONCAT(CONCAT(x.\`ready_priority\`, ' ', x.due_us) ORDER BY x.\`ready_priority\`, x.\`due_at\`, x.\`grp\`, x.\`id\`), ',', -1)
+/**
+ * Reads (and locks, `lockReadySql`) the ready rows into `v_ids` (ids in claim order), `v_n` and
+ * `v_last` (the last row's `priority due_us`); with `from`, only those from `p_from_priority` and
+ * `p_from_due` on.
+ */
+const readReady = (jobs: string, from: boolean): string => {
+  const ready = lockReadySql(jobs, {
+    columns: `\`id\`, \`ready_priority\`, \`due_at\`, \`grp\`, ${epochMicros('`due_at`')} AS due_us`,
+    queue: 'p_queue',
+    from: from ? { priority: 'p_from_priority', dueUs: 'p_from_due' } : undefined,
+    limit: 'p_limit',
+  });
+  return `SELECT GROUP_CONCAT(x.\`id\` ORDER BY ${claimOrder('x.')}), COUNT(*),
+        SUBSTRING_INDEX(GROUP_CONCAT(CONCAT(x.\`ready_priority\`, ' ', x.due_us) ORDER BY ${claimOrder('x.')}), ',', -1)
       INTO v_ids, v_n, v_last
-      FROM (${lockedReady(jobs, from)}) AS x;`;
+      FROM (${ready}) AS x;`;
+};
 
 /** A leased row's columns as the claim returns them (its attempt as before the lease, as a read before the UPDATE sees it). */
 const LEASED_COLUMNS = `\`id\`, \`grp\`, \`conc_key\`, \`priority\`, \`attempt\` - 1 AS \`attempt\`, \`max_attempts\`, \`token\`, \`payload\`,

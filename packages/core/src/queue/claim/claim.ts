@@ -6,8 +6,7 @@ import type { SqlConnection, SqlValue } from '../../port.js';
 import { toNumber } from '../../validate.js';
 import { decodePayload } from '../model/payload.js';
 import { CURSOR_MS, type ClaimCursor, type Position } from '../model/cursor.js';
-import { FROM_MICROS } from '../../sql.js';
-import { NOW_PLUS, PHASE, updateById, type QueueTables } from '../model/tables.js';
+import { NOW_PLUS, updateById, type QueueTables } from '../model/tables.js';
 import { leaseConfirmed, leaseLeft } from '../model/held.js';
 import { takeSlots, useSlots } from '../admission/rate.js';
 import { promoteDue, PROMOTE_AT_LEAST } from './promote.js';
@@ -17,6 +16,8 @@ import { mayCall } from '../routines/call.js';
 import { TaskrowError } from '../../errors.js';
 import type { Job, JobRef } from '../model/types.js';
 import { leaseSet, pausedSql, ratedSql } from '../model/gate.js';
+import { lockReadySql } from './ready.js';
+import { heldSql } from '../model/fence.js';
 import { claimColumns, newToken, WINDOW_SLACK_US, type ClaimRow, type Handed } from '../model/claimed.js';
 
 /** How often (ms) a queue handle looks for due delayed jobs and expired leases while its claims find enough ready jobs. */
@@ -51,9 +52,8 @@ const CLAIM_COLUMNS = claimColumns();
 async function takenBefore(conn: SqlConnection, t: QueueTables, queue: string, token: number, leaseMicros: number, elapsedUs: number): Promise<ClaimRow[]> {
   const { rows } = await conn.query<ClaimRow>(
     `SELECT ${CLAIM_COLUMNS} FROM ${t.jobs} FORCE INDEX (\`claim\`)
-     WHERE \`queue\` = ? AND \`phase\` = ${PHASE.running} AND \`ready_priority\` = 0
-       AND \`due_at\` BETWEEN ${NOW_PLUS} AND ${NOW_PLUS} AND \`token\` = ? FOR UPDATE`,
-    [queue, leaseMicros - elapsedUs - WINDOW_SLACK_US, leaseMicros + WINDOW_SLACK_US, token],
+     WHERE ${heldSql('?', '?')} AND \`ready_priority\` = 0 AND \`due_at\` BETWEEN ${NOW_PLUS} AND ${NOW_PLUS} FOR UPDATE`,
+    [queue, token, leaseMicros - elapsedUs - WINDOW_SLACK_US, leaseMicros + WINDOW_SLACK_US],
   );
   return rows;
 }
@@ -366,19 +366,15 @@ async function lockReady(
   from?: Position,
 ): Promise<GatedRow[]> {
   const gated = gate !== undefined;
-  const grp = args.group === undefined ? '' : ' AND `grp` = ?';
-  const after = from === undefined ? '' : ` AND (\`ready_priority\` > ? OR (\`ready_priority\` = ? AND \`due_at\` >= ${FROM_MICROS}))`;
+  const select = lockReadySql(t.jobs, {
+    columns: `${CLAIM_COLUMNS}${gated ? `, ${gate.due} AS due` : ''}`,
+    queue: '?',
+    group: args.group === undefined ? undefined : '?',
+    from: from === undefined ? undefined : { priority: '?', dueUs: '?' },
+    also: gated ? [`NOT ${pausedSql(t, '?')}`, `NOT ${ratedSql(t, '?')}`] : undefined,
+    limit: String(limit),
+  });
   const params = [queue, ...(args.group === undefined ? [] : [args.group]), ...(from === undefined ? [] : [from.priority, from.priority, from.dueUs])];
-  const select = `SELECT ${CLAIM_COLUMNS}${gated ? `, ${gate.due} AS due` : ''}
-     FROM ${t.jobs} FORCE INDEX (\`claim\`)
-     WHERE \`queue\` = ?${grp} AND \`phase\` = ${PHASE.ready}${after}${
-       gated
-         ? `
-       AND NOT ${pausedSql(t, '?')}
-       AND NOT ${ratedSql(t, '?')}`
-         : ''
-     }
-     ORDER BY \`ready_priority\`, \`due_at\`, \`grp\`, \`id\` LIMIT ${limit} FOR UPDATE SKIP LOCKED`;
   const { rows } = await conn.query<GatedRow>(gated ? gate.gated(select) : select, gated ? [queue, ...params, queue, queue] : params);
   return rows;
 }

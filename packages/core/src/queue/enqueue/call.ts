@@ -10,6 +10,7 @@ import { mayCall } from '../routines/call.js';
 import { enqueueCallRows, type RingInCall } from '../wake/ring-in-call.js';
 import type { QueueTables } from '../model/tables.js';
 import type { Routine } from '../routines/routine.js';
+import { dueAt, insertInto, jobValues, type JobValues } from './insert.js';
 import type { Enqueued } from '../model/types.js';
 
 /** `enqueue_job`'s parameters, name and type, in order. */
@@ -57,13 +58,25 @@ ${commitWithReceipt(t.receipts, 'CAST(v_id AS CHAR)', 'v_id', 'id')}
 END`,
 };
 
-/** An enqueue procedure's INSERT of one job from `enqueue_job`'s parameters, its id then in `v_id`. */
-export const insertJob = (
-  t: QueueTables,
-): string => `  INSERT INTO ${t.jobs} (\`queue\`, \`grp\`, \`phase\`, \`priority\`, \`ready_priority\`, \`due_at\`, \`run_at\`, \`max_attempts\`, \`token\`, \`payload\`, \`conc_key\`, \`created_at\`)
-    VALUES (p_queue, p_grp, p_phase, p_priority, p_ready_priority,
-      IF(p_at IS NULL AND p_delay = 0, UTC_TIMESTAMP(6), DATE_ADD(COALESCE(CAST(p_at AS DATETIME(6)), UTC_TIMESTAMP(6)), INTERVAL p_delay MICROSECOND)),
-      \`due_at\`, p_max_attempts, p_token, p_payload, p_conc_key, UTC_TIMESTAMP(6));
+/** A job's values from `enqueue_job`'s parameters; no `dedup` (a keyed enqueue stays in the client's transaction). */
+export const PARAM_JOB: JobValues = {
+  queue: 'p_queue',
+  grp: 'p_grp',
+  phase: 'p_phase',
+  priority: 'p_priority',
+  ready_priority: 'p_ready_priority',
+  due_at: dueAt('p_at', 'p_delay'),
+  run_at: '`due_at`',
+  max_attempts: 'p_max_attempts',
+  token: 'p_token',
+  payload: 'p_payload',
+  conc_key: 'p_conc_key',
+  created_at: 'UTC_TIMESTAMP(6)',
+};
+
+/** An enqueue procedure's INSERT of one job, of `enqueue_job`'s parameters unless `v` is given; its id then in `v_id`. */
+export const insertJob = (t: QueueTables, v: JobValues = PARAM_JOB): string => `  ${insertInto(t.jobs, v)}
+    VALUES (${jobValues(v)});
   SET v_id = LAST_INSERT_ID();`;
 
 /**

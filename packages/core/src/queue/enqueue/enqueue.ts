@@ -16,32 +16,43 @@ import { jobRow, plainJobRow, startState, type JobRow, type QueueSettings } from
 import { keyHex, liveHolders, takeKeys } from './dedup.js';
 import { deleteById, type QueueTables } from '../model/tables.js';
 import type { Enqueued, EnqueueItem } from '../model/types.js';
+import { dueFrom, insertInto, jobValues, type JobValues } from './insert.js';
 
 /** Rows per INSERT: at most 12 placeholders each, far under 65,535. */
 const INSERT_ROWS = 1000;
 /** Most jobs one enqueueMany call takes (one transaction). */
 export const MAX_ENQUEUE_BATCH = 100_000;
 
-const COLUMNS =
-  '`queue`, `grp`, `phase`, `priority`, `ready_priority`, `due_at`, `run_at`, `max_attempts`, `token`, `dedup_k`, `payload`, `conc_key`, `created_at`';
 /**
- * One row's VALUES: the names and integers as literals (validated: names match `NAME_PATTERN`,
- * which has no quote or backslash, and numbers are safe integers) and the dedup key as a hex
- * literal, placeholders only for the payload, the concurrency key and a time of its own, so a
- * batch of 1,000 rows is not 12,000 values for the client to escape. A row with a time of its own (`runAt` or a delay)
- * computes `due_at` and `run_at` repeats it; a row due now takes the statement's one time.
+ * One row's values (see `insert.ts`): the names and integers as literals (validated: names match
+ * `NAME_PATTERN`, which has no quote or backslash, and numbers are safe integers) and the dedup key
+ * as a hex literal, placeholders only for the payload, the concurrency key and a time of its own,
+ * so a batch of 1,000 rows is not 12,000 values for the client to escape. A row with a time of its
+ * own (`runAt` or a delay) computes `due_at` and `run_at` repeats it; a row due now takes the
+ * statement's one time. Its parameters go to `params` in column order (time, payload, key).
  */
-function rowValues(queue: string, r: JobRow, mark: number, params: SqlValue[]): string {
+function rowValues(queue: string, r: JobRow, mark: number, params: SqlValue[]): JobValues {
   const [phase, priority, readyPriority] = startState(r);
   const at = r.runAt !== null || r.delayMicros !== 0;
   if (at) params.push(r.runAt);
   params.push(r.payload);
   if (r.concKey !== null) params.push(r.concKey);
-  const due = at
-    ? `DATE_ADD(COALESCE(CAST(? AS DATETIME(6)), UTC_TIMESTAMP(6)), INTERVAL ${int(r.delayMicros)} MICROSECOND), \`due_at\``
-    : 'UTC_TIMESTAMP(6), UTC_TIMESTAMP(6)';
-  const dedup = r.dedup === null ? 'NULL' : binaryLiteral(r.dedup);
-  return `(${nameLiteral(queue)}, ${nameLiteral(r.group)}, ${int(phase)}, ${int(priority)}, ${int(readyPriority)}, ${due}, ${int(r.maxAttempts)}, ${int(mark)}, ${dedup}, ?, ${r.concKey === null ? 'NULL' : '?'}, UTC_TIMESTAMP(6))`;
+  return {
+    queue: nameLiteral(queue),
+    grp: nameLiteral(r.group),
+    phase: int(phase),
+    priority: int(priority),
+    ready_priority: int(readyPriority),
+    // The routines' `dueAt` with its IF decided here, where the run time and the delay are known.
+    due_at: at ? dueFrom('?', int(r.delayMicros)) : 'UTC_TIMESTAMP(6)',
+    run_at: at ? '`due_at`' : 'UTC_TIMESTAMP(6)',
+    max_attempts: int(r.maxAttempts),
+    token: int(mark),
+    dedup_k: r.dedup === null ? 'NULL' : binaryLiteral(r.dedup),
+    payload: '?',
+    conc_key: r.concKey === null ? 'NULL' : '?',
+    created_at: 'UTC_TIMESTAMP(6)',
+  };
 }
 
 /** A safe integer as SQL text; anything else is a bug upstream of the INSERT, refused. */
@@ -218,7 +229,8 @@ async function insertStatement(
   const mark = randomInt(1, 2 ** 47);
   const params: SqlValue[] = [];
   const values = insert.map((r, k) => rowValues(queue, r, ordinal ? mark + k : mark, params));
-  const res = await conn.query<{ id: unknown }>(`INSERT INTO ${t.jobs} (${COLUMNS}) VALUES ${values.join(', ')}${withIds ? ' RETURNING `id`' : ''}`, params);
+  const rows = values.map((v) => `(${jobValues(v)})`).join(', ');
+  const res = await conn.query<{ id: unknown }>(`${insertInto(t.jobs, values[0]!)} VALUES ${rows}${withIds ? ' RETURNING `id`' : ''}`, params);
   return { res, mark };
 }
 

@@ -10,6 +10,7 @@ import { mayCall } from '../routines/call.js';
 import { enqueueCallRows, type RingInCall } from '../wake/ring-in-call.js';
 import type { QueueTables } from '../model/tables.js';
 import type { Routine } from '../routines/routine.js';
+import { dueAt, insertInto, jobValues, type JobValues } from './insert.js';
 import type { Enqueued } from '../model/types.js';
 
 /** Most jobs one batch CALL takes: their ids, as the receipt's text, stay within MySQL's default `group_concat_max_len` (1,024). */
@@ -17,9 +18,26 @@ export const MAX_CALL_BATCH = 32;
 /** Most payload bytes one batch CALL takes: a larger batch spends its time moving rows, not in round trips. */
 export const MAX_CALL_BATCH_BYTES = 64 * 1024;
 
-/** The expression of a row's due time from the batch's JSON row `r` (as `enqueue_job` computes it from its arguments). */
-export const DUE =
-  'IF(r.`a` IS NULL AND r.`y` = 0, UTC_TIMESTAMP(6), DATE_ADD(COALESCE(CAST(r.`a` AS DATETIME(6)), UTC_TIMESTAMP(6)), INTERVAL r.`y` MICROSECOND))';
+/**
+ * A job's values from the batch's JSON row `r` (see `callRow`; `r.i` its place in the array, from
+ * 1), under the fencing token mark + its place in the batch. `run_at` repeats the due time: in an
+ * `INSERT ... SELECT` a column name would read `r`, not the new row. No `dedup`: a keyed batch
+ * stays in the client's transaction.
+ */
+export const BATCH_ROW: JobValues = {
+  queue: 'p_queue',
+  grp: 'r.`g`',
+  phase: 'r.`s`',
+  priority: 'r.`p`',
+  ready_priority: 'r.`q`',
+  due_at: dueAt('r.`a`', 'r.`y`'),
+  run_at: dueAt('r.`a`', 'r.`y`'),
+  max_attempts: 'r.`m`',
+  token: 'p_mark + r.`i` - 1',
+  payload: 'r.`d`',
+  conc_key: 'r.`k`',
+  created_at: 'UTC_TIMESTAMP(6)',
+};
 
 /** `enqueue_jobs`' parameters, name and type, in order. */
 export const ENQUEUE_JOBS_PARAMS = [
@@ -37,18 +55,28 @@ const readBack = (
 ): string => `${indent}SELECT GROUP_CONCAT(x.\`id\` ORDER BY x.\`id\` SEPARATOR ','), COUNT(*) = p_n INTO v_ids, v_seen
 ${indent}  FROM (SELECT \`id\` FROM ${t.jobs} FORCE INDEX (PRIMARY) WHERE \`id\` >= v_first AND \`token\` BETWEEN p_mark AND p_mark + p_n - 1 AND \`queue\` = p_queue ORDER BY \`id\` LIMIT p_n) AS x;`;
 
+/** The variables of a batch procedure that `consecutiveIds` uses (`v_ids` its answer, `v_seen` 0 after it). */
+export const BATCH_DECLARATIONS = `  DECLARE v_first BIGINT UNSIGNED;
+  DECLARE v_ids TEXT CHARACTER SET ascii;
+  DECLARE v_seen TINYINT DEFAULT 0;
+  DECLARE v_n BIGINT;
+  DECLARE v_step BIGINT UNSIGNED;
+  DECLARE v_i INT UNSIGNED DEFAULT 1;
+`;
+
 /**
  * A batch's ids, into `v_ids`: counted from the first insert id where they are one consecutive
- * run, else read back by the rows' tokens (`v_seen` 1 when all `p_n` were found). With
+ * run, else read back by the rows' tokens; when not all `p_n` are found, the call of `procedure`
+ * fails (SQLSTATE 45000). With
  * `innodb_autoinc_lock_mode` 0 or 1 (MariaDB's default) an `INSERT ... SELECT` holds the table's
  * AUTO-INC lock until it ends, so its ids are a run. Under mode 2 (MySQL's default, and every
  * Galera node's) they are a run when no other insert came between: then the row at the first id
  * plus (n - 1) steps of `auto_increment_increment` is the batch's last row, told by its token. That
  * row is read by a `SELECT ... INTO`, a consistent read that locks nothing (a read in an `IF` takes
  * a shared lock: two batches whose ids interleave then deadlock); another transaction's row there
- * is not the batch's, and its ids are read back.
+ * is not the batch's, and its ids are read back. Needs `BATCH_DECLARATIONS`; leaves `v_seen` 0.
  */
-export const consecutiveIds = (t: QueueTables): string => {
+export const consecutiveIds = (t: QueueTables, procedure: string): string => {
   const last = `EXISTS (SELECT 1 FROM ${t.jobs} FORCE INDEX (PRIMARY) WHERE \`id\` = v_first + (p_n - 1) * v_step AND \`token\` = p_mark + p_n - 1 AND \`queue\` = p_queue)`;
   return `  SELECT LAST_INSERT_ID(), ROW_COUNT(), @@auto_increment_increment INTO v_first, v_n, v_step;
   SELECT v_n = p_n AND (@@innodb_autoinc_lock_mode < 2
@@ -60,22 +88,19 @@ export const consecutiveIds = (t: QueueTables): string => {
     END WHILE;
   ELSE
 ${readBack(t, '    ')}
-  END IF;`;
+  END IF;
+  IF v_seen = 0 THEN
+    SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'taskrow: ${procedure} did not find its rows by their mark';
+  END IF;
+  SET v_seen = 0;`;
 };
 
 /**
- * A batch procedure's INSERT of the rows of `p_rows` (a JSON array, see `callRow`) in array order:
- * `queue` and `grp` from the call and the row, then `rest`, the values of `phase`, `priority`,
- * `ready_priority`, `due_at`, `run_at`, `max_attempts`, `token`, `payload`, `conc_key` and
- * `created_at` (the JSON row is `r`, its place in the array `r.i`, from 1), and with `attempt` that
- * of `attempt` too.
+ * A batch procedure's INSERT of the rows of `p_rows` (a JSON array, see `callRow`) in array order,
+ * each with the values `v` (`BATCH_ROW`, or made from it) gives.
  */
-export const insertRows = (
-  t: QueueTables,
-  rest: string,
-  attempt?: string,
-): string => `  INSERT INTO ${t.jobs} (\`queue\`, \`grp\`, \`phase\`, \`priority\`, \`ready_priority\`, \`due_at\`, \`run_at\`, \`max_attempts\`, \`token\`, \`payload\`, \`conc_key\`, \`created_at\`${attempt === undefined ? '' : ', `attempt`'})
-    SELECT p_queue, r.\`g\`, ${rest}${attempt === undefined ? '' : `, ${attempt}`}
+export const insertRows = (t: QueueTables, v: JobValues): string => `  ${insertInto(t.jobs, v)}
+    SELECT ${jobValues(v)}
     FROM JSON_TABLE(p_rows, '$[*]' COLUMNS (
       \`i\` FOR ORDINALITY, \`g\` VARCHAR(64) PATH '$.g', \`s\` TINYINT UNSIGNED PATH '$.s', \`p\` SMALLINT PATH '$.p',
       \`q\` SMALLINT PATH '$.q', \`a\` VARCHAR(32) PATH '$.a', \`y\` BIGINT UNSIGNED PATH '$.y', \`m\` INT UNSIGNED PATH '$.m',
@@ -97,20 +122,10 @@ export const ENQUEUE_JOBS_ROUTINE: Routine = {
   create: (t) => `CREATE PROCEDURE ${t.enqueueManyCall}(${inParams(ENQUEUE_JOBS_PARAMS)})
 MODIFIES SQL DATA SQL SECURITY INVOKER COMMENT 'taskrow: a batch of enqueues with its receipt, idempotent per receipt token'
 BEGIN
-  DECLARE v_first BIGINT UNSIGNED;
-  DECLARE v_ids TEXT CHARACTER SET ascii;
-  DECLARE v_seen TINYINT DEFAULT 0;
-  DECLARE v_n BIGINT;
-  DECLARE v_step BIGINT UNSIGNED;
-  DECLARE v_i INT UNSIGNED DEFAULT 1;
-  DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
+${BATCH_DECLARATIONS}  DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
   START TRANSACTION;
-${insertRows(t, `r.\`s\`, r.\`p\`, r.\`q\`, ${DUE}, ${DUE}, r.\`m\`, p_mark + r.\`i\` - 1, r.\`d\`, r.\`k\`, UTC_TIMESTAMP(6)`)}
-${consecutiveIds(t)}
-  IF v_seen = 0 THEN
-    SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'taskrow: enqueue_jobs did not find its rows by their mark';
-  END IF;
-  SET v_seen = 0;
+${insertRows(t, BATCH_ROW)}
+${consecutiveIds(t, 'enqueue_jobs')}
 ${commitWithReceipt(t.receipts, 'v_ids', 'v_ids', 'ids')}
 END`,
 };
@@ -142,15 +157,19 @@ export async function enqueueManyByCall(
 ): Promise<Enqueued[] | undefined> {
   const json = JSON.stringify(rows.map(callRow));
   const got = await enqueueCallRows<{ ids?: unknown }>(exec, t, true, [queue, json, rows.length, randomInt(1, 2 ** 47), receiptToken()], ring);
-  if (got === undefined) return undefined;
-  const ids = got[0]?.ids;
+  return got === undefined ? undefined : batchIds(got[0]?.ids, rows.length, t.enqueueManyCall, queue);
+}
+
+/**
+ * The entries of a batch of `n` new jobs from the `ids` a batch procedure (`procedure`) answers
+ * (the receipt's text, see `enqueued-text.ts`), in row order. MUST throw `DATABASE_ERROR`, naming
+ * what came back, unless that is `n` new ids.
+ */
+export function batchIds(ids: unknown, n: number, procedure: string, queue: string): Enqueued[] {
   const text = Buffer.isBuffer(ids) ? ids.toString('latin1') : typeof ids === 'string' ? ids : '';
   const out = decodeEnqueued(text);
-  if (out.length !== rows.length || !out.every((e) => Number.isSafeInteger(e.id) && e.id > 0 && !e.deduplicated)) {
-    throw new TaskrowError(
-      'DATABASE_ERROR',
-      `enqueue of ${rows.length} jobs got ${JSON.stringify(text)} back from ${t.enqueueManyCall} (queue ${JSON.stringify(queue)})`,
-    );
+  if (out.length !== n || !out.every((e) => Number.isSafeInteger(e.id) && e.id > 0 && !e.deduplicated)) {
+    throw new TaskrowError('DATABASE_ERROR', `enqueue of ${n} jobs got ${JSON.stringify(text)} back from ${procedure} (queue ${JSON.stringify(queue)})`);
   }
   return out;
 }

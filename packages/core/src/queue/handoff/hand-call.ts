@@ -1,7 +1,8 @@
 import type { RoutineDialect } from '../../dialect.js';
 import { takesNewJobNowSql } from '../model/gate.js';
-import { commitWithReceiptInto, ENQUEUE_JOB_PARAMS, inParams, insertJob } from '../enqueue/call.js';
-import { KILL_SLEEPERS } from '../wake/ring-call.js';
+import { commitWithReceiptInto, ENQUEUE_JOB_PARAMS, inParams, insertJob, PARAM_JOB } from '../enqueue/call.js';
+import { leasedValues } from '../enqueue/insert.js';
+import { countRingSql, KILL_SLEEPERS, sleepersSql } from '../wake/ring-call.js';
 import { PHASE, type QueueTables } from '../model/tables.js';
 import type { Routine } from '../routines/routine.js';
 
@@ -22,7 +23,7 @@ const takenNow = (t: QueueTables, d: RoutineDialect): string => `SELECT ${takesN
 
 /** The ring's start: count it on the guard row (`v_found` 0, or -1 without one) and, for a job that starts ready, find a registration with a token to hand it to (`v_free`). */
 const ringStart = (t: QueueTables, d: RoutineDialect): string => `  IF p_ring > 0 THEN
-    UPDATE ${t.sleepers} SET \`rings\` = \`rings\` + 1 WHERE \`queue\` = p_queue AND \`conn\` = 0;
+    ${countRingSql(t, 'p_queue')};
     SET v_found = IF(ROW_COUNT() > 0, 0, -1);
     IF v_found = 0 AND p_phase = ${PHASE.ready} THEN
       SELECT \`conn\`, \`token\`, \`lease_us\` INTO v_hand, v_token, v_lease FROM ${t.sleepers} WHERE \`queue\` = p_queue AND \`conn\` > 0 AND \`token\` > 0 LIMIT 1;
@@ -36,9 +37,7 @@ const ringStart = (t: QueueTables, d: RoutineDialect): string => `  IF p_ring > 
 
 /** The job's INSERT, leased to the registration's token (`v_free`: lease expiry on the database clock, attempt 1, running) or as `enqueue_job` inserts it. */
 const insertMaybeLeased = (t: QueueTables): string => `  IF v_free = 1 THEN
-    INSERT INTO ${t.jobs} (\`queue\`, \`grp\`, \`phase\`, \`priority\`, \`ready_priority\`, \`due_at\`, \`run_at\`, \`attempt\`, \`max_attempts\`, \`token\`, \`payload\`, \`conc_key\`, \`created_at\`)
-      VALUES (p_queue, p_grp, ${PHASE.running}, p_priority, 0, UTC_TIMESTAMP(6) + INTERVAL v_lease MICROSECOND, UTC_TIMESTAMP(6), 1, p_max_attempts, v_token, p_payload, p_conc_key, UTC_TIMESTAMP(6));
-    SET v_id = LAST_INSERT_ID();
+  ${insertJob(t, leasedValues(PARAM_JOB, 'v_token', 'v_lease', 'UTC_TIMESTAMP(6)')).replaceAll('\n', '\n  ')}
   ELSE
   ${insertJob(t).replaceAll('\n', '\n  ')}
   END IF;
@@ -73,7 +72,7 @@ BEGIN
   DECLARE v_token BIGINT UNSIGNED DEFAULT 0;
   DECLARE v_lease BIGINT UNSIGNED DEFAULT 0;
   DECLARE v_free TINYINT DEFAULT 0;
-  DECLARE c_sleepers CURSOR FOR SELECT \`conn\` FROM ${t.sleepers} WHERE \`queue\` = p_queue AND \`conn\` > 0 ORDER BY \`conn\` = v_hand DESC LIMIT p_ring;
+  DECLARE c_sleepers CURSOR FOR ${sleepersSql(t, 'p_queue', 'p_ring', '`conn` = v_hand')};
   DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_done = 1;
   DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
   IF p_ring > 0 AND @@SESSION.binlog_format = 'STATEMENT' THEN

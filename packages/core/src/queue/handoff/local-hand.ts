@@ -1,21 +1,31 @@
 import { randomInt } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Executor } from '../../engine/executor.js';
-import { TaskrowError } from '../../errors.js';
 import { purgeReceiptsNow, receiptToken } from '../../receipts/receipts.js';
 import type { RoutineDialect } from '../../dialect.js';
 import { epochMicros } from '../../sql.js';
 import { toNumber } from '../../validate.js';
 import { jobOf } from '../claim/claim.js';
 import type { ClaimRow, Handed } from '../model/claimed.js';
-import { takesNewJobNowSql } from '../model/gate.js';
+import { leaseEnd, takesNewJobNowSql } from '../model/gate.js';
+import { heldSql } from '../model/fence.js';
 import { inParams, writeReceipt } from '../enqueue/call.js';
-import { callRow, consecutiveIds, ENQUEUE_JOBS_PARAMS, DUE, insertRows, MAX_CALL_BATCH, MAX_CALL_BATCH_BYTES } from '../enqueue/many-call.js';
-import { decodeEnqueued } from '../enqueue/enqueued-text.js';
+import {
+  BATCH_DECLARATIONS,
+  BATCH_ROW,
+  batchIds,
+  callRow,
+  consecutiveIds,
+  ENQUEUE_JOBS_PARAMS,
+  insertRows,
+  MAX_CALL_BATCH,
+  MAX_CALL_BATCH_BYTES,
+} from '../enqueue/many-call.js';
+import { leasedValues } from '../enqueue/insert.js';
 import { leaseConfirmed } from '../model/held.js';
 import type { JobRow } from '../model/options.js';
 import { callResults, mayCall } from '../routines/call.js';
-import { PHASE, type QueueTables } from '../model/tables.js';
+import type { QueueTables } from '../model/tables.js';
 import type { Routine } from '../routines/routine.js';
 import type { Enqueued, JobRef } from '../model/types.js';
 import { producerOf } from '../enqueue/producer.js';
@@ -37,18 +47,15 @@ const freeNow = (t: QueueTables, d: RoutineDialect): string => `SELECT ${takesNe
       UTC_TIMESTAMP(6)
       INTO v_free, v_now;`;
 
-/** The leased rows' values after `queue` and `grp` (see `insertRows`): running, lease expiry `p_lease` µs from `v_now`, fencing tokens mark, mark + 1, ... */
-const LEASED = `${PHASE.running}, r.\`p\`, 0, v_now + INTERVAL p_lease MICROSECOND, v_now, r.\`m\`, p_mark + r.\`i\` - 1, r.\`d\`, NULL, v_now`;
-
-/** The rows' values as `enqueue_jobs` inserts them. */
-const READY = `r.\`s\`, r.\`p\`, r.\`q\`, ${DUE}, ${DUE}, r.\`m\`, p_mark + r.\`i\` - 1, r.\`d\`, r.\`k\`, UTC_TIMESTAMP(6)`;
+/** The rows' values leased to the runner (see `leasedValues`): lease expiry `p_lease` µs from `v_now`, fencing tokens mark, mark + 1, ...; no concurrency key (the caller passes none). */
+const LEASED = leasedValues({ ...BATCH_ROW, conc_key: 'NULL' }, BATCH_ROW.token, 'p_lease', 'v_now');
 
 /** The answer of a run whose receipt token had committed first: that run's ids, and whether its first job is still leased under its token (then every job is: they were leased together). */
 const replayed = (
   t: QueueTables,
 ): string => `    SELECT x.\`result\` AS \`ids\`, j.\`id\` IS NOT NULL AS \`handed\`, ${epochMicros('j.`run_at`')} AS run_us, ${epochMicros('j.`due_at`')} AS due_us
       FROM ${t.receipts} AS x LEFT JOIN ${t.jobs} AS j FORCE INDEX (PRIMARY)
-        ON j.\`id\` = CAST(SUBSTRING_INDEX(SUBSTRING_INDEX(x.\`result\`, ',', 1), '-', 1) AS UNSIGNED) AND j.\`token\` = p_mark AND j.\`phase\` = ${PHASE.running} AND j.\`queue\` = p_queue
+        ON j.\`id\` = CAST(SUBSTRING_INDEX(SUBSTRING_INDEX(x.\`result\`, ',', 1), '-', 1) AS UNSIGNED) AND ${heldSql('p_queue', 'p_mark', 'j.')}
       WHERE x.\`token\` = p_receipt;`;
 
 /** `CREATE PROCEDURE` of `enqueue_jobs_leased`: see `ENQUEUE_JOBS_LEASED_ROUTINE`. */
@@ -58,34 +65,24 @@ const leasedProcedure = (
 ): string => `CREATE PROCEDURE ${t.enqueueLeaseCall}(${inParams([...ENQUEUE_JOBS_PARAMS, 'p_lease BIGINT UNSIGNED'])})
 MODIFIES SQL DATA SQL SECURITY INVOKER COMMENT 'taskrow: a batch of enqueues leased to a worker of the enqueuing process when a claim would take it now'
 BEGIN
-  DECLARE v_first BIGINT UNSIGNED;
-  DECLARE v_ids TEXT CHARACTER SET ascii;
-  DECLARE v_seen TINYINT DEFAULT 0;
-  DECLARE v_n BIGINT;
-  DECLARE v_step BIGINT UNSIGNED;
-  DECLARE v_i INT UNSIGNED DEFAULT 1;
-  DECLARE v_free TINYINT DEFAULT 0;
+${BATCH_DECLARATIONS}  DECLARE v_free TINYINT DEFAULT 0;
   DECLARE v_now DATETIME(6);
   DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
   START TRANSACTION;
   ${freeNow(t, d)}
   IF v_free = 1 THEN
-  ${insertRows(t, LEASED, '1').replaceAll('\n', '\n  ')}
+  ${insertRows(t, LEASED).replaceAll('\n', '\n  ')}
   ELSE
-  ${insertRows(t, READY).replaceAll('\n', '\n  ')}
+  ${insertRows(t, BATCH_ROW).replaceAll('\n', '\n  ')}
   END IF;
-${consecutiveIds(t)}
-  IF v_seen = 0 THEN
-    SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'taskrow: enqueue_jobs_leased did not find its rows by their mark';
-  END IF;
-  SET v_seen = 0;
+${consecutiveIds(t, 'enqueue_jobs_leased')}
 ${writeReceipt(t.receipts, 'v_ids')}
   IF v_seen = 1 THEN
     ROLLBACK;
 ${replayed(t)}
   ELSE
     COMMIT;
-    SELECT v_ids AS \`ids\`, v_free AS \`handed\`, ${epochMicros('v_now')} AS run_us, ${epochMicros('v_now + INTERVAL p_lease MICROSECOND')} AS due_us;
+    SELECT v_ids AS \`ids\`, v_free AS \`handed\`, ${epochMicros('v_now')} AS run_us, ${epochMicros(leaseEnd('p_lease', 'v_now'))} AS due_us;
   END IF;
 END`;
 
@@ -156,6 +153,7 @@ export async function enqueueLeased(
   const mark = randomInt(1, 2 ** 47);
   const sentAt = performance.now();
   let answer: LeasedRow | undefined;
+  let out: Enqueued[];
   try {
     const sets = await callResults(exec, t.enqueueLeaseCall, [queue, JSON.stringify(rows.map(callRow)), rows.length, mark, receiptToken(), runner.leaseMicros]);
     if (sets === undefined) {
@@ -163,18 +161,10 @@ export async function enqueueLeased(
       return undefined;
     }
     answer = sets[0]?.[0] as LeasedRow | undefined;
+    out = batchIds(answer?.ids, rows.length, t.enqueueLeaseCall, queue);
   } catch (err) {
     runner.cancel();
     throw err;
-  }
-  const text = Buffer.isBuffer(answer?.ids) ? answer.ids.toString('latin1') : typeof answer?.ids === 'string' ? answer.ids : '';
-  const out = decodeEnqueued(text);
-  if (out.length !== rows.length || !out.every((e) => Number.isSafeInteger(e.id) && e.id > 0 && !e.deduplicated)) {
-    runner.cancel();
-    throw new TaskrowError(
-      'DATABASE_ERROR',
-      `enqueue of ${rows.length} jobs got ${JSON.stringify(text)} back from ${t.enqueueLeaseCall} (queue ${JSON.stringify(queue)})`,
-    );
   }
   const handed = answer !== undefined && toNumber(answer.handed ?? 0) === 1;
   if (!handed) {

@@ -33,10 +33,13 @@ export const takesNewJobNowSql = (t: QueueTables, stops: Dialect['rangeEndStops'
         AND NOT ${readySql(t, queue)}
         AND NOT ${dueSql(t, stops, queue)}`;
 
+/** A lease's expiry: `lease` microseconds after `now` (SQL each; the database clock). */
+export const leaseEnd = (lease: string, now = 'UTC_TIMESTAMP(6)'): string => `${now} + INTERVAL ${lease} MICROSECOND`;
+
 /**
  * The SET list of a claim's lease, written once for the client's claim and the claim procedure:
  * expiry `lease` microseconds from now (database clock), one more attempt, fencing token `token`,
  * running. `lease` and `token` are SQL: `?` each in a client's statement, in that order.
  */
 export const leaseSet = (lease: string, token: string): string =>
-  `\`due_at\` = UTC_TIMESTAMP(6) + INTERVAL ${lease} MICROSECOND, \`attempt\` = \`attempt\` + 1, \`token\` = ${token}, \`ready_priority\` = 0, \`phase\` = ${PHASE.running}`;
+  `\`due_at\` = ${leaseEnd(lease)}, \`attempt\` = \`attempt\` + 1, \`token\` = ${token}, \`ready_priority\` = 0, \`phase\` = ${PHASE.running}`;

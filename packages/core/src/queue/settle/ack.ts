@@ -5,6 +5,7 @@ import type { SqlConnection, SqlValue } from '../../port.js';
 import { RollBack } from '../../retry.js';
 import { intArg, show, toNumber } from '../../validate.js';
 import { LeaseLostError } from '../model/errors.js';
+import { heldSql } from '../model/fence.js';
 import { isSettled, markSettled } from '../model/held.js';
 import { MAX_CLAIM } from '../model/options.js';
 import { epochMicros, NOW_MICROS, PHASE, type QueueTables } from '../model/tables.js';
@@ -43,12 +44,12 @@ export function refsArg(queue: string, jobs: unknown, action: string): JobRef[] 
 }
 
 /**
- * The fencing check of each row as a WHERE clause with its parameters: the job is running in
- * `queue` under the caller's token (`token = CASE id WHEN ? THEN ? ... END`).
+ * The fencing check of each row as a WHERE clause with its parameters: the job is one of `refs`,
+ * running in `queue` under the caller's token (`heldSql`, the token `CASE id WHEN ? THEN ? ... END`).
  */
 export function fence(queue: string, refs: readonly JobRef[]): { sql: string; params: SqlValue[] } {
   return {
-    sql: `\`id\` IN (${placeholderList(refs.length)}) AND \`queue\` = ? AND \`phase\` = ${PHASE.running} AND \`token\` = CASE \`id\`${' WHEN ? THEN ?'.repeat(refs.length)} END`,
+    sql: `\`id\` IN (${placeholderList(refs.length)}) AND ${heldSql('?', `CASE \`id\`${' WHEN ? THEN ?'.repeat(refs.length)} END`)}`,
     params: [...refs.map((r) => r.id), queue, ...refs.flatMap((r) => [r.id, r.token])],
   };
 }

@@ -4,7 +4,8 @@ import type { FastOutcome } from './ack.js';
 import { markSettled } from '../model/held.js';
 import { callRows, mayCall } from '../routines/call.js';
 import type { AckContext } from './context.js';
-import { PHASE, type QueueTables } from '../model/tables.js';
+import type { QueueTables } from '../model/tables.js';
+import { heldSql } from '../model/fence.js';
 import type { Routine } from '../routines/routine.js';
 import type { JobRef } from '../model/types.js';
 
@@ -16,14 +17,14 @@ import type { JobRef } from '../model/types.js';
 /**
  * The procedures' transaction at READ COMMITTED (a missing id takes no gap lock) and its DELETE of
  * the jobs of `p_done` (a JSON array of `[id, token]` pairs) still running in `p_queue` under
- * those tokens, joined by primary key (`FORCE INDEX`: MariaDB otherwise planned a scan of the
- * table for the join).
+ * those tokens (`heldSql`, the fencing check of every ack), joined by primary key (`FORCE INDEX`:
+ * MariaDB otherwise planned a scan of the table for the join).
  */
 export const deleteDone = (t: QueueTables): string => `SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
   START TRANSACTION;
   DELETE j FROM JSON_TABLE(p_done, '$[*]' COLUMNS (\`i\` BIGINT UNSIGNED PATH '$[0]', \`k\` BIGINT UNSIGNED PATH '$[1]')) AS d
     STRAIGHT_JOIN ${t.jobs} AS j FORCE INDEX (PRIMARY) ON j.\`id\` = d.\`i\`
-    WHERE j.\`token\` = d.\`k\` AND j.\`queue\` = p_queue AND j.\`phase\` = ${PHASE.running};`;
+    WHERE ${heldSql('p_queue', 'd.`k`', 'j.')};`;
 
 /**
  * Deletes the jobs of `p_done` still held (`deleteDone`); commits when that matched all `p_n` of

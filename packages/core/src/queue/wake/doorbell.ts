@@ -291,6 +291,7 @@ function handedRead(t: QueueTables, queue: string, hands: readonly Hand[]): { sq
   const now = performance.now();
   const from = Math.min(...hands.map((h) => h.target.leaseMicros - Math.ceil((now - h.at) * 1000))) - WINDOW_SLACK_US;
   const to = Math.max(...hands.map((h) => h.target.leaseMicros)) + WINDOW_SLACK_US;
+  // Not `heldSql`: the job may carry any of the hands' tokens, and is read as a range of the `claim` index.
   const sql = `SELECT g.\`rings\` AS \`rings\`, ${claimColumns('j.')}
     FROM ${t.sleepers} g LEFT JOIN ${t.jobs} j FORCE INDEX (\`claim\`)
       ON j.\`queue\` = g.\`queue\` AND j.\`phase\` = ${PHASE.running} AND j.\`ready_priority\` = 0

@@ -5,6 +5,23 @@ import type { QueueTables } from '../model/tables.js';
 import type { Routine } from '../routines/routine.js';
 
 /**
+ * A ring's count on the queue's guard row, written once for the client's ring (`ring.ts`) and the
+ * procedures that ring (`ring_sleepers`, `enqueue_job_and_hand`): it locks the row until the
+ * commit, and tells a sleeper that a ring came (see `doorbell.ts`). It matches no row when the
+ * queue has no guard row. `queue` is SQL: `?` in a client's statement, `p_queue` in a routine.
+ */
+export const countRingSql = (t: QueueTables, queue: string): string =>
+  `UPDATE ${t.sleepers} SET \`rings\` = \`rings\` + 1 WHERE \`queue\` = ${queue} AND \`conn\` = 0`;
+
+/**
+ * The read of up to `limit` registrations of `queue`'s sleepers (their connection ids; a ring
+ * reads them uncommitted, as no registration is ever committed), those for which `first` is true
+ * first when given. SQL each, as in `countRingSql`.
+ */
+export const sleepersSql = (t: QueueTables, queue: string, limit: string, first?: string): string =>
+  `SELECT \`conn\` FROM ${t.sleepers} WHERE \`queue\` = ${queue} AND \`conn\` > 0${first === undefined ? '' : ` ORDER BY ${first} DESC`} LIMIT ${limit}`;
+
+/**
  * A ring's `KILL QUERY` of each registration cursor `c_sleepers` reads (`v_conn`), counted in
  * `v_found`; one whose thread ended meanwhile (error 1094) is skipped. Needs `v_done` set by the
  * cursor's NOT FOUND handler.
@@ -41,12 +58,12 @@ BEGIN
   DECLARE v_conn BIGINT UNSIGNED;
   DECLARE v_found INT DEFAULT -1;
   DECLARE v_done TINYINT DEFAULT 0;
-  DECLARE c_sleepers CURSOR FOR SELECT \`conn\` FROM ${t.sleepers} WHERE \`queue\` = p_queue AND \`conn\` > 0 LIMIT p_max;
+  DECLARE c_sleepers CURSOR FOR ${sleepersSql(t, 'p_queue', 'p_max')};
   DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_done = 1;
   DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
   SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED;
   START TRANSACTION;
-  UPDATE ${t.sleepers} SET \`rings\` = \`rings\` + 1 WHERE \`queue\` = p_queue AND \`conn\` = 0;
+  ${countRingSql(t, 'p_queue')};
   IF ROW_COUNT() > 0 THEN
     SET v_found = 0;
 ${KILL_SLEEPERS}  END IF;

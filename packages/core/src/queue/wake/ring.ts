@@ -6,7 +6,7 @@ import { enqueued, hasWorkers } from './wake.js';
 import { claimCursor } from '../model/cursor.js';
 import { errnoOf } from './doorbell.js';
 import { perQueue } from '../model/registry.js';
-import { ringByCall } from './ring-call.js';
+import { countRingSql, ringByCall, sleepersSql } from './ring-call.js';
 import type { CallRingAnswer, RingInCall } from './ring-in-call.js';
 
 /**
@@ -180,12 +180,9 @@ function ringInTransaction(exec: Executor, t: QueueTables, queue: string, n: num
   return exec.transaction(
     async (conn) => {
       // Counting the ring locks the guard row, and tells a sleeper this ring's KILL may have missed (see doorbell.ts).
-      const guard = await conn.query(`UPDATE ${t.sleepers} SET \`rings\` = \`rings\` + 1 WHERE \`queue\` = ? AND \`conn\` = 0`, [queue]);
+      const guard = await conn.query(countRingSql(t, '?'), [queue]);
       if (guard.affectedRows === 0) return -1;
-      const { rows } = await conn.query<{ conn: unknown }>(
-        `SELECT \`conn\` FROM ${t.sleepers} WHERE \`queue\` = ? AND \`conn\` > 0 LIMIT ${typeof n === 'number' ? n : MAX_RING}`,
-        [queue],
-      );
+      const { rows } = await conn.query<{ conn: unknown }>(sleepersSql(t, '?', String(typeof n === 'number' ? n : MAX_RING)), [queue]);
       const wanted = rows.length === 0 || typeof n === 'number' ? rows.length : await n.sleepers();
       for (const r of rows.slice(0, wanted)) {
         const id = BigInt(String(r.conn)); // an integer the server wrote: safe in the text
