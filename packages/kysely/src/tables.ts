@@ -15,6 +15,8 @@ export interface SchemaMigrationsTable {
   version: number;
   name: string;
   applied_at: UtcDateTime;
+  /** The oldest schema version a build must know to use this schema. */
+  min_build: ColumnType<number, number | undefined, number>;
 }
 
 /** Dones: namespace name -> current generation. */
@@ -254,7 +256,7 @@ export type TaskrowLoopTables<P extends string = 'taskrow_', Names extends strin
  * list and the interfaces above name the same columns.
  */
 export const TASKROW_COLUMNS = {
-  schema_migrations: ['version', 'name', 'applied_at'],
+  schema_migrations: ['version', 'name', 'applied_at', 'min_build'],
   dones_ns: ['name', 'gen', 'created_at'],
   dones_gen: ['gen', 'ns', 'retired_at'],
   dones: ['gen', 'k', 'k_long', 'marked_at'],
