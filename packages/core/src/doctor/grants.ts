@@ -76,8 +76,8 @@ export function readGrants(lines: readonly string[], database: string): GrantsOn
     const [, list = '', kind, db = '', tbl] = m;
     const privileges = privilegeList(list);
     if (privileges.includes('PROXY')) continue;
-    if (kind === undefined && db === '*' && (tbl === undefined || tbl === '*')) privileges.forEach((p) => global.add(p));
-    else if (kind === undefined && tbl === '*' && databaseMatches(unquote(db), database)) privileges.forEach((p) => onDatabase.add(p));
+    if (kind === undefined && db === '*' && (tbl === undefined || tbl === '*')) for (const p of privileges) global.add(p);
+    else if (kind === undefined && tbl === '*' && databaseMatches(unquote(db), database)) for (const p of privileges) onDatabase.add(p);
     else if (databaseMatches(unquote(db), database)) doubts.push(line);
   }
   return { global, database: onDatabase, doubts };
