@@ -2,9 +2,10 @@ import { result, varNumber, type DoctorContext } from './context.js';
 import type { DoctorCheck } from './types.js';
 
 /**
- * The `binlog` check. `binlog_format=STATEMENT` with the binary log on is a `fail`: MySQL refuses
- * InnoDB writes at READ COMMITTED (error 1665), where taskrow's claims and acks write, and MariaDB
- * counts `SKIP LOCKED` unsafe for statement logging. `MIXED` and `ROW` are `ok`.
+ * The `binlog` check. `binlog_format=STATEMENT` with the binary log on is a `fail`: MySQL and
+ * MariaDB refuse InnoDB writes at READ COMMITTED then (error 1665), and taskrow's claims write at
+ * READ COMMITTED (seen on MariaDB 10.11 and 11.8 and MySQL 9.7: every claim refused, enqueues
+ * stored). `MIXED` and `ROW` are `ok`.
  */
 export function binlogCheck(ctx: DoctorContext): DoctorCheck {
   const on = /^(on|1)$/i.test(ctx.vars.get('log_bin') ?? '');
@@ -12,12 +13,9 @@ export function binlogCheck(ctx: DoctorContext): DoctorCheck {
   const details = { logBin: on, binlogFormat: format || null };
   if (!on) return result('binlog', 'ok', `the binary log is off${format ? ` (binlog_format=${format} would apply when on)` : ''}`, undefined, details);
   if (format !== 'STATEMENT') return result('binlog', 'ok', `binary log on, binlog_format=${format || 'unknown'}`, undefined, details);
-  const breaks =
-    ctx.exec.dialect.engine === 'mysql'
-      ? "MySQL refuses InnoDB writes at READ COMMITTED (error 1665): taskrow's claims and acks fail"
-      : 'MariaDB logs SKIP LOCKED claims as unsafe statements, which replicas may apply differently';
+  const breaks = 'the server refuses InnoDB writes at READ COMMITTED (error 1665), so every claim fails (enqueues are stored, without ringing the doorbell)';
   const fix = 'SET GLOBAL binlog_format = ROW (or MIXED), and set it in the server configuration';
-  return result('binlog', 'fail', `binlog_format=STATEMENT with the binary log on: ${breaks}; the doorbell's hand-off is skipped`, fix, details);
+  return result('binlog', 'fail', `binlog_format=STATEMENT with the binary log on: ${breaks}`, fix, details);
 }
 
 /**
