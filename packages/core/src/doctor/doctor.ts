@@ -43,7 +43,12 @@ const CONNECTION_CODES = new Set(['CONNECTION_LOST', 'CLIENT_CLOSED']);
  */
 export async function doctor(exec: Executor, prefix: string): Promise<DoctorReport> {
   const bounded = exec.within(CHECK_TIMEOUT_MS).once();
-  const ctx: DoctorContext = { exec: bounded, prefix, vars: await readVariables({ exec: bounded }), statementTimeoutMs: exec.timeoutMs };
+  // Variables that cannot be read leave the checks that read them to say 'unknown'; a dead connection still rejects.
+  const vars = await readVariables({ exec: bounded }).catch((err: unknown) => {
+    if (err instanceof TaskrowError && CONNECTION_CODES.has(err.code)) throw err;
+    return new Map<string, string>();
+  });
+  const ctx: DoctorContext = { exec: bounded, prefix, vars, statementTimeoutMs: exec.timeoutMs };
   const checks: DoctorCheck[] = [];
   for (const c of CHECKS) checks.push(await guarded(ctx, c.id, c.run));
   return { checks };
