@@ -12,8 +12,8 @@ interface Need {
 /** What each feature needs (docs/operations.md, Privileges); the doorbell across users is reported in `details` only. */
 const NEEDS: readonly Need[] = [
   { feature: 'every primitive', privileges: ['SELECT', 'INSERT', 'UPDATE', 'DELETE'], missing: 'fail' },
-  { feature: 'migrate() tables and createLoop()', privileges: ['CREATE'], missing: 'warn' },
-  { feature: 'migrate() stored procedures (create and replace)', privileges: ['CREATE ROUTINE', 'ALTER ROUTINE'], missing: 'warn' },
+  { feature: 'creating tables with migrate() and createLoop()', privileges: ['CREATE'], missing: 'warn' },
+  { feature: 'installing stored procedures with migrate()', privileges: ['CREATE ROUTINE', 'ALTER ROUTINE'], missing: 'warn' },
   { feature: 'running the stored procedures', privileges: ['EXECUTE'], missing: 'warn' },
 ];
 

@@ -19,7 +19,8 @@ const SERVES: Readonly<Record<string, string>> = {
 };
 
 /** What makes every procedure current. */
-const fixFor = 'run migrate() (taskrow migrate) as a user granted CREATE ROUTINE, ALTER ROUTINE and EXECUTE on the database';
+const fixFor =
+  'run migrate() (taskrow migrate) as a user granted CREATE ROUTINE, ALTER ROUTINE and EXECUTE on the database; grant EXECUTE to every user taskrow runs as';
 
 /**
  * The `procedures` check: compares the Queue's stored procedures installed under the prefix with
@@ -43,7 +44,7 @@ export async function proceduresCheck(ctx: DoctorContext): Promise<DoctorCheck> 
     return result('procedures', 'ok', why, undefined, details);
   }
   if (missing.length === wanted.length) {
-    const none = `none of the ${wanted.length} stored procedures is installed: every Queue path (enqueue, claim, completion, the doorbell) runs statement by statement, with more round trips per job`;
+    const none = `none of the ${wanted.length} stored procedures is installed or visible to this user (a user without EXECUTE sees none): every Queue path (enqueue, claim, completion, the doorbell) runs statement by statement, with more round trips per job`;
     return result('procedures', 'warn', none, fixFor, details);
   }
   const serves = (name: string): string => SERVES[name.slice(ctx.prefix.length)] ?? 'a Queue path';

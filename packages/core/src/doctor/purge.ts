@@ -22,7 +22,12 @@ export async function purgeLagCheck(ctx: DoctorContext): Promise<DoctorCheck> {
     rows = (await ctx.exec.query<{ n: unknown }>("SELECT `COUNT` AS n FROM information_schema.INNODB_METRICS WHERE NAME = 'trx_rseg_history_len'")).rows;
   } catch (err) {
     if (!DENIED.has(errnoOf(ctx, err) ?? 0)) throw err;
-    return result('purge-lag', 'skipped', 'InnoDB history list length not readable: it needs the PROCESS privilege', 'GRANT PROCESS ON *.* to read it');
+    return result(
+      'purge-lag',
+      'skipped',
+      'InnoDB history list length not readable: it needs the PROCESS privilege',
+      'GRANT PROCESS ON *.* TO the user, if you want this check (no feature needs it)',
+    );
   }
   if (rows[0] === undefined) return result('purge-lag', 'skipped', 'this server reports no trx_rseg_history_len');
   const length = toNumber(rows[0].n);
