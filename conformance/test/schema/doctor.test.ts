@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DoctorCheck, DoctorReport } from '@taskrow/core';
-import { freshName } from '@taskrow/core/conformance';
+import { dropPrefix, freshName } from '@taskrow/core/conformance';
 import { taskrow } from '@taskrow/mysql2';
 import mysql from 'mysql2/promise';
 import { useMigratedPool } from '../../src/setup.js';
@@ -93,6 +93,22 @@ for (const target of targets()) {
       } finally {
         await pool.end();
         await m.probe.query(`DROP USER '${user}'@'%'`);
+      }
+    });
+
+    it('warns when a newer build recorded a schema version this build does not know', async () => {
+      const pool = mysql.createPool({ uri: target.url, connectionLimit: 2 });
+      const prefix = `${freshName('new')}_`;
+      try {
+        const tr = await taskrow(pool, { prefix });
+        const { version } = await tr.migrate();
+        await m.probe.query(`INSERT INTO \`${prefix}schema_migrations\` (version, name, applied_at) VALUES (?, 'from_a_newer_build', UTC_TIMESTAMP(6))`, [
+          version + 1,
+        ]);
+        expect(check(await tr.doctor(), 'schema')).toMatchObject({ status: 'warn', details: { stored: version + 1, build: version } });
+      } finally {
+        await dropPrefix(m.probe, prefix);
+        await pool.end();
       }
     });
 
