@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { TaskrowError } from '@taskrow/core';
 import { dashboardCommand } from './commands/dashboard.js';
 import { demoCommand } from './commands/demo.js';
+import { doctorCommand } from './commands/doctor.js';
 import { donesCommand } from './commands/dones.js';
 import { loopCommand } from './commands/loop.js';
 import { queueCommand } from './commands/queue.js';
@@ -18,6 +19,7 @@ import { commandHelp, shortUsage, USAGE } from './usage.js';
 export const COMMANDS: Record<string, Command> = {
   migrate: migrateCommand,
   schema: schemaCommand,
+  doctor: doctorCommand,
   dones: donesCommand,
   loop: loopCommand,
   queue: queueCommand,

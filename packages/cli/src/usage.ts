@@ -4,6 +4,8 @@ export const USAGE = `usage: taskrow COMMAND [ARGS] [--url URL | --embedded] [--
 commands:
   migrate                                  create or upgrade taskrow's tables and stored procedures
   schema [--engine mysql|mariadb]          print the DDL (no connection needed), the procedures too with --engine
+  doctor [--json]                          check the server and schema (read-only): OK / WARN / FAIL with the fix
+                                           each; exit 1 when any check failed
   dones mark|unmark NS [KEY...]            mark / unmark keys (stdin, one per line, when no KEY)
   dones check NS [KEY...]                  print done/pending for each key; exit 1 when any is pending
   dones pending NS                         read candidate keys on stdin, write the not-done ones
@@ -39,7 +41,8 @@ stdin: one key per line; a trailing CR is dropped (CRLF files work) and blank li
 output: stdout is machine-readable (--json for JSON); progress goes to stderr on a terminal.
 exit codes:
   0  ok
-  1  a failure while running: the server refused, or a job or schedule was not found (dones check: some key pending)
+  1  a failure while running: the server refused, or a job or schedule was not found (dones check: some key pending;
+     doctor: some check failed)
   2  the command line is wrong: an unknown command, action or flag, or a value refused, whichever check finds it
 taskrow --version prints the version; taskrow COMMAND --help prints that command's lines.
 `;

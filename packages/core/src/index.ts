@@ -20,6 +20,7 @@ export { MAX_LOOP_ID_BYTES } from './loop/ids.js';
 export * from './queue/index.js';
 export * from './schedule/index.js';
 export * from './inspect/index.js';
+export type { DoctorCheck, DoctorReport, DoctorStatus } from './doctor/index.js';
 export type { SqlClient, SqlSession, SessionOptions, QueryOptions, SqlConnection, SqlResult, SqlValue, DriverErrorInfo, IsolationLevel } from './port.js';
 export { dialectFromVersion, type Dialect } from './dialect.js';
 export {

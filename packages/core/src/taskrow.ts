@@ -27,6 +27,7 @@ import type { Queue } from './queue/model/queue.js';
 import { createSchedules } from './schedule/schedules.js';
 import { schedulesTable } from './schedule/schema.js';
 import type { Schedules } from './schedule/types.js';
+import { doctor, type DoctorReport } from './doctor/index.js';
 
 /** Options every adapter factory accepts. */
 export interface TaskrowOptions {
@@ -98,6 +99,16 @@ export interface Taskrow<Tx = unknown> {
    * bounded statements, each an index range read. MUST NOT lock or write anything.
    */
   inspect(): Inspect;
+  /**
+   * Checks the server and the schema under the prefix for what taskrow needs: version, privileges,
+   * stored procedures, binary log, isolation, timeouts, connections, clock, a proxy in the way of
+   * the doorbell, schema version, purge lag and table sizes; one `DoctorCheck` each, with its fix.
+   * Read-only: MUST NOT write, create or drop anything (its only statement besides reads is a
+   * `KILL QUERY` of its own sleeping connection). Each statement is bounded by 5 s. A failed check is
+   * reported, never thrown; it rejects only when the connection is dead. On a view bound by
+   * `in(tx)` it runs on the instance's own client, outside that transaction.
+   */
+  doctor(): Promise<DoctorReport>;
   /** Purges the rows of namespaces cleared with `purge: 'none'` or whose purge was interrupted. */
   purgeCleared(): Promise<number>;
   /**
@@ -179,6 +190,7 @@ function build<Tx>(setup: TaskrowSetup<Tx>, client: SqlClient, base: Executor, p
     schedules: () => createSchedules(exec, schedulesTable(prefix), queueTables(prefix)),
     in: (tx) => build(setup, setup.joinTransaction(tx), exec, prefix),
     inspect: () => createInspect(exec, prefix),
+    doctor: () => doctor(base, prefix),
     purgeCleared: () => purgeRetired(exec, dt),
     close: async (options) => {
       const o = optionsOf('close()', options, ['timeout']);

@@ -83,7 +83,7 @@ export async function installRoutines(exec: Executor, routines: readonly Routine
 const ALREADY_EXISTS = 1304;
 
 /** The hash (or `null`, for one taskrow did not mark) of each routine of `names` that exists in the current database. */
-async function installedHashes(exec: Executor, names: readonly string[]): Promise<Map<string, string | null>> {
+export async function installedHashes(exec: Executor, names: readonly string[]): Promise<Map<string, string | null>> {
   const { rows } = await exec.query<{ n: unknown; c: unknown }>(
     `SELECT ROUTINE_NAME AS n, ROUTINE_COMMENT AS c FROM information_schema.ROUTINES
       WHERE ROUTINE_SCHEMA = DATABASE() AND ROUTINE_TYPE = 'PROCEDURE' AND ROUTINE_NAME IN (${names.map(() => '?').join(', ')})`,
