@@ -1,5 +1,5 @@
 import { resolveDialect, type Dialect } from './dialect.js';
-import { InvalidArgumentError, TaskrowError } from './errors.js';
+import { InvalidArgumentError, isClientClosed } from './errors.js';
 import { createDones } from './dones/dones.js';
 import { backgroundWork, purgeRetired } from './dones/purge.js';
 import type { Dones } from './dones/types.js';
@@ -152,7 +152,7 @@ export async function createTaskrow<Tx>(setup: TaskrowSetup<Tx>): Promise<Taskro
   // The dialect is not known yet: its one statement is retried and bounded like any other.
   const connecting = new Executor(setup.client, undefined as unknown as Dialect, retry, timeoutMs);
   const dialect = await resolveDialect({ query: (sql, params) => connecting.query(sql, params) }).catch((err: unknown) => {
-    if (setup.closedClient === undefined || !(err instanceof TaskrowError && err.code === 'CLIENT_CLOSED')) throw err;
+    if (setup.closedClient === undefined || !isClientClosed(err)) throw err;
     throw new InvalidArgumentError('INVALID_CLIENT', `@taskrow/${setup.client.adapter} was given ${setup.closedClient}`);
   });
   const exec = new Executor(setup.client, dialect, retry, timeoutMs, setup.client, new InstanceState());
