@@ -5,18 +5,7 @@ import { machineLine, median, type BenchServer } from './lib.js';
 // Queue's stored procedures dropped after migrate(), the sides taken in turns round after round.
 
 /** The Queue's stored procedures, as named under a prefix (packages/core/src/queue/procedures.ts). */
-export const PROCEDURES = [
-  'enqueue_job',
-  'enqueue_jobs',
-  'ring_sleepers',
-  'enqueue_job_and_ring',
-  'enqueue_jobs_and_ring',
-  'enqueue_job_and_hand',
-  'enqueue_jobs_leased',
-  'claim_jobs',
-  'complete_claim_jobs',
-  'complete_jobs',
-] as const;
+export const PROCEDURES = ['enqueue_job', 'enqueue_jobs', 'enqueue_job_and_hand', 'enqueue_jobs_leased', 'claim_jobs'] as const;
 export type Procedure = (typeof PROCEDURES)[number];
 
 /** One side of a comparison: its name and the procedures dropped for it. */

@@ -5,7 +5,7 @@ import { label, targets } from '../src/targets.js';
 import { cleanUp, describeServer } from './lib.js';
 import { letters } from './queue-baseline.js';
 import { fillQueue, taskrowClaimLoop, taskrowDrain, taskrowProduce } from './queue-taskrow.js';
-import { measurePickup, now, pickupChild, quantile, type Pace } from './pickup-child.js';
+import { measurePickup, now, pickupChild, quantile } from './pickup-child.js';
 import { PROCEDURES, ProcedureSwitch, reportRoutines, runSides, type Comparison, type GroupRuns, type Measures, type Side } from './routines-ab.js';
 
 // Stored procedures: each of the Queue's procedures against the path without it. For each, the
@@ -14,7 +14,7 @@ import { PROCEDURES, ProcedureSwitch, reportRoutines, runSides, type Comparison,
 // round, on one jobs table; plus every procedure against none for the drains. Workloads: single
 // enqueues (1 producer, 1 job per call); enqueueMany of 10 (2 producers); enqueues while a worker
 // of another process sleeps on the doorbell (pickup latency and the producer's rate), one job per
-// call and 10 per call; an in-process worker picking up paced enqueues; produce + drain in one
+// call; an in-process worker picking up paced enqueues; produce + drain in one
 // process (2 producers, 10 consumers); a drain of a filled queue at 10 consumers; one consumer's
 // claim(100) + complete() loop. Scale: TASKROW_BENCH_RUNS (rounds, default 5),
 // TASKROW_BENCH_ROUTINES_JOBS (jobs of a drain, produce + drain and enqueueMany run, default 10,000),
@@ -90,40 +90,22 @@ for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) 
           PICKUP_DOORBELL: '1',
         });
         try {
-          const paced = (perCall: number) => async (): Promise<Measures> => {
+          const paced = async (): Promise<Measures> => {
             const producer = await taskrow(pool, { prefix });
             const q = producer.queue<{ i: number }>('bell');
             bell.starts.clear();
-            const pace: Pace = { jobs: CALLS * perCall, rate: CALL_RATE * perCall, perCall };
-            const add = (i: number): Promise<unknown> =>
-              perCall === 1 ? q.enqueue({ i }) : q.enqueueMany(Array.from({ length: perCall }, (_, k) => ({ payload: { i: i + k } })));
-            const r = await measurePickup(add, bell.starts, pace);
+            const r = await measurePickup((i) => q.enqueue({ i }), bell.starts, { jobs: CALLS, rate: CALL_RATE });
             await producer.close();
-            return pickupMeasures(r.latencies, r.callMs, perCall);
+            return pickupMeasures(r.latencies, r.callMs, 1);
           };
           const noHand = side('enqueue_job_and_hand');
-          const noHandRing = side('enqueue_job_and_hand', 'enqueue_job_and_ring');
-          const one = await runSides(procs, ROUNDS, [ALL, noHand, noHandRing], paced(1));
+          const one = await runSides(procs, ROUNDS, [ALL, noHand], paced);
           const oneWork = `${CALLS} single enqueues at ${CALL_RATE}/s, worker asleep in another process`;
           for (const [m, unit] of [
             ['pickup p50', 'ms'],
             ['produce rate', 'ops/s'],
           ] as const) {
             rows.push([row('enqueue_job_and_hand', oneWork, m, unit, ALL, noHand), one]);
-            rows.push([row('enqueue_job_and_ring (no _and_hand on both sides)', oneWork, m, unit, noHand, noHandRing), one]);
-          }
-          const noManyRing = side('enqueue_jobs_and_ring');
-          const noRings = side('enqueue_jobs_and_ring', 'ring_sleepers');
-          const noRing = side('ring_sleepers');
-          const ten = await runSides(procs, ROUNDS, [ALL, noManyRing, noRings, noRing], paced(10));
-          const tenWork = `${CALLS} enqueueMany of 10 at ${CALL_RATE}/s, worker asleep in another process`;
-          for (const [m, unit] of [
-            ['pickup p50', 'ms'],
-            ['produce rate', 'ops/s'],
-          ] as const) {
-            rows.push([row('enqueue_jobs_and_ring', tenWork, m, unit, ALL, noManyRing), ten]);
-            rows.push([row('ring_sleepers (no _and_ring on both sides)', tenWork, m, unit, noManyRing, noRings), ten]);
-            rows.push([row('ring_sleepers dropped alone', tenWork, m, unit, ALL, noRing), ten]);
           }
         } finally {
           await bell.stop();
@@ -156,9 +138,7 @@ for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) 
 
         // A drain of a filled queue, and one consumer's claim + complete loop.
         const noClaim = side('claim_jobs');
-        const noCompleteClaim = side('complete_claim_jobs');
-        const noComplete = side('complete_jobs');
-        const drain = await runSides(procs, ROUNDS, [ALL, noClaim, noCompleteClaim, noComplete, NONE], async () => {
+        const drain = await runSides(procs, ROUNDS, [ALL, noClaim, NONE], async () => {
           const name = fresh();
           await fillQueue(tr.queue(name), JOBS, payload);
           const r = await taskrowDrain(target.url, prefix, name, CONSUMERS, JOBS, CAP, undefined, BATCH);
@@ -168,12 +148,10 @@ for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) 
         const drainWork = `drain ${fmt(JOBS)} queued jobs, ${CONSUMERS} consumers`;
         for (const [p, s] of [
           ['claim_jobs', noClaim],
-          ['complete_claim_jobs', noCompleteClaim],
-          ['complete_jobs', noComplete],
           ['all procedures against none', NONE],
         ] as const)
           rows.push([row(p, drainWork, 'rate', 'ops/s', ALL, s), drain]);
-        const loop = await runSides(procs, ROUNDS, [ALL, noClaim, noComplete], async () => {
+        const loop = await runSides(procs, ROUNDS, [ALL, noClaim], async () => {
           const own = await taskrow(pool, { prefix });
           const q = own.queue(fresh());
           await fillQueue(q, JOBS, payload);
@@ -184,13 +162,10 @@ for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) 
         const loopWork = `claim(${BATCH}) + complete(), 1 consumer, ${fmt(JOBS)} jobs`;
         rows.push([row('claim_jobs', loopWork, 'rate', 'ops/s', ALL, noClaim), loop]);
         rows.push([row('claim_jobs', loopWork, 'claim p50', 'ms', ALL, noClaim), loop]);
-        rows.push([row('complete_jobs', loopWork, 'rate', 'ops/s', ALL, noComplete), loop]);
 
         notes.push(
           `migrate() installed ${migrated.routines.created.length + migrated.routines.replaced.length + migrated.routines.unchanged.length} procedures; refused: ${migrated.routines.refused.map((r) => r.name).join(', ') || 'none'}`,
           'a side lacks exactly the procedures its name lists (DROP PROCEDURE after migrate(); migrate() puts them back between sides); every run uses taskrow instances made after its side was set',
-          'enqueue_job_and_ring and enqueue_jobs_and_ring CALL ring_sleepers, and enqueue_job_and_ring and enqueue_jobs_and_ring CALL enqueue_job and enqueue_jobs: dropping an inner procedure breaks its wrapper too',
-          'a single enqueue that rings goes by enqueue_job_and_hand first and enqueue_job_and_ring only without it, so enqueue_job_and_ring is measured with enqueue_job_and_hand dropped on both sides',
           `doorbell worker: queue.work() in another process, concurrency 4, doorbell: true, pollInterval 1 s; in-process worker: concurrency 4, default pollInterval; drains: queue.work() concurrency and batchSize ${BATCH}`,
           `produce rate of a pickup run: jobs over the seconds its paced enqueue calls took (1 / the mean call)`,
           `whole bench on this server: ${((performance.now() - t0) / 1000).toFixed(0)} s`,

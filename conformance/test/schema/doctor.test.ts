@@ -51,7 +51,7 @@ for (const target of targets()) {
       const before = await footprint();
       const report = await m.tr.doctor();
       expect(report.checks.map((c) => c.id)).toEqual(IDS);
-      expect(check(report, 'procedures')).toMatchObject({ status: 'ok', details: { missing: [], outdated: [], current: 10 } });
+      expect(check(report, 'procedures')).toMatchObject({ status: 'ok', details: { missing: [], outdated: [], current: 5 } });
       expect(check(report, 'procedures').summary).toContain('the fast path is on');
       expect(check(report, 'schema').status).toBe('ok');
       expect(check(report, 'privileges').status).toBe('ok');
@@ -65,11 +65,11 @@ for (const target of targets()) {
       await m.probe.query(`DROP PROCEDURE \`${m.prefix}claim_jobs\``);
       const dropped = check(await m.tr.doctor(), 'procedures');
       expect(dropped.status).toBe('warn');
-      expect(dropped.details).toMatchObject({ missing: [`${m.prefix}claim_jobs`], outdated: [], current: 9 });
+      expect(dropped.details).toMatchObject({ missing: [`${m.prefix}claim_jobs`], outdated: [], current: 4 });
       expect(dropped.summary).toContain(`${m.prefix}claim_jobs missing: a claim runs statement by statement`);
       expect(dropped.fix).toContain('CREATE ROUTINE, ALTER ROUTINE and EXECUTE');
-      await m.probe.query(`ALTER PROCEDURE \`${m.prefix}complete_jobs\` COMMENT 'taskrow 0123456789abcdef: an older build'`);
-      expect(check(await m.tr.doctor(), 'procedures').details).toMatchObject({ missing: [`${m.prefix}claim_jobs`], outdated: [`${m.prefix}complete_jobs`] });
+      await m.probe.query(`ALTER PROCEDURE \`${m.prefix}enqueue_jobs\` COMMENT 'taskrow 0123456789abcdef: an older build'`);
+      expect(check(await m.tr.doctor(), 'procedures').details).toMatchObject({ missing: [`${m.prefix}claim_jobs`], outdated: [`${m.prefix}enqueue_jobs`] });
       await m.tr.migrate();
       expect(check(await m.tr.doctor(), 'procedures')).toMatchObject({ status: 'ok', details: { missing: [], outdated: [] } });
     });
@@ -118,7 +118,7 @@ for (const target of targets()) {
         const prefix = `${freshName('none')}_`;
         const report = await (await taskrow(pool, { prefix })).doctor();
         expect(check(report, 'schema')).toMatchObject({ status: 'fail', fix: 'run migrate() (taskrow migrate)' });
-        expect(check(report, 'procedures').summary).toMatch(/^none of the 10 stored procedures is installed or visible to this user/);
+        expect(check(report, 'procedures').summary).toMatch(/^none of the 5 stored procedures is installed or visible to this user/);
         expect(check(report, 'table-sizes').status).toBe('skipped');
       } finally {
         await pool.end();

@@ -31,21 +31,21 @@ for (const target of inject('targets')) {
       expect([r.code, r.stderr]).toEqual([0, '']);
       const lines = r.stdout.trimEnd().split('\n');
       expect(lines.every((l) => /^(OK|WARN|FAIL|SKIP) +[a-z-]+ {2,}\S/.test(l) || /^ {6}fix: \S/.test(l))).toBe(true);
-      expect(lines).toContainEqual(expect.stringMatching(/^OK +procedures +all 10 stored procedures are current: the fast path is on$/));
+      expect(lines).toContainEqual(expect.stringMatching(/^OK +procedures +all 5 stored procedures are current: the fast path is on$/));
       expect(lines).toContainEqual(expect.stringMatching(/^OK +schema +schema version \d+, this build's$/));
       expect(lines.filter((l) => /^(OK|WARN|FAIL|SKIP) /.test(l))).toHaveLength(13);
     });
 
     it('names a dropped procedure with its fix, prints the report as JSON with --json, and exits 1 on a failed check', async () => {
-      await probe.query(`DROP PROCEDURE \`${prefix}complete_jobs\``);
+      await probe.query(`DROP PROCEDURE \`${prefix}claim_jobs\``);
       const r = await taskrow(['doctor', ...common], { env });
       expect(r.code).toBe(0); // a warning is no failure
       const at = r.stdout.split('\n').findIndex((l) => /^WARN +procedures /.test(l));
-      expect(r.stdout.split('\n')[at]).toContain(`${prefix}complete_jobs missing: a completion runs statement by statement`);
+      expect(r.stdout.split('\n')[at]).toContain(`${prefix}claim_jobs missing: a claim runs statement by statement`);
       expect(r.stdout.split('\n')[at + 1]).toMatch(/^ {6}fix: run migrate\(\) \(taskrow migrate\) as a user granted CREATE ROUTINE/);
       const json = await taskrow(['doctor', '--json', ...common], { env });
       const report = JSON.parse(json.stdout) as { checks: { id: string; status: string; details?: { missing?: string[] } }[] };
-      expect(report.checks.find((c) => c.id === 'procedures')).toMatchObject({ status: 'warn', details: { missing: [`${prefix}complete_jobs`] } });
+      expect(report.checks.find((c) => c.id === 'procedures')).toMatchObject({ status: 'warn', details: { missing: [`${prefix}claim_jobs`] } });
       expect((await taskrow(['migrate', ...common], { env })).code).toBe(0);
       expect((await taskrow(['doctor', ...common], { env })).stdout).toMatch(/^OK +procedures /m);
       const fresh = await taskrow(['doctor', '--prefix', `${prefix}x_`], { env });

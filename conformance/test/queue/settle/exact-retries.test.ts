@@ -180,7 +180,7 @@ for (const target of targets()) {
 
     /** The units of work since `from` that ring or touch the doorbell's table apart from the enqueue's own CALL. */
     const ringUnits = (from: number): string[][] =>
-      client.units.slice(from).filter((u) => u.some((x) => (x.includes('ring_sleepers') || x.includes('queue_sleepers')) && !/_and_(ring|hand)`/.test(x)));
+      client.units.slice(from).filter((u) => u.some((x) => x.includes('queue_sleepers') && !/_and_hand`/.test(x)));
 
     it('an enqueue rings a sleeper of another process inside its own CALL (after its commit): no ring statement, no ring transaction', async () => {
       const name = `r${Date.now()}`;
@@ -198,14 +198,14 @@ for (const target of targets()) {
       }
     });
 
-    it('an enqueue whose CALL rang and whose reply was lost is retried once: one job, its id returned, the sleeper woken', async () => {
+    it('a batch enqueue whose CALL reply was lost is retried once, then rings: ten jobs, their ids returned, the sleeper woken', async () => {
       const name = `rl${Date.now()}`;
       const conn = await mysql.createConnection({ uri: target.url });
       try {
         const { slept } = await sleeper(conn, name);
         client.lose(1, 'after', enqueues);
         const ten = await tr.queue(name).enqueueMany(Array.from({ length: 10 }, (_, i) => ({ payload: i })));
-        expect(client.lostStatements.at(-1)![0]).toMatch(new RegExp(`^CALL \`${prefix}enqueue_jobs_and_ring\``));
+        expect(client.lostStatements.at(-1)![0]).toMatch(new RegExp(`^CALL \`${prefix}enqueue_jobs\``));
         expect(await slept).toBeLessThan(10_000);
         expect((await jobsOf(name)).map((r) => Number(r.id))).toEqual(ten.map((e) => e.id));
       } finally {
@@ -464,8 +464,6 @@ for (const target of targets()) {
 
     /** A claim's CALL (schema version 20). */
     const claimCall: Match = (sql) => sql.length === 1 && sql[0]!.startsWith(`CALL \`${prefix}claim_jobs\``);
-    /** A worker's completion and claim in one CALL (schema version 32). */
-    const carryingCall: Match = (sql) => sql.length === 1 && sql[0]!.startsWith(`CALL \`${prefix}complete_claim_jobs\``);
 
     it('a claim is one statement (its CALL), no transaction; a claim of one group is a transaction', async () => {
       const q = tr.queue(`o${Date.now()}`);
@@ -515,22 +513,16 @@ for (const target of targets()) {
       return client.units.slice(from);
     };
     /** A transaction holding a completion (its delete, or its update when finished jobs are kept) and a claim's locking read. */
-    const together = (u: string[]): boolean =>
+    const together = (u: readonly string[]): boolean =>
       u.some((x) => x.startsWith('DELETE') || x.includes('SET `dedup_k` = NULL, `finished_at`')) && u.some((x) => x.includes('SKIP LOCKED'));
 
-    it("a worker alone on its queue carries its completions in its claims' CALLs throughout", async () => {
-      const units = await aloneUnits('alone', {}, () => undefined);
-      // 60 batches of 5: every completion but the last few (stop() completes without claiming) rides in a claim.
-      expect(units.filter(carryingCall).length).toBeGreaterThanOrEqual(50);
-      expect(units.filter(together)).toHaveLength(0);
-    }, 30_000);
-
-    it('a worker alone on its queue whose completions store results claims by CALL until ten found the claim lock free, then with its completions in one transaction', async () => {
-      const units = await aloneUnits('aloneResults', { keepFinishedFor: 60 }, (i) => ({ i }));
-      expect(units.filter(carryingCall)).toHaveLength(0);
-      expect(units.filter(claimCall).length).toBeGreaterThanOrEqual(10);
-      expect(units.filter(together).length).toBeGreaterThan(0);
-    }, 30_000);
+    it('a worker alone on its queue claims by CALL until ten found the claim lock free, then with its completions in one transaction, whether it keeps finished jobs or not', async () => {
+      for (const options of [{}, { keepFinishedFor: 60 }]) {
+        const units = await aloneUnits('alone', options, (i) => ({ i }));
+        expect(units.filter(claimCall).length).toBeGreaterThanOrEqual(10);
+        expect(units.filter(together).length).toBeGreaterThan(0);
+      }
+    }, 60_000);
 
     it('a claim whose CALL never reached the server claims in a transaction, once', async () => {
       const q = tr.queue(`b${Date.now()}`);
@@ -544,48 +536,35 @@ for (const target of targets()) {
       expect(running.map((r) => [Number(r.id), Number(r.attempt)])).toEqual(jobs.map((j) => [j.id, 1]).sort((a, b) => a[0]! - b[0]!));
     });
 
-    /** A completion's CALL (schema version 33). */
-    const completeCall: Match = (sql) => sql.length === 1 && sql[0]!.startsWith(`CALL \`${prefix}complete_jobs\``);
+    /** A completion's transaction: its fenced DELETE. */
+    const completion: Match = (sql) => sql.some((x) => x.startsWith('DELETE'));
 
-    it('a complete() of jobs still held is one statement (its CALL), no transaction', async () => {
-      const q = tr.queue(`k${Date.now()}`);
-      await q.enqueueMany(Array.from({ length: 4 }, (_, i) => ({ payload: i })));
-      const jobs = await q.claim({ limit: 4, lease: 60 });
-      const from = client.units.length;
-      await q.complete(jobs);
-      expect(client.units.slice(from)).toEqual([[expect.stringMatching(new RegExp(`^CALL \`${prefix}complete_jobs\`\\(`))]]);
-      expect(await jobsOf(q.name)).toEqual([]);
-    });
-
-    it('a complete() whose CALL lost its reply, after its commit or before it reached the server, resolves with every job deleted', async () => {
+    it('a complete() whose reply was lost, after its commit or before it reached the server, resolves with every job deleted', async () => {
       for (const when of ['after', 'before'] as const) {
         const q = tr.queue(`x${when}${Date.now()}`);
         await q.enqueueMany(Array.from({ length: 4 }, (_, i) => ({ payload: i })));
         const jobs = await q.claim({ limit: 4, lease: 60 });
         const lostBefore = client.lostStatements.length;
-        client.lose(1, when, completeCall);
+        client.lose(1, when, completion);
         await q.complete(jobs);
-        expect(client.lostStatements.slice(lostBefore).map(completeCall)).toEqual([true]);
+        expect(client.lostStatements.slice(lostBefore).map(completion)).toEqual([true]);
         expect(await jobsOf(q.name)).toEqual([]);
       }
     });
 
-    it('a complete() of a batch with a job no longer held deletes nothing by its CALL, then completes the held jobs and names the other', async () => {
+    it('a complete() of a batch with a job no longer held deletes nothing at first, then completes the held jobs and names the other', async () => {
       const q = tr.queue(`u${Date.now()}`);
       await q.enqueueMany(Array.from({ length: 3 }, (_, i) => ({ payload: i })));
       const jobs = await q.claim({ limit: 3, lease: 60 });
       const taken = jobs[1]!;
       // Another claim holds that job now: its token moved on.
       await srv.probe.query(`UPDATE \`${prefix}queue_jobs\` SET token = token + 1 WHERE id = ?`, [taken.id]);
-      const from = client.units.length;
       const err = (await q.complete(jobs).catch((e: unknown) => e)) as { code?: string; lost?: number[]; applied?: number[] };
       expect([err.code, err.lost, [...(err.applied ?? [])].sort((a, b) => a - b)]).toEqual([
         'LEASE_LOST',
         [taken.id],
         [jobs[0]!.id, jobs[2]!.id].sort((a, b) => a - b),
       ]);
-      const units = client.units.slice(from);
-      expect(units.map(completeCall)).toEqual([true, false]);
       expect((await jobsOf(q.name)).map((r) => [r.id, r.phase, r.attempt, r.token].map(Number))).toEqual([[taken.id, 2, 1, taken.token + 1]]);
     });
 
@@ -593,7 +572,7 @@ for (const target of targets()) {
       const q = tr.queue(`a${Date.now()}`);
       await q.enqueueMany(Array.from({ length: 6 }, (_, i) => ({ payload: i })));
       const jobs = await q.claim({ limit: 6, lease: 60 });
-      client.lose(1, 'after', completeCall);
+      client.lose(1, 'after', completion);
       await q.complete(jobs.slice(0, 3));
       client.lose(1);
       expect((await q.fail(jobs[3]!, new Error('boom'))).state).toBe('delayed');
@@ -628,24 +607,18 @@ for (const target of targets()) {
 
     it('a worker whose complete-and-claim replies were lost runs every job once and leaves none leased to nobody', async () => {
       for (const when of ['after', 'before'] as const) {
-        // The completions of batches (each followed by a claim's CALL, or carried by it), and the claims' CALLs.
-        const lost = await drainLosing('w', 40, when, (tx) => claimCall(tx) || carryingCall(tx) || tx.some((sql) => sql.includes('DELETE')));
+        // The completions of batches (each followed by a claim's CALL, or sharing a transaction with a claim), and the claims' CALLs.
+        const lost = await drainLosing('w', 40, when, (tx) => claimCall(tx) || completion(tx));
         expect(lost).toHaveLength(3);
       }
     });
 
-    it("a worker whose completions carried by the claim's CALL lost their replies, after commit and before the server, runs every job once and leaves none leased to nobody", async () => {
+    it('a worker alone on its queue whose completion-and-claim transactions lost their replies, after commit and before the server, runs every job once and leaves none leased to nobody', async () => {
       for (const when of ['after', 'before'] as const) {
-        const lost = await drainLosing('carried', 100, when, carryingCall);
-        expect(lost.map(carryingCall)).toEqual([true, true, true]);
+        const lost = await drainLosing('together', 400, when, together);
+        expect(lost.map(together)).toEqual([true, true, true]);
       }
-    });
-
-    it("a worker whose last batch's carried completion committed, its claim finding nothing, and whose reply was lost counts the batch completed, not lost", async () => {
-      // One batch: its completion's CALL claims nothing, so no leased job proves the lost run committed.
-      const lost = await drainLosing('carriedLast', 10, 'after', carryingCall, 1);
-      expect(lost.map(carryingCall)).toEqual([true]);
-    });
+    }, 60_000);
 
     it('a Loop get whose reply was lost returns the ids that run locked, and locks no others', async () => {
       const loop = await tr.createLoop(`l${Date.now().toString(36)}`);

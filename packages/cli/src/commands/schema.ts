@@ -19,10 +19,10 @@ export const migrateCommand: Command = async (argv, out) => {
 
 /** What `migrate` did, in lines a person reads: the version, and what became of the stored procedures. */
 function migrateSummary(result: MigrateResult): string {
-  const { created, replaced, refused } = result.routines;
+  const { created, replaced, refused, dropped } = result.routines;
   const lines = [
     `schema version ${result.version}; applied ${result.applied.length ? result.applied.join(', ') : 'nothing (up to date)'}`,
-    `stored procedures: ${created.length} created, ${replaced.length} replaced, ${result.routines.unchanged.length} up to date${refused.length ? `, ${refused.length} refused` : ''}`,
+    `stored procedures: ${created.length} created, ${replaced.length} replaced, ${result.routines.unchanged.length} up to date${dropped.length ? `, ${dropped.length} of an earlier build dropped` : ''}${refused.length ? `, ${refused.length} refused` : ''}`,
     ...refused.map((r) => `  refused ${r.name}: ${r.error}`),
   ];
   if (refused.length) lines.push('taskrow works without them, with more statements per job; grant CREATE ROUTINE and ALTER ROUTINE and run migrate again');

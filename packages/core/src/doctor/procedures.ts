@@ -8,14 +8,9 @@ import type { DoctorCheck } from './types.js';
 const SERVES: Readonly<Record<string, string>> = {
   enqueue_job: 'a single enqueue',
   enqueue_jobs: 'an enqueue of 2 to 32 jobs',
-  ring_sleepers: "the doorbell's ring",
-  enqueue_job_and_ring: 'a single enqueue that rings the doorbell',
-  enqueue_jobs_and_ring: 'a batch enqueue that rings the doorbell',
   enqueue_job_and_hand: "the doorbell's hand-off of a job to a sleeping worker",
   enqueue_jobs_leased: 'the hand-off of new jobs to an idle worker of the same process',
   claim_jobs: 'a claim',
-  complete_claim_jobs: "a worker's completions carried into its next claim",
-  complete_jobs: 'a completion',
 };
 
 /** What makes every procedure current. */
@@ -44,7 +39,7 @@ export async function proceduresCheck(ctx: DoctorContext): Promise<DoctorCheck> 
     return result('procedures', 'ok', why, undefined, details);
   }
   if (missing.length === wanted.length) {
-    const none = `none of the ${wanted.length} stored procedures is installed or visible to this user (a user without EXECUTE sees none): every Queue path (enqueue, claim, completion, the doorbell) runs statement by statement, with more round trips per job`;
+    const none = `none of the ${wanted.length} stored procedures is installed or visible to this user (a user without EXECUTE sees none): every Queue path (enqueue, claim, the doorbell's hand-off) runs statement by statement, with more round trips per job`;
     return result('procedures', 'warn', none, fixFor, details);
   }
   const serves = (name: string): string => SERVES[name.slice(ctx.prefix.length)] ?? 'a Queue path';

@@ -66,13 +66,13 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
   // the enqueue. Jobs that start delayed or blocked become ready later, through a claim's promotion.
   const enqueueRows = async (rows: readonly JobRow[]): Promise<Enqueued[]> => {
     const ready = rows.filter((r) => !r.delayed && r.concKey === null).map((r) => r.priority);
-    // A ring begins alongside an enqueue that runs its transaction in the client; an enqueue's
-    // CALL (one job, or a small batch) is one round trip, lent its connection by the pool unseen,
-    // and rings in the same statement after its commit.
+    // A ring begins alongside an enqueue that runs its transaction in the client. One job's CALL
+    // rings in the same statement after its commit (and may hand the job to a sleeper); a small
+    // batch's CALL is one round trip, lent its connection by the pool unseen, and rings after it.
     const handed = await handOff(exec, t, queue, rows, progress);
     if (handed !== undefined) return handed;
-    const byCall = callable(exec, t, rows) || batchCallable(exec, t, rows);
-    const ahead = ready.length === 0 ? undefined : byCall ? ringInCall(exec, t, queue, ready.length) : ringAhead(exec, t, queue);
+    const ahead =
+      ready.length === 0 || batchCallable(exec, t, rows) ? undefined : callable(exec, t, rows) ? ringInCall(exec, t, queue) : ringAhead(exec, t, queue);
     const res = await insertJobs(producerOf(exec), t, queue, rows, ahead instanceof EarlyRing ? { started: () => ahead.begin() } : { ring: ahead }).catch(
       (err: unknown) => {
         ahead?.close();

@@ -1,6 +1,6 @@
 import type { Dialect } from '../dialect.js';
 import type { Executor } from '../engine/executor.js';
-import { ROUTINES } from '../queue/procedures.js';
+import { RETIRED_ROUTINES, ROUTINES } from '../queue/procedures.js';
 import { installRoutines, routineStatements, type RoutinesResult } from '../queue/routines/index.js';
 import { invalid } from '../errors.js';
 import { show, toNumber } from '../validate.js';
@@ -20,7 +20,8 @@ export interface MigrateResult {
 
 /**
  * Creates or upgrades taskrow's tables, then installs the Queue's stored procedures by content
- * (each created once, replaced only when its text changed: see `installRoutines`). Idempotent: a
+ * (each created once, replaced only when its text changed, those of earlier builds no longer
+ * called dropped: see `installRoutines`). Idempotent: a
  * second call applies and creates nothing; two processes migrating at once both succeed, because
  * every statement is `IF NOT EXISTS` and versions are recorded with a keyed upsert (a rename, which
  * no statement makes idempotent, is checked for first: `Migration.appliedIf`). A procedure the
@@ -39,7 +40,7 @@ export async function migrate(exec: Executor, prefix: string): Promise<MigrateRe
     await exec.query(recordVersionSql(prefix, m));
     applied.push(m.version);
   }
-  const routines = await installRoutines(exec, ROUTINES, prefix);
+  const routines = await installRoutines(exec, ROUTINES, prefix, RETIRED_ROUTINES);
   return { applied, version: Math.max(SCHEMA_VERSION, ...done), routines };
 }
 

@@ -56,43 +56,8 @@ export function queueDoorbell<Tx>(ctx: () => SuiteContext<Tx>): void {
     }
   });
 
-  const byCall = 'the ring procedure (schema 18) wakes a sleeping worker in one statement and says how many sleepers it found; -1 on a queue nobody slept on';
-  it(byCall, async () => {
-    const c = ctx();
-    const session = await lockingSession(c, `queue › doorbell › ${byCall}`);
-    const sleepers = `\`${c.prefix}queue_sleepers\``;
-    const queue = freshName('q');
-    const started: number[] = [];
-    const ring = async (name: string): Promise<number> => {
-      const rows = await session.probe.query<unknown>(`CALL \`${c.prefix}ring_sleepers\`(?, 16)`, [name]);
-      const first = (Array.isArray(rows[0]) ? rows[0] : rows) as { found: unknown }[];
-      return Number(first[0]!.found);
-    };
-    expect(await ring(freshName('q'))).toBe(-1);
-    const w = session.taskrow.queue(queue).work(async () => void started.push(performance.now()), { pollInterval: 30, doorbell: true });
-    try {
-      await new Promise((r) => setTimeout(r, 5500)); // idle: the next poll is seconds away (see above)
-      await session.withDriverTransaction('commit', (tx) => session.taskrow.in(tx).queue(queue).enqueue('x'));
-      await until(
-        'a registered sleeper',
-        async () => {
-          await session.probe.query('SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED');
-          const rows = await session.probe.query<{ conn: unknown }>(`SELECT conn FROM ${sleepers} WHERE queue = ? AND conn > 0`, [queue]);
-          return rows.length > 0;
-        },
-        10,
-      );
-      const rungAt = performance.now();
-      expect(await ring(queue)).toBe(1);
-      await until('the job started', () => started.length === 1, 10);
-      expect(started[0]! - rungAt).toBeLessThan(2000);
-    } finally {
-      await w.stop();
-    }
-  });
-
   const handed =
-    "an enqueue by the hand-off procedure (schema 24) leases its job to a sleeping worker's registration and wakes it: the worker runs it under that token, attempt 1 (not on a multi-writer cluster: no token there, a plain ring)";
+    "an enqueue by the hand-off procedure leases its job to a sleeping worker's registration and wakes it: the worker runs it under that token, attempt 1 (not on a multi-writer cluster: no token there, a plain ring)";
   it(handed, async () => {
     const c = ctx();
     const session = await lockingSession(c, `queue › doorbell › ${handed}`);

@@ -3,7 +3,6 @@ import { performance } from 'node:perf_hooks';
 import type { Executor } from '../../engine/executor.js';
 import { TaskrowError } from '../../errors.js';
 import type { RoutineDialect } from '../../dialect.js';
-import type { SqlValue } from '../../port.js';
 import { epochMicros } from '../../sql.js';
 import { toNumber } from '../../validate.js';
 import type { ClaimRow } from '../model/claimed.js';
@@ -230,10 +229,7 @@ interface CallRow extends ClaimRow {
 /** What a claim by CALL found. */
 export type CallClaim =
   | { readonly state: 'claimed'; readonly rows: readonly CallRow[]; readonly head: boolean; readonly last: Position | undefined }
-  | { readonly state: 'paused' | 'rated' | 'due' | 'unheld' };
-
-/** The state `complete_claim_jobs` answers when a job of the completion was no longer held (see `settle/complete-claim-call.ts`). */
-export const UNHELD_STATE = 5;
+  | { readonly state: 'paused' | 'rated' | 'due' };
 
 /** Claims in a row that found their queue's claim lock free after which a process counts itself alone on the queue. */
 const ALONE_AFTER = 10;
@@ -291,27 +287,11 @@ export interface CallArgs {
  * of a multi-writer cluster, were a claim called there).
  */
 export async function claimByCall(exec: Executor, t: QueueTables, queue: string, args: CallArgs): Promise<CallClaim | undefined> {
-  return claimByProcedure(exec, t, t.claimCall, [], queue, args);
-}
-
-/**
- * `claimByCall` through `procedure`, whose arguments are `leading` and then the claim's (the claim
- * procedure itself, or `complete_claim_jobs`, which may answer `unheld`).
- */
-export async function claimByProcedure(
-  exec: Executor,
-  t: QueueTables,
-  procedure: string,
-  leading: readonly SqlValue[],
-  queue: string,
-  args: CallArgs,
-): Promise<CallClaim | undefined> {
-  if (!mayCall(exec, procedure)) return undefined;
+  if (!mayCall(exec, t.claimCall)) return undefined;
   const lock = seenOf(exec, t, queue);
   const useLock = !exec.dialect.multiWriter && performance.now() >= lock.unserialUntil;
   const from = args.from;
-  const rows = await callRows<CallRow>(exec.once(), procedure, [
-    ...leading,
+  const rows = await callRows<CallRow>(exec.once(), t.claimCall, [
     queue,
     args.limit,
     args.leaseMicros,
@@ -323,9 +303,8 @@ export async function claimByProcedure(
   ]);
   if (rows === undefined) return undefined;
   const first = rows[0];
-  if (first === undefined) throw new TaskrowError('DATABASE_ERROR', `${procedure} returned no row (queue ${JSON.stringify(queue)})`);
+  if (first === undefined) throw new TaskrowError('DATABASE_ERROR', `${t.claimCall} returned no row (queue ${JSON.stringify(queue)})`);
   const state = toNumber(first.state);
-  if (state === UNHELD_STATE) return { state: 'unheld' };
   noteLock(lock, useLock, toNumber(first.locked));
   if (state !== 0) return { state: state === 1 ? 'paused' : state === 2 ? 'rated' : 'due' };
   const leased = rows.filter((r) => r.id !== null && r.id !== undefined);

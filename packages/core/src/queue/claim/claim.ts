@@ -2,7 +2,7 @@ import { slot } from '../../instance.js';
 import { performance } from 'node:perf_hooks';
 import { placeholderList } from '../../chunk.js';
 import type { Executor } from '../../engine/executor.js';
-import type { SqlConnection, SqlValue } from '../../port.js';
+import type { SqlConnection } from '../../port.js';
 import { toNumber } from '../../validate.js';
 import { decodePayload } from '../model/payload.js';
 import { CURSOR_MS, type ClaimCursor, type Position } from '../model/cursor.js';
@@ -11,7 +11,7 @@ import { leaseConfirmed, leaseLeft } from '../model/held.js';
 import { takeSlots, useSlots } from '../admission/rate.js';
 import { promoteDue, PROMOTE_AT_LEAST } from './promote.js';
 import { perQueue } from '../model/registry.js';
-import { claimByCall, claimByProcedure } from './call.js';
+import { claimByCall } from './call.js';
 import { mayCall } from '../routines/call.js';
 import { TaskrowError } from '../../errors.js';
 import type { Job, JobRef } from '../model/types.js';
@@ -70,15 +70,6 @@ export function claimCallable(exec: Executor, t: QueueTables, args: ClaimArgs, s
 /** A claim's CALL whose reply was lost: it may have committed. */
 export const LOST = Symbol('lost');
 
-/** A CALL that carried a completion (see `settle/complete-claim-call.ts`): the procedure and the completion's arguments before the claim's. */
-export interface Carried {
-  readonly procedure: string;
-  readonly leading: readonly SqlValue[];
-}
-
-/** A carried completion's outcome when the CALL claimed nothing itself: `unheld` rolled it back, `committed` means the claim is left to the caller. */
-export type CarriedOutcome = 'unheld' | 'committed';
-
 /** The rows one run of a claim found: `fresh` when this run took them, not an earlier lost run. */
 export interface ClaimRows {
   readonly rows: readonly ClaimRow[];
@@ -117,23 +108,6 @@ export class ClaimCall<P> {
    * make ready first; a deadlock or lock wait met, after which the call left nothing behind).
    */
   async byCall(exec: Executor): Promise<ClaimRows | typeof LOST | undefined> {
-    const got = await this.sendCall(exec, undefined);
-    return got === 'committed' || got === 'unheld' ? undefined : got;
-  }
-
-  /**
-   * `byCall` through a procedure that first completes a batch (`carried`), with its outcomes: the
-   * rows it leased (the completion committed before the claim began), `LOST` when its outcome is
-   * unknown (a lost reply, or a deadlock or lock wait inside it: the completion and the claim may
-   * each have committed or not), `unheld` (a job of the completion was not held: the completion
-   * rolled back, nothing claimed), `committed` (the completion committed; the claim is the
-   * caller's), or undefined having run nothing (the procedure cannot be called).
-   */
-  byCarryingCall(exec: Executor, carried: Carried): Promise<ClaimRows | typeof LOST | CarriedOutcome | undefined> {
-    return this.sendCall(exec, carried);
-  }
-
-  private async sendCall(exec: Executor, carried: Carried | undefined): Promise<ClaimRows | typeof LOST | CarriedOutcome | undefined> {
     const { args, state } = this;
     if (!claimCallable(exec, this.t, args, state)) return undefined;
     const ticket = state.cursor.start(undefined);
@@ -146,21 +120,16 @@ export class ClaimCall<P> {
       from: ticket.from,
       stale: performance.now() - state.lastPromote >= PROMOTE_EVERY_MS,
     };
-    const sent =
-      carried === undefined
-        ? claimByCall(exec, this.t, this.queue, call)
-        : claimByProcedure(exec, this.t, carried.procedure, carried.leading, this.queue, call);
-    const got = await sent.catch((err: unknown) => {
+    const got = await claimByCall(exec, this.t, this.queue, call).catch((err: unknown) => {
       if (err instanceof TaskrowError && err.code === 'CONNECTION_LOST') return LOST;
-      if (err instanceof TaskrowError && err.code === 'RETRIES_EXHAUSTED') return carried === undefined ? undefined : LOST;
+      if (err instanceof TaskrowError && err.code === 'RETRIES_EXHAUSTED') return undefined;
       throw err;
     });
     if (got === undefined || got === LOST) return got;
-    if (got.state === 'unheld') return 'unheld';
     if (got.state === 'paused') return { rows: [], fresh: true };
     if (got.state !== 'claimed') {
       state.rated = got.state === 'rated';
-      return 'committed';
+      return undefined;
     }
     state.cursor.readEnd(undefined, got.head ? head : ticket, got.rows.length, got.last, args.limit);
     return { rows: got.rows, fresh: true };

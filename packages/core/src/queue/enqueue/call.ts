@@ -135,13 +135,13 @@ export function callable(exec: Executor, t: QueueTables, rows: readonly JobRow[]
  * undefined, having written nothing, when the procedure cannot be called (missing: a server that
  * refused to create it; a user without `EXECUTE`): the caller enqueues the usual way, and this
  * instance does so for a while (see `routines/call.ts`).
- * With `ring`, the same CALL rings the queue's doorbell after the commit where the server has the
- * procedure for it (see `enqueue/ring-call.ts`).
+ * With `ring`, the same CALL rings the queue's doorbell after the commit, and may hand the job to a
+ * sleeper, where the server has the procedure for it (see `handoff/hand-call.ts`).
  */
 export async function enqueueByCall(exec: Executor, t: QueueTables, queue: string, row: JobRow, ring?: RingInCall): Promise<Enqueued[] | undefined> {
   const params: SqlValue[] = [queue, row.group, ...startState(row), row.runAt, row.delayMicros, row.maxAttempts];
   params.push(randomInt(1, 2 ** 47), row.payload, row.concKey, receiptToken());
-  const rows = await enqueueCallRows<{ id?: unknown }>(exec, t, false, params, ring);
+  const rows = await enqueueCallRows<{ id?: unknown }>(exec, t, params, ring);
   if (rows === undefined) return undefined;
   const got = rows[0];
   if (got?.id === undefined || got.id === null)

@@ -110,8 +110,8 @@ function itemRow(item: EnqueueItem<unknown>, settings: QueueSettings, what: stri
  * inside its transaction (its connection taken, BEGIN sent), never on a joined client. One job
  * without a dedup key is one statement instead (`call.ts`: the same transaction and
  * receipt, run by a procedure) where the schema has it,
- * and so is a small batch without dedup keys (`many-call.ts`); with `ring`, that statement
- * also rings the queue's doorbell after its commit (`ring-call.ts`).
+ * and so is a small batch without dedup keys (`many-call.ts`); with `ring`, one job's statement
+ * also rings the queue's doorbell after its commit (`handoff/hand-call.ts`).
  */
 export async function insertJobs(
   exec: Executor,
@@ -125,7 +125,7 @@ export async function insertJobs(
   const called = callable(exec, t, rows)
     ? await enqueueByCall(exec, t, queue, rows[0]!, ahead?.ring)
     : batchCallable(exec, t, rows)
-      ? await enqueueManyByCall(exec, t, queue, rows, ahead?.ring)
+      ? await enqueueManyByCall(exec, t, queue, rows)
       : undefined;
   if (called !== undefined) {
     purgeReceiptsNow(exec, t.receipts);

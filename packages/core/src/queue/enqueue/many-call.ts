@@ -6,8 +6,7 @@ import { commitWithReceipt, inParams } from './call.js';
 import { decodeEnqueued } from './enqueued-text.js';
 import { MAX_CONCURRENCY_KEY_CHARS } from '../model/options.js';
 import { startState, type JobRow } from '../model/options.js';
-import { mayCall } from '../routines/call.js';
-import { enqueueCallRows, type RingInCall } from '../wake/ring-in-call.js';
+import { callRows, mayCall } from '../routines/call.js';
 import type { QueueTables } from '../model/tables.js';
 import type { Routine } from '../routines/routine.js';
 import { dueAt, insertInto, jobValues, type JobValues } from './insert.js';
@@ -145,18 +144,10 @@ export function batchCallable(exec: Executor, t: QueueTables, rows: readonly Job
  * (idempotent per receipt token: a retry after a lost reply returns the lost run's ids when it
  * committed and inserts when it did not). Resolves to one entry per row, in order, or to undefined,
  * having written nothing, when the procedure cannot be called: the caller enqueues the usual way.
- * With `ring`, the same CALL rings the queue's doorbell after the commit where the server has the
- * procedure for it (see `enqueue/ring-call.ts`).
  */
-export async function enqueueManyByCall(
-  exec: Executor,
-  t: QueueTables,
-  queue: string,
-  rows: readonly JobRow[],
-  ring?: RingInCall,
-): Promise<Enqueued[] | undefined> {
+export async function enqueueManyByCall(exec: Executor, t: QueueTables, queue: string, rows: readonly JobRow[]): Promise<Enqueued[] | undefined> {
   const json = JSON.stringify(rows.map(callRow));
-  const got = await enqueueCallRows<{ ids?: unknown }>(exec, t, true, [queue, json, rows.length, randomInt(1, 2 ** 47), receiptToken()], ring);
+  const got = await callRows<{ ids?: unknown }>(exec, t.enqueueManyCall, [queue, json, rows.length, randomInt(1, 2 ** 47), receiptToken()]);
   return got === undefined ? undefined : batchIds(got[0]?.ids, rows.length, t.enqueueManyCall, queue);
 }
 

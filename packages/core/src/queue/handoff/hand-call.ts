@@ -2,7 +2,7 @@ import type { RoutineDialect } from '../../dialect.js';
 import { takesNewJobNowSql } from '../model/gate.js';
 import { commitWithReceiptInto, ENQUEUE_JOB_PARAMS, inParams, insertJob, PARAM_JOB } from '../enqueue/call.js';
 import { leasedValues } from '../enqueue/insert.js';
-import { countRingSql, KILL_SLEEPERS, sleepersSql } from '../wake/ring-call.js';
+import { countRingSql, KILL_SLEEPERS, sleepersSql } from '../wake/ring-sql.js';
 import { PHASE, type QueueTables } from '../model/tables.js';
 import type { Routine } from '../routines/routine.js';
 

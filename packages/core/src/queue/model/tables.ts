@@ -26,18 +26,9 @@ export interface QueueTables {
   readonly enqueueCall: string;
   /** The procedure that enqueues a batch of jobs in one statement (see `enqueue/many-call.ts`). */
   readonly enqueueManyCall: string;
-  /** The procedure that rings a queue's sleepers (see `wake/ring-call.ts`). */
-  readonly ringCall: string;
   /** The procedure that claims ready jobs in one statement (see `claim/call.ts`). */
   readonly claimCall: string;
-  /** The procedure that completes a worker's batch and claims the next in one statement (see `settle/complete-claim-call.ts`). */
-  readonly completeClaimCall: string;
-  /** The procedure that completes a batch in one statement (see `settle/complete-call.ts`). */
-  readonly completeCall: string;
-  /** The procedures that enqueue and then ring the queue's doorbell in one statement (see `enqueue/ring-call.ts`). */
-  readonly enqueueRingCall: string;
-  readonly enqueueManyRingCall: string;
-  /** The procedure that enqueues one job, rings its queue's doorbell and hands the job to a sleeper, in one statement (see `wake/hand-call.ts`). */
+  /** The procedure that enqueues one job, rings its queue's doorbell and hands the job to a sleeper, in one statement (see `handoff/hand-call.ts`). */
   readonly enqueueHandCall: string;
   /** The procedure that enqueues a batch leased to a worker of the enqueuing process when a claim would take it now (see `local-hand.ts`). */
   readonly enqueueLeaseCall: string;
@@ -57,12 +48,7 @@ export function queueTables(prefix: string): QueueTables {
     sleepers: table(prefix, 'queue_sleepers'),
     enqueueCall: table(prefix, 'enqueue_job'),
     enqueueManyCall: table(prefix, 'enqueue_jobs'),
-    ringCall: table(prefix, 'ring_sleepers'),
     claimCall: table(prefix, 'claim_jobs'),
-    completeClaimCall: table(prefix, 'complete_claim_jobs'),
-    completeCall: table(prefix, 'complete_jobs'),
-    enqueueRingCall: table(prefix, 'enqueue_job_and_ring'),
-    enqueueManyRingCall: table(prefix, 'enqueue_jobs_and_ring'),
     enqueueHandCall: table(prefix, 'enqueue_job_and_hand'),
     enqueueLeaseCall: table(prefix, 'enqueue_jobs_leased'),
   };

@@ -19,6 +19,8 @@ export interface RoutinesResult {
    * `migrate()` tries again each time it runs.
    */
   readonly refused: { readonly name: string; readonly error: string }[];
+  /** Dropped: installed by an earlier build, no longer called (see `installRoutines`'s `retired`). */
+  readonly dropped: string[];
 }
 
 /** The marker the installer writes into a routine's comment: `taskrow <hash>: ...`. */
@@ -47,19 +49,27 @@ export function routineStatements(routines: readonly Routine[], prefix: string, 
 /**
  * Installs `routines` under `prefix` by content: reads the hash each one's comment carries, creates
  * the missing ones, replaces (drops, then creates) those whose text differs, and leaves the rest
- * alone, so a database that has them all runs no DDL. Safe from many processes at once: a create
+ * alone, so a database that has them all runs no DDL. Each procedure of `retired` (names without
+ * the prefix) that taskrow installed is dropped first. Safe from many processes at once: a create
  * that finds the routine made meanwhile counts it unchanged when its hash is this build's. A
  * routine the server refuses is reported, not thrown (see `RoutinesResult.refused`); a lost
  * connection or any other failure is thrown. A CALL that comes between a drop and its create
  * finds no procedure and takes the path without it.
  */
-export async function installRoutines(exec: Executor, routines: readonly Routine[], prefix: string): Promise<RoutinesResult> {
+export async function installRoutines(exec: Executor, routines: readonly Routine[], prefix: string, retired: readonly string[] = []): Promise<RoutinesResult> {
   const wanted = routineStatements(routines, prefix, exec.dialect.engine);
-  const have = await installedHashes(
-    exec,
-    wanted.map((w) => w.name),
-  );
-  const out: RoutinesResult = { created: [], replaced: [], unchanged: [], refused: [] };
+  const old = retired.map((name) => `${prefix}${name}`);
+  const have = await installedHashes(exec, [...wanted.map((w) => w.name), ...old]);
+  const out: RoutinesResult = { created: [], replaced: [], unchanged: [], refused: [], dropped: [] };
+  for (const name of old.filter((n) => typeof have.get(n) === 'string')) {
+    try {
+      await exec.query(`DROP PROCEDURE IF EXISTS \`${name}\``);
+      out.dropped.push(name);
+    } catch (err) {
+      if (!(err instanceof TaskrowError) || err.code !== 'DATABASE_ERROR') throw err;
+      out.refused.push({ name, error: err.message });
+    }
+  }
   for (const w of wanted) {
     const found = have.get(w.name);
     if (found === w.hash) {

@@ -3,8 +3,6 @@ import { LeaseLostError } from '../model/errors.js';
 import { completeJobs, completeThen } from './settle.js';
 import type { AckContext } from './context.js';
 import { aloneOn } from '../claim/call.js';
-import { carriable } from './complete-call.js';
-import { completeAndClaimByCall } from './complete-claim-call.js';
 import type { Job, JobRef } from '../model/types.js';
 
 /** What `completeAndClaim` did: the jobs it claimed, and the completion's `LeaseLostError` when some jobs were not held. */
@@ -15,11 +13,8 @@ export interface CompletedAndClaimed<P> {
 
 /**
  * Completes `refs` (as `completeJobs`, with `results` by job id) and claims up to `args.limit`
- * jobs (as `claimJobs`). Where the claim is a CALL and the completion a plain delete (no finished
- * jobs kept, no results, no concurrency keys), both go in one statement, `complete_claim_jobs`
- * (see `settle/complete-claim-call.ts`), whether other processes claim the queue or not; a job no longer
- * held sends them their own ways, as below. Any other completion goes apart from a claim by CALL
- * while other processes claim the queue (not `aloneOn`): fewer round trips than one transaction.
+ * jobs (as `claimJobs`). While other processes claim the queue (not `aloneOn`) and the claim may go
+ * as one CALL, the completion goes apart from it: fewer round trips than one transaction.
  * Otherwise both go in one transaction when every job was still held: the fenced write, the
  * claim's locking read and lease, one COMMIT (six statements where the two apart take eight). When
  * a job was not held, the whole transaction rolls back and both go their own way: the completion
@@ -41,16 +36,6 @@ export async function completeAndClaim<P>(
   const claim = (): Promise<Job<P>[]> => claimJobs<P>(c.exec, c.t, c.queue, args, state, progress);
   if (refs.length === 0) return { jobs: await claim(), lost: undefined };
   const callable = args.limit > 0 && claimCallable(c.exec, c.t, args, state);
-  if (callable && carriable(c, refs, results, c.t.completeClaimCall)) {
-    // The completion rides in the claim's CALL (see `settle/complete-claim-call.ts`): one statement a batch.
-    const call = new ClaimCall<P>(c.t, c.queue, args, state, false, progress);
-    const carried = await completeAndClaimByCall(c, refs, call, args, state).catch((err: unknown) => {
-      if (err instanceof LeaseLostError) return err;
-      throw err;
-    });
-    if (carried instanceof LeaseLostError) return { jobs: await claim(), lost: carried };
-    if (carried.completed) return { jobs: carried.rows ? call.jobs(carried.rows) : await claim(), lost: undefined };
-  }
   if (callable && !aloneOn(c.exec, c.t, c.queue)) {
     // The claim is one CALL of its own (see `claim/call.ts`): fewer round trips than sharing the completion's transaction.
     const lost = await completeJobs(c, refs, results).then(

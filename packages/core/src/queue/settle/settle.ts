@@ -6,7 +6,6 @@ import { announce } from '../wake/ring.js';
 import { claimCursor } from '../model/cursor.js';
 import { LeaseLostError } from '../model/errors.js';
 import { leaseConfirmed } from '../model/held.js';
-import { completeByCall } from './complete-call.js';
 import { ackFast, ackHeld, expectAll, fence, type FastTail, type HeldRow } from './ack.js';
 import { backoffSeconds, errorText, toMicros } from '../model/options.js';
 import { toNumber } from '../../validate.js';
@@ -98,8 +97,7 @@ async function completeChecked(c: AckContext, refs: readonly JobRef[], recover: 
 }
 
 /**
- * Completes `refs` as `completeJobs` does (without `tail`, a plain completion is one CALL where it
- * may be: see `completeByCall`) and, when every job was still held, runs `tail` in the
+ * Completes `refs` as `completeJobs` does and, when every job was still held, runs `tail` in the
  * same transaction (see `FastTail`): resolves to the tail's value, or to undefined when the tail did
  * not run because a job was not held or a lost run could not be proven (the completion then went
  * the checking way: the held jobs are completed and a `LeaseLostError` names the others). The tail
@@ -113,7 +111,7 @@ export async function completeThen<T>(
 ): Promise<T | undefined> {
   const slots = slotFreer(c);
   const write = completionWrite(c, results, slots);
-  const fast = (tail === undefined ? await completeByCall(c, refs, results) : undefined) ?? (await ackFast(c.exec, refs, true, write, tail));
+  const fast = await ackFast(c.exec, refs, true, write, tail);
   if (fast.next === 'applied') {
     slots.ring();
     return fast.value;
@@ -121,17 +119,6 @@ export async function completeThen<T>(
   await completeChecked(c, refs, fast.next === 'recover', write);
   slots.ring();
   return undefined;
-}
-
-/**
- * Completes `refs` after a run that may have completed them, whose outcome is unknown (a lost
- * reply): each job is proven through the checking path, as a `complete()` retried after a lost
- * connection is. Rejects with `LeaseLostError` naming the jobs neither held nor completed by that run.
- */
-export async function completeUnproven(c: AckContext, refs: readonly JobRef[]): Promise<void> {
-  const slots = slotFreer(c);
-  await completeChecked(c, refs, true, completionWrite(c, undefined, slots));
-  slots.ring();
 }
 
 /**

@@ -6,7 +6,7 @@ import { enqueued, hasWorkers } from './wake.js';
 import { claimCursor } from '../model/cursor.js';
 import { errnoOf } from './doorbell.js';
 import { perQueue } from '../model/registry.js';
-import { countRingSql, ringByCall, sleepersSql } from './ring-call.js';
+import { countRingSql, sleepersSql } from './ring-sql.js';
 import type { CallRingAnswer, RingInCall } from './ring-in-call.js';
 
 /**
@@ -100,10 +100,10 @@ async function ringWhileNeeded(exec: Executor, t: QueueTables, queue: string, s:
 }
 
 /**
- * A ring that an enqueue's CALL sends itself, after its commit, in the same statement (see
- * `enqueue/ring-call.ts`): while the CALL runs no other ring of the queue goes from this process,
- * and jobs announced meanwhile are rung once it ends. The caller MUST end it: `rang` when the CALL
- * rang (through `enqueueByCall` / `enqueueManyByCall`), else `close()`.
+ * A ring that an enqueue's CALL sends itself, after its commit, in the same statement (the
+ * hand-off procedure, see `handoff/hand-call.ts`): while the CALL runs no other ring of the queue
+ * goes from this process, and jobs announced meanwhile are rung once it ends. The caller MUST end
+ * it: `rang` when the CALL rang (through `enqueueByCall`), else `close()`.
  */
 export class CallRing implements RingInCall {
   private open = true;
@@ -139,7 +139,7 @@ export class CallRing implements RingInCall {
 }
 
 /**
- * A ring for an enqueue of `jobs` ready jobs of `queue` by CALL to send in the same statement
+ * A ring for an enqueue of one ready job of `queue` by CALL to send in the same statement
  * (see `CallRing`): only in a process with no worker of the queue (no worker here could take the
  * jobs), only when a ring would go now (see `ringSleepers`), and not on a node of a multi-writer
  * cluster (a ring there reaches that node's sleepers only, and a Galera node may let a statement
@@ -148,12 +148,12 @@ export class CallRing implements RingInCall {
  * ring's answer the adapter did not pass on counts as one that found sleepers (the next enqueue
  * rings again).
  */
-export function ringInCall(exec: Executor, t: QueueTables, queue: string, jobs: number): CallRing | undefined {
-  if (exec.client.joined || exec.dialect.multiWriter || jobs <= 0 || hasWorkers(exec.state, t.jobs, queue)) return undefined;
+export function ringInCall(exec: Executor, t: QueueTables, queue: string): CallRing | undefined {
+  if (exec.client.joined || exec.dialect.multiWriter || hasWorkers(exec.state, t.jobs, queue)) return undefined;
   const s = ringsOf(exec, t, queue);
   if (s.ringing || trusted(s)) return undefined;
   s.ringing = true;
-  return new CallRing(Math.min(jobs, MAX_RING), (answer) => {
+  return new CallRing(1, (answer) => {
     s.ringing = false;
     if (answer !== undefined) noted(s, answer);
     if (s.need > 0) exec.state.background(() => ringWhileNeeded(exec, t, queue, s));
@@ -161,23 +161,15 @@ export function ringInCall(exec: Executor, t: QueueTables, queue: string, jobs: 
 }
 
 /**
- * One ring: counts itself on the queue's guard row (which locks it until the commit), reads up to `n` registrations (uncommitted:
- * READ UNCOMMITTED) and `KILL QUERY`s each; an early ring reads up to `MAX_RING` and, when it found
- * some, waits for its enqueue to say how many to interrupt. Resolves to the number of sleepers
- * found, -1 when the queue has no guard row. A sleeper that ended meanwhile (`KILL` finds no
- * such thread) is skipped; a retried ring interrupts a sleeper twice at most and counts twice,
- * which only wakes it. One statement where the server has the ring's procedure (`RING_SLEEPERS_ROUTINE`),
- * except for an early ring, whose `KILL`s wait for its enqueue.
+ * One ring, bounded by `RING_BOUND_MS`, in a READ UNCOMMITTED transaction: counts itself on the
+ * queue's guard row (which locks it until the commit), reads up to `n` registrations (uncommitted)
+ * and `KILL QUERY`s each; an early ring reads up to `MAX_RING` and, when it found some, waits for
+ * its enqueue to say how many to interrupt. Resolves to the number of sleepers found, -1 when the
+ * queue has no guard row. A sleeper that ended meanwhile (`KILL` finds no such thread) is skipped;
+ * a retried ring interrupts a sleeper twice at most and counts twice, which only wakes it.
  */
-async function ringOnce(exec: Executor, t: QueueTables, queue: string, n: number | EarlyRing): Promise<number> {
-  const bounded = exec.within(RING_BOUND_MS);
-  const byCall = typeof n === 'number' ? await ringByCall(bounded, t, queue, n) : undefined;
-  return byCall ?? ringInTransaction(bounded, t, queue, n);
-}
-
-/** `ringOnce`, statement by statement in a transaction. */
-function ringInTransaction(exec: Executor, t: QueueTables, queue: string, n: number | EarlyRing): Promise<number> {
-  return exec.transaction(
+function ringOnce(exec: Executor, t: QueueTables, queue: string, n: number | EarlyRing): Promise<number> {
+  return exec.within(RING_BOUND_MS).transaction(
     async (conn) => {
       // Counting the ring locks the guard row, and tells a sleeper this ring's KILL may have missed (see doorbell.ts).
       const guard = await conn.query(countRingSql(t, '?'), [queue]);
