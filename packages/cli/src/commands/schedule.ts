@@ -1,5 +1,5 @@
 import { TaskrowError, type MissedPolicy, type ScheduleInfo, type ScheduleSpec } from '@taskrow/core';
-import { durationFlag, intFlag, need, parse, unknownAction } from '../args.js';
+import { durationFlag, need, parse, unknownAction } from '../args.js';
 import { JOB_FLAGS, jobFlags } from '../job-flags.js';
 import { connect } from '../connect.js';
 import { UsageError } from '../errors.js';

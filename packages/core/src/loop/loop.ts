@@ -4,7 +4,7 @@ import { invalid, TaskrowError } from '../errors.js';
 import type { SqlConnection, SqlValue } from '../port.js';
 import { purgeReceiptsNow, readReceipt, receiptToken, writeReceipt } from '../receipts/receipts.js';
 import { receiptsTable } from '../receipts/tables.js';
-import { optionsOf, show, toNumber, toNumberOrNull } from '../validate.js';
+import { optionsOf, show, toNumber } from '../validate.js';
 import { encodeBatch, idBatch, idCodec, parseIdType, type EncodedId, type IdCodec } from './ids.js';
 import { addOptions, autoAddOptions, bumpOptions, dryRunOptions, getArgs } from './options.js';
 import { createLoopTable, resolveIdType } from './registry.js';
