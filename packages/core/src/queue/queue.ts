@@ -183,7 +183,7 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
         handler,
         opts,
       );
-      forget = exec.state.onStop(async (ms) => worker.stop({ timeout: ms / 1000 }));
+      forget = exec.state.onStop(async (ms) => worker.stop({ timeout: ms }));
       return worker;
     },
   };
