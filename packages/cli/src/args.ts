@@ -95,7 +95,7 @@ export function durationFlag(values: Parsed['values'], name: string, fallback: n
   const ms = m ? Number(m[1]) * UNITS[m[2] ?? 'ms']! : Number.NaN;
   if (!Number.isFinite(ms) || ms < min || ms > max) {
     throw new UsageError(
-      `--${name} must be a duration from ${min} ms to ${max} ms, such as 500ms, 5s, 2m or 1h (a bare number is milliseconds), got ${JSON.stringify(raw)}`,
+      `--${name} must be a duration from ${min.toLocaleString('en-US')} ms to ${max.toLocaleString('en-US')} ms, such as 500ms, 5s, 2m or 1h (a bare number is milliseconds), got ${JSON.stringify(raw)}`,
     );
   }
   return ms;
