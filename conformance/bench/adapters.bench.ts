@@ -101,7 +101,7 @@ const SCENARIOS: readonly { name: string; run(tr: Taskrow<unknown>, tag: string,
         Promise.all(
           Array.from({ length: CLAIMERS }, async () => {
             while (done < JOBS) {
-              const jobs = await q.claim({ limit: CLAIM_BATCH, lease: 120 });
+              const jobs = await q.claim({ limit: CLAIM_BATCH, lease: 120_000 });
               if (jobs.length === 0) {
                 // Every runnable row was locked by another claimer (SKIP LOCKED): look again, unless jobs went missing.
                 if (Date.now() > deadline) throw new Error(`claimed and completed ${done} of ${JOBS} jobs before the deadline`);

@@ -9,13 +9,13 @@ import { measurePickup, now, percentiles, pickupChild } from './pickup-child.js'
 
 // Pickup latency: enqueue to handler start, jobs arriving at RATE per second into an idle queue,
 // in the producer's process and in another process; taskrow beside BullMQ on a local Redis, same
-// run. Cross-process taskrow workers poll every PICKUP_POLL seconds (default 0.05: at most one
+// run. Cross-process taskrow workers poll every PICKUP_POLL milliseconds (default 50: at most one
 // statement each time, 20 per second while idle), or sleep on the doorbell (`doorbell: true`,
 // pollInterval 1 s). Scale: TASKROW_BENCH_PICKUP_JOBS (default 300),
 // TASKROW_BENCH_PICKUP_RATE (default 100), TASKROW_BENCH_TARGETS.
 const JOBS = Number(process.env['TASKROW_BENCH_PICKUP_JOBS'] ?? 300);
 const RATE = Number(process.env['TASKROW_BENCH_PICKUP_RATE'] ?? 100);
-const POLL = process.env['PICKUP_POLL'] ?? '0.05';
+const POLL = process.env['PICKUP_POLL'] ?? '50';
 const ONLY = process.env['TASKROW_BENCH_TARGETS']?.split(',').map((s) => s.trim());
 
 /** Enqueues JOBS jobs at RATE per second through `add`, and waits until `starts` has them all; returns latencies. */
@@ -43,7 +43,7 @@ for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) 
         // taskrow, worker in another process.
         const tc = await pickupChild({ PICKUP_KIND: 'taskrow', PICKUP_URL: target.url, PICKUP_PREFIX: prefix, PICKUP_QUEUE: 'cross', PICKUP_POLL: POLL });
         const cross = tr.queue<{ i: number }>('cross');
-        lines.push(`taskrow, other process (pollInterval ${POLL} s): ${percentiles(await measure((i) => cross.enqueue({ i }), tc.starts))}`);
+        lines.push(`taskrow, other process (pollInterval ${POLL} ms): ${percentiles(await measure((i) => cross.enqueue({ i }), tc.starts))}`);
         await tc.stop();
         // taskrow, worker in another process sleeping on the doorbell (default pollInterval 1 s).
         const dc = await pickupChild({
@@ -51,7 +51,7 @@ for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) 
           PICKUP_URL: target.url,
           PICKUP_PREFIX: prefix,
           PICKUP_QUEUE: 'bell',
-          PICKUP_POLL: '1',
+          PICKUP_POLL: '1000',
           PICKUP_DOORBELL: '1',
         });
         const bell = tr.queue<{ i: number }>('bell');

@@ -70,7 +70,7 @@ export async function taskrowDrain(
     .map((tr) =>
       tr
         .queue(name)
-        .work(() => undefined, { concurrency: perWorker, batchSize: perWorker, lease: 30, pollInterval: 0.05, onError: (e) => void errors.push(e) }),
+        .work(() => undefined, { concurrency: perWorker, batchSize: perWorker, lease: 30_000, pollInterval: 50, onError: (e) => void errors.push(e) }),
     );
   const producing = produce ? produceInto(trs.slice(consumers), name, total, produce, deadline, errors) : [];
   const done = (): number => workers.reduce((s, w) => s + w.counts.completed, 0);
@@ -78,7 +78,7 @@ export async function taskrowDrain(
   const seconds = (performance.now() - t0) / 1000;
   const n = done();
   const work = probe && mark ? await workSince(probe, mark, n) : undefined;
-  await Promise.all([...workers.map((w) => w.stop({ timeout: 5 })), ...producing]);
+  await Promise.all([...workers.map((w) => w.stop({ timeout: 5000 })), ...producing]);
   claims.stop();
   acks.stop();
   await pools[0]!.query(`DELETE FROM \`${prefix}queue_jobs\` WHERE queue = ?`, [name]);
@@ -142,7 +142,7 @@ export async function taskrowClaimLoop(q: Queue, total: number, batch: number): 
   const t0 = performance.now();
   while (done < total) {
     const c0 = performance.now();
-    const jobs = await q.claim({ limit: batch, lease: 30 });
+    const jobs = await q.claim({ limit: batch, lease: 30_000 });
     claims.push(performance.now() - c0);
     if (jobs.length === 0) throw new Error(`the queue ran dry after ${done} of ${total} jobs`);
     await q.complete(jobs);

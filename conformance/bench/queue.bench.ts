@@ -229,7 +229,10 @@ for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) 
         const keptTr: Taskrow = await taskrow(pool, { prefix: keptPrefix });
         await keptTr.migrate();
         const fillSeconds = await fillKept(pool, keptPrefix, keptName, KEPT);
-        const queues = { empty: tr.queue(keptName, { keepFinishedFor: 365 * 24 * 3600 }), full: keptTr.queue(keptName, { keepFinishedFor: 365 * 24 * 3600 }) };
+        const queues = {
+          empty: tr.queue(keptName, { keepFinishedFor: 365 * 24 * 3600 * 1000 }),
+          full: keptTr.queue(keptName, { keepFinishedFor: 365 * 24 * 3600 * 1000 }),
+        };
         const rates = { empty: [] as number[], full: [] as number[] };
         const claimMs = { empty: [] as number[], full: [] as number[] };
         for (let run = 0; run < RUNS; run++) {

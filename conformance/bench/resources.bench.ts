@@ -14,7 +14,7 @@ import { describeServer, median, report, type BenchRow } from './lib.js';
 const JOBS = (process.env['TASKROW_BENCH_JOBS'] ?? '1,8,32').split(',').map(Number);
 const SECONDS = Number(process.env['TASKROW_BENCH_SECONDS'] ?? 3);
 const RUNS = Number(process.env['TASKROW_BENCH_RUNS'] ?? 3);
-const WAIT = 60;
+const WAIT = 60_000;
 
 /** Job i's keys. Overlapping: a ring of 4 keys, job i reads key (i+1)%4 and writes key i%4. */
 function plan(shape: 'disjoint' | 'overlapping', n: number, tag: string): { inputs: string[]; outputs: string[] }[] {
@@ -110,7 +110,7 @@ for (const target of targets()) {
             const jobs = plan(shape, n, tag);
             const inputs = [...new Set(jobs.flatMap((j) => j.inputs))];
             await r.produce(inputs);
-            const handles = jobs.map((j, i) => r.job(`${tag}.job.${i}`, { ...j, wait: WAIT, lease: 60 }));
+            const handles = jobs.map((j, i) => r.job(`${tag}.job.${i}`, { ...j, wait: WAIT, lease: 60_000 }));
             const bkeys = [...new Set(jobs.flatMap((j) => [...j.inputs, ...j.outputs]))];
             await pool.query(`INSERT INTO \`${prefix}bkeys\` (h, present) VALUES ? ON DUPLICATE KEY UPDATE present = present`, [
               bkeys.map((k) => [digest(k), inputs.includes(k) ? 1 : 0]),

@@ -86,7 +86,7 @@ for (const target of targets().filter((t) => !ONLY || ONLY.includes(label(t)))) 
           PICKUP_URL: target.url,
           PICKUP_PREFIX: prefix,
           PICKUP_QUEUE: 'bell',
-          PICKUP_POLL: '1',
+          PICKUP_POLL: '1000',
           PICKUP_DOORBELL: '1',
         });
         try {

@@ -10,7 +10,7 @@ import { startProxy, type Proxy } from './proxy.js';
 // a Resources job with autoRefresh) MUST see its signal abort with LEASE_LOST before its lease
 // passes, judged against the lease end the probe reads from the database on its own connection;
 // a second holder on a direct connection then gets the lease, and never while the first is live.
-const LEASE = 3;
+const LEASE_MS = 3000;
 /** How long after the lease end a holder is still waited for (it has failed by then). */
 const GRACE_MS = 4000;
 
@@ -63,7 +63,7 @@ for (const target of chaosTargets())
           note,
         });
 
-      it(`Queue worker (lease ${LEASE} s): the handler's signal aborts before the lease passes; a second worker gets the job after`, async () => {
+      it(`Queue worker (lease ${LEASE_MS / 1000} s): the handler's signal aborts before the lease passes; a second worker gets the job after`, async () => {
         const { id } = await scene.tr.queue('bh').enqueue({ n: 1 });
         const aborts = { at: null as number | null };
         let job: Job | undefined;
@@ -79,7 +79,7 @@ for (const target of chaosTargets())
               setTimeout(resolve, 30_000).unref();
             });
           },
-          { lease: LEASE, concurrency: 1, pollInterval: 0.05, onError: () => (errors += 1) },
+          { lease: LEASE_MS, concurrency: 1, pollInterval: 50, onError: () => (errors += 1) },
         );
         await waitFor(() => job !== undefined, 10_000, 'the worker claims the job');
         await new Promise((r) => setTimeout(r, 1000)); // one heartbeat may pass first
@@ -109,9 +109,9 @@ for (const target of chaosTargets())
         expect(second!).toBeGreaterThan(abortedAt!);
       });
 
-      it(`Resources job (lease ${LEASE} s, autoRefresh): job.signal aborts and held turns false before the lease passes; a second job gets the lock after`, async () => {
+      it(`Resources job (lease ${LEASE_MS / 1000} s, autoRefresh): job.signal aborts and held turns false before the lease passes; a second job gets the lock after`, async () => {
         const key = `chaos.c.${scene.prefix}`;
-        const job = tr.resources({ history: false, releaseOnExit: false }).job('holder', { outputs: [key], lease: LEASE, autoRefresh: true });
+        const job = tr.resources({ history: false, releaseOnExit: false }).job('holder', { outputs: [key], lease: LEASE_MS, autoRefresh: true });
         await job.acquire();
         const aborts = { at: null as number | null };
         const signal = job.signal;
@@ -125,7 +125,7 @@ for (const target of chaosTargets())
           localTimeOf(scene, `(SELECT MAX(lease_until) FROM ${scene.table('resource_locks')} WHERE holder = UNHEX(?))`, [holder]);
         const firstEnd = await leaseEnd();
         expect(firstEnd, 'the lock is held').not.toBeNull();
-        const other = scene.tr.resources({ history: false, releaseOnExit: false }).job('second', { outputs: [key], lease: 30, wait: LEASE + 15 });
+        const other = scene.tr.resources({ history: false, releaseOnExit: false }).job('second', { outputs: [key], lease: 30_000, wait: LEASE_MS + 15_000 });
         const secondP = other.acquire().then(
           () => performance.now(),
           () => null,
@@ -165,7 +165,7 @@ function signalReason(signal: AbortSignal | undefined): string {
 async function claimAfter(scene: Scene, id: number, deadline: number): Promise<number | null> {
   const q = scene.tr.queue('bh');
   while (performance.now() < deadline) {
-    const jobs = await q.claim({ limit: 1, lease: 30 });
+    const jobs = await q.claim({ limit: 1, lease: 30_000 });
     if (jobs.some((j) => j.id === id)) {
       const at = performance.now();
       await q.complete(jobs);

@@ -10,9 +10,9 @@ import { startProxy, type LostReply, type Proxy } from './proxy.js';
 // acquire. The client either loses its connection (`close`) or hears nothing more (`silent`, where
 // core's statementTimeout must abandon the statement). Afterwards the probe, on its own connection,
 // must find zero duplicates and nothing stranded, and the caller must have seen no error.
-const STATEMENT_TIMEOUT = 2;
+const STATEMENT_TIMEOUT = 2000;
 /** How long an operation may take with its reply lost: the statement bound, a reconnect, a retry. */
-const ANSWER_MS = 3 * STATEMENT_TIMEOUT * 1000;
+const ANSWER_MS = 3 * STATEMENT_TIMEOUT;
 
 /** What one operation did, for the summary and the assertions. */
 interface Outcome {
@@ -127,7 +127,7 @@ for (const target of chaosTargets()) {
         const ids = (await scene.tr.queue('claim').enqueueMany(Array.from({ length: 5 }, (_, i) => ({ payload: { seq: i } })))).map((r) => r.id);
         // A claim is one CALL (`claim_jobs`, schema 20): that statement's reply is lost.
         arm(/claim_jobs|queue_jobs/);
-        const res = await attempt(() => tr.queue('claim').claim({ limit: 5, lease: 60 }));
+        const res = await attempt(() => tr.queue('claim').claim({ limit: 5, lease: 60_000 }));
         const got = new Set((res.value ?? []).map((j) => j.id));
         const running = await scene.probe<{ id: number; attempt: number }>(
           `SELECT id, attempt FROM ${scene.table('queue_jobs')} WHERE queue = 'claim' AND phase = 2`,
@@ -147,7 +147,7 @@ for (const target of chaosTargets()) {
 
       it('complete: the retry reports the jobs done (no LEASE_LOST), none left', async () => {
         await scene.tr.queue('done').enqueueMany(Array.from({ length: 5 }, (_, i) => ({ payload: { seq: i } })));
-        const jobs = await tr.queue('done').claim({ limit: 5, lease: 60 });
+        const jobs = await tr.queue('done').claim({ limit: 5, lease: 60_000 });
         expect(jobs).toHaveLength(5);
         // A completion is a transaction: the reply of its COMMIT is lost.
         arm(/queue_jobs/);
@@ -173,7 +173,7 @@ for (const target of chaosTargets()) {
 
       it('Resources acquire: the retry finds its own locks, none held by another holder', async () => {
         const res = tr.resources({ history: false, releaseOnExit: false });
-        const job = res.job('chaosd', { inputs: [], outputs: ['chaos.d.out1', 'chaos.d.out2'], lease: 60 });
+        const job = res.job('chaosd', { inputs: [], outputs: ['chaos.d.out1', 'chaos.d.out2'], lease: 60_000 });
         arm(/resource_locks/);
         const got = await attempt(() => job.acquire());
         const holders = await scene.probe<{ h: string }>(`SELECT LOWER(HEX(holder)) AS h FROM ${scene.table('resource_locks')}`);

@@ -12,13 +12,13 @@ import { effectsOf, effectsTable, readLedgers, startWorkerProcess, verdict } fro
 // its handlers' own statements) goes through a proxy that, again and again, drops every byte both
 // ways for 1-2.5 s without closing anything, while this process enqueues JOBS jobs on a direct
 // connection (its rings reach the server; the woken sleeper's answer may not reach the worker).
-// The worker polls only every POLL seconds, so pickups within a second come from the doorbell.
+// The worker polls only every POLL_MS milliseconds, so pickups within a second come from the doorbell.
 // Must hold: every job's effect exactly once, by its latest claim, nothing left, no enqueue
 // error; and once the network is back, the doorbell is too: jobs enqueued one by one are picked
 // up within a second at the median (a sleeper or a kept connection stuck on a silent socket
 // would leave them to the next poll); and `worker.stop()` then returns.
 const JOBS = Number(process.env['TASKROW_CHAOS_BLACKHOLE_JOBS'] ?? 1000);
-const POLL = 5;
+const POLL_MS = 5000;
 const BATCH = 5;
 const AFTER = 20;
 const pause = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -89,7 +89,7 @@ for (const target of chaosTargets()) {
         CHAOS_EFFECTS: effects,
         CHAOS_QUEUE: 'g',
         CHAOS_DOORBELL: '1',
-        CHAOS_POLL: String(POLL),
+        CHAOS_POLL: String(POLL_MS),
         CHAOS_POOL: '4',
         CHAOS_TIMEOUT: '2000',
       };
@@ -126,7 +126,7 @@ for (const target of chaosTargets()) {
         enqueued.add(seq);
         await pause(300);
       }
-      await waitFor(async () => (await left()) === 0, 3 * POLL * 1000, 'drained after').catch(() => undefined);
+      await waitFor(async () => (await left()) === 0, 3 * POLL_MS, 'drained after').catch(() => undefined);
       const stopTook = await stopWorker([...children][0]!, 15_000);
       for (const c of children) c.kill('SIGKILL');
       const effectOf = await effectsOf(scene, effects);

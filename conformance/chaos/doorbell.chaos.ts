@@ -101,7 +101,7 @@ for (const target of chaosTargets()) {
         CHAOS_EFFECTS: effects,
         CHAOS_QUEUE: 'f',
         CHAOS_DOORBELL: '1',
-        CHAOS_POLL: '2',
+        CHAOS_POLL: '2000',
         CHAOS_APP: '2',
         CHAOS_POOL: '4',
       };

@@ -26,7 +26,7 @@ for (const target of chaosTargets()) {
         scene,
         tr: scene.tr,
         jobs: JOBS,
-        lease: 10,
+        lease: 10_000,
         limitMs: 90_000,
         async fault(running) {
           while (running()) {

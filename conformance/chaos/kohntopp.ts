@@ -16,7 +16,7 @@ export interface KohntoppRun {
   readonly jobs: number;
   readonly producers?: number;
   readonly consumers?: number;
-  /** Lease of each claim, seconds. */
+  /** Lease of each claim, milliseconds. */
   readonly lease: number;
   /** Runs beside producers and consumers until `running()` turns false. */
   fault(running: () => boolean, ledger: Ledger): Promise<void>;

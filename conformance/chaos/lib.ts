@@ -11,11 +11,11 @@ import { label, targets } from '../src/targets.js';
 export const FIGURES = fileURLToPath(new URL('../../.taskrow/chaos-figures.jsonl', import.meta.url));
 
 /**
- * `statementTimeout` (seconds) is the bound issue 12 asks core for: a statement with no answer
+ * `statementTimeout` (milliseconds) is the bound issue 12 asks core for: a statement with no answer
  * within it is abandoned, its connection destroyed and the operation retried as a lost connection.
  * Until core has it the option is passed through a cast (and ignored by a core that lacks it).
  */
-export function chaosOptions(prefix: string, statementTimeout = 2): TaskrowOptions {
+export function chaosOptions(prefix: string, statementTimeout = 2000): TaskrowOptions {
   return { prefix, statementTimeout } as TaskrowOptions;
 }
 
@@ -85,7 +85,7 @@ export interface Scene {
 let sceneCount = 0;
 
 /** Opens a scene on `url`: a pool (`connectionLimit`), `taskrow(pool)` migrated, and a probe. */
-export async function openScene(url: string, connectionLimit = 10, statementTimeout = 2, options: TaskrowOptions = {}): Promise<Scene> {
+export async function openScene(url: string, connectionLimit = 10, statementTimeout = 2000, options: TaskrowOptions = {}): Promise<Scene> {
   const prefix = `chaos${process.pid}_${++sceneCount}_`;
   const pool = mysql.createPool({ uri: url, connectionLimit });
   pool.on('connection', (c) => c.on('error', () => undefined));

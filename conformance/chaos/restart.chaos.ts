@@ -16,12 +16,12 @@ const JOBS = Number(process.env['TASKROW_CHAOS_RESTART_JOBS'] ?? 3000);
  */
 const RETRY = { attempts: 100, maxDelayMs: 1000 };
 /**
- * Lease of each claim, seconds: longer than a crash restart takes, so a consumer that held jobs
+ * Lease of each claim, milliseconds: longer than a crash restart takes, so a consumer that held jobs
  * across the restart still holds them when its retried completion reaches the server (a restart
  * longer than the lease would rightly end in `LEASE_LOST`, an error surfaced to the caller). A claim
  * whose reply the crash lost leaves its jobs held this long before another consumer claims them.
  */
-const LEASE_S = 30;
+const LEASE_MS = 30_000;
 
 for (const target of chaosTargets()) {
   describe(`${label(target)} · mysql2 · chaos: server SIGKILLed and restarted twice`, () => {
@@ -45,7 +45,7 @@ for (const target of chaosTargets()) {
         scene,
         tr: scene.tr,
         jobs: JOBS,
-        lease: LEASE_S,
+        lease: LEASE_MS,
         limitMs: 240_000,
         async fault(running, ledger) {
           for (const at of restartAt) {

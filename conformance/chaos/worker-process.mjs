@@ -3,7 +3,7 @@
 // transaction, and appends to this process's ledger file (outside the database, written
 // synchronously so a SIGKILL cannot lose a line already written): `run <seq> <id> <token>` when a
 // handler starts, `done ...` once its transaction committed, `error <message>` for what the worker
-// reports. Scenario f sets CHAOS_DOORBELL=1 (workers sleep on the doorbell, CHAOS_POLL seconds
+// reports. Scenario f sets CHAOS_DOORBELL=1 (workers sleep on the doorbell, CHAOS_POLL milliseconds
 // between polls) and CHAOS_APP=<n>: n loops of the application's own statements on the same pool, each a short
 // `SELECT SLEEP`, and `stray <id>` for one that a `KILL QUERY` interrupted while its connection
 // stayed alive (a ring that reached a connection its sleeper had given back); `app <n>` every 50
@@ -21,7 +21,7 @@ const log = (line) => appendFileSync(ledger, `${line}\n`);
 const timeout = process.env.CHAOS_TIMEOUT ? Number(process.env.CHAOS_TIMEOUT) : undefined;
 const pool = mysql.createPool({ uri: url, connectionLimit: Number(process.env.CHAOS_POOL ?? 4), ...(timeout ? { connectTimeout: timeout } : {}) });
 pool.on('connection', (c) => c.on('error', () => undefined));
-const tr = await taskrow(pool, { prefix, statementTimeout: 2 });
+const tr = await taskrow(pool, { prefix, statementTimeout: 2000 });
 const worker = tr.queue(queue).work(
   async (job) => {
     const { seq } = job.payload;
@@ -50,8 +50,8 @@ const worker = tr.queue(queue).work(
   {
     concurrency: 4,
     batchSize: 8,
-    lease: 2,
-    pollInterval: Number(process.env.CHAOS_POLL ?? 0.05),
+    lease: 2000,
+    pollInterval: Number(process.env.CHAOS_POLL ?? 50),
     doorbell,
     onError: (err) =>
       log(
@@ -96,6 +96,6 @@ for (let i = 0; i < Number(process.env.CHAOS_APP ?? 0); i++) {
 // `stop` from the test: stops the worker, then answers `stopped` (scenario g: a stop MUST NOT wait
 // on a connection the network lost).
 process.on('message', (m) => {
-  if (m === 'stop') void worker.stop({ timeout: 5 }).then(() => process.send?.('stopped'));
+  if (m === 'stop') void worker.stop({ timeout: 5000 }).then(() => process.send?.('stopped'));
 });
 process.send?.('ready');

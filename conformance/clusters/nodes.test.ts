@@ -58,15 +58,15 @@ for (const c of clusters()) {
           const q = tr.queue('g');
           await q.enqueueMany([{ payload: 1 }, { payload: 2 }, { payload: 3 }]);
           const from = sent.length;
-          expect((await q.claim({ limit: 2, lease: 30 })).map((j) => j.payload)).toEqual([1, 2]);
+          expect((await q.claim({ limit: 2, lease: 30_000 })).map((j) => j.payload)).toEqual([1, 2]);
           const reads = sent.slice(from).filter((sql) => /FOR UPDATE SKIP LOCKED/.test(sql));
           expect(reads.length).toBeGreaterThan(0);
           expect(reads.filter((sql) => /EXISTS/.test(sql))).toEqual([]);
           expect(sent.slice(from).some((sql) => /paused_at/.test(sql) && !/FOR UPDATE/.test(sql))).toBe(true);
           await q.pause();
-          expect(await q.claim({ limit: 2, lease: 30 })).toEqual([]);
+          expect(await q.claim({ limit: 2, lease: 30_000 })).toEqual([]);
           await q.resume();
-          expect((await q.claim({ limit: 2, lease: 30 })).map((j) => j.payload)).toEqual([3]);
+          expect((await q.claim({ limit: 2, lease: 30_000 })).map((j) => j.payload)).toEqual([3]);
         } finally {
           const probe = await mysql2Probe(c.urls[0]!);
           await dropPrefix(probe, prefix).finally(() => probe.end());

@@ -50,7 +50,7 @@ for (const c of clusters().filter((k) => k.kind !== 'group-replication-single-pr
         const before = await conflicts();
         const acquired = await Promise.all(
           clients.map(async (tr, node) => {
-            const job = tr.resources({ releaseOnExit: false }).job(`${prefix}job.${node}`, { outputs: [output], lease: 60, wait: 60 });
+            const job = tr.resources({ releaseOnExit: false }).job(`${prefix}job.${node}`, { outputs: [output], lease: 60_000, wait: 60_000 });
             let n = 0;
             for (let round = 0; round < ROUNDS; round++) {
               await job.acquire();

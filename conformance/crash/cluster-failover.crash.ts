@@ -58,7 +58,7 @@ for (const kind of KINDS) {
       try {
         const admin = await taskrow(pools[0]!.pool, { prefix });
         await admin.migrate();
-        const queueOf = async (i: number) => (await taskrow(pools[i]!.pool, { prefix })).queue<number>(name, { keepFinishedFor: 3600, maxAttempts: 1000 });
+        const queueOf = async (i: number) => (await taskrow(pools[i]!.pool, { prefix })).queue<number>(name, { keepFinishedFor: 3_600_000, maxAttempts: 1000 });
         const producers = await Promise.all([0, 1].map(queueOf));
         const consumers = await Promise.all(Array.from({ length: 10 }, (_, c) => queueOf(2 + c)));
         const produce = async (q: (typeof producers)[number], p: number): Promise<void> => {
@@ -79,7 +79,7 @@ for (const kind of KINDS) {
           while (!stopConsumers) {
             let jobs: Job<number>[];
             try {
-              jobs = await q.claim({ limit: 5, lease: 5 });
+              jobs = await q.claim({ limit: 5, lease: 5000 });
             } catch (err) {
               ledger.error('claim', err);
               await sleep(20);

@@ -23,10 +23,10 @@ const worker = tr.queue(name).work(
       conn.release();
     }
   },
-  { concurrency: 8, batchSize: 16, lease: 2, pollInterval: 0.05, onError: () => undefined },
+  { concurrency: 8, batchSize: 16, lease: 2000, pollInterval: 50, onError: () => undefined },
 );
 process.on('SIGTERM', async () => {
-  await worker.stop({ timeout: 5 });
+  await worker.stop({ timeout: 5000 });
   await pool.end();
   process.exit(0);
 });

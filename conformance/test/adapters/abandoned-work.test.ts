@@ -28,7 +28,7 @@ interface Opened {
 }
 
 /** A statement that gets no answer within half a second fails. */
-const statementTimeout = 0.5;
+const statementTimeout = 500;
 
 const opens: Record<string, (target: ServerTarget, prefix: string) => Promise<Opened>> = {
   async mysql2(target, prefix) {
@@ -113,7 +113,7 @@ for (const target of targets()) {
         const name = `a${Date.now()}`;
         const q = opened.tr.queue(name);
         await q.enqueue({ n: 1 });
-        const [job] = await q.claim({ limit: 1, lease: 60 });
+        const [job] = await q.claim({ limit: 1, lease: 60_000 });
         // Another session holds the job's row, so the ack's locking read waits past the timeout.
         const locker = await opened.connection();
         const app = await opened.connection();

@@ -103,7 +103,7 @@ for (const target of targets()) {
               started.push(job.id);
               await p.app(`INSERT INTO \`${effects}\` (job, run) VALUES (?, ?)`, [job.id, run]);
             },
-            { concurrency: 1, batchSize: 1, pollInterval: 0.05 },
+            { concurrency: 1, batchSize: 1, pollInterval: 50 },
           );
           await until('60 completions', () => w!.counts.completed === 60, 20);
           const seen = await effectCounts(run);
@@ -126,7 +126,7 @@ for (const target of targets()) {
           await q.enqueueMany(Array.from({ length: 200 }, (_, i) => ({ payload: i })));
           // Each handler holds its job 2 ms (work, not a wait for the database), so the workers'
           // claims and completions interleave on the one connection.
-          for (let i = 0; i < 4; i++) workers.push(q.work(() => pause(2), { concurrency: 1, batchSize: 1, pollInterval: 0.05 }));
+          for (let i = 0; i < 4; i++) workers.push(q.work(() => pause(2), { concurrency: 1, batchSize: 1, pollInterval: 50 }));
           await until('200 completions', () => workers.reduce((n, w) => n + w.counts.completed, 0) === 200, 30);
           const each = workers.map((w) => w.counts.completed);
           // Left waiting, a worker completes nothing while the others pass the connection between them.
@@ -144,10 +144,10 @@ for (const target of targets()) {
           await p.tr.migrate();
           // Finished jobs kept: the completions are transactions (a plain one rides in the claim's
           // CALL, a statement lent a connection of its own).
-          const q = p.tr.queue<number>(`few${Date.now()}`, { keepFinishedFor: 60 });
+          const q = p.tr.queue<number>(`few${Date.now()}`, { keepFinishedFor: 60_000 });
           await q.enqueueMany(Array.from({ length: 300 }, (_, i) => ({ payload: i })));
           const before = p.acquires();
-          w = q.work(async () => undefined, { concurrency: 1, batchSize: 1, pollInterval: 0.05 });
+          w = q.work(async () => undefined, { concurrency: 1, batchSize: 1, pollInterval: 50 });
           await until('300 completions', () => w!.counts.completed === 300, 30);
           // Through a connection lent per transaction, 300 one-job claims and completions take at
           // least 300 lendings. A worker alone on its queue claims with the completion of the last
@@ -167,9 +167,9 @@ for (const target of targets()) {
         let w: QueueWorker<number> | undefined;
         try {
           await p.tr.migrate();
-          const q = p.tr.queue<number>(run, { keepFinishedFor: 60 }); // completions as transactions, as above
+          const q = p.tr.queue<number>(run, { keepFinishedFor: 60_000 }); // completions as transactions, as above
           await q.enqueueMany(Array.from({ length: 20 }, (_, i) => ({ payload: i })));
-          w = q.work(async () => undefined, { concurrency: 1, batchSize: 1, pollInterval: 0.05 });
+          w = q.work(async () => undefined, { concurrency: 1, batchSize: 1, pollInterval: 50 });
           await until('20 completions', () => w!.counts.completed === 20, 20);
           // The worker now keeps the pool's only connection in a chained transaction. The
           // application's autocommit INSERT on the pool MUST commit on its own: another
@@ -281,7 +281,7 @@ for (const target of targets()) {
           w = q.work(async (job) => void (await p.app(`INSERT INTO \`${effects}\` (job, run) VALUES (?, ?)`, [job.id, run])), {
             concurrency: 1,
             batchSize: 1,
-            pollInterval: 0.05,
+            pollInterval: 50,
             onError: (err) => void errors.push(err),
           });
           for (let round = 0; round < 5; round++) {

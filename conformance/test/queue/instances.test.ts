@@ -55,7 +55,7 @@ for (const target of targets()) {
       const b = await counted();
       const name = `share${Date.now()}`;
       const done: number[] = [];
-      const w: QueueWorker<number> = a.tr.queue<number>(name).work(async (job) => void done.push(job.payload), { concurrency: 4, pollInterval: 0.05 });
+      const w: QueueWorker<number> = a.tr.queue<number>(name).work(async (job) => void done.push(job.payload), { concurrency: 4, pollInterval: 50 });
       try {
         await once(w, 'idle');
         // The instance's own enqueue leases to its napping worker: the hand-off this test looks for exists.

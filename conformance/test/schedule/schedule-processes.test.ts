@@ -42,7 +42,7 @@ for (const target of targets()) {
         const children: ChildProcess[] = [];
         try {
           children.push(...(await Promise.all(Array.from({ length: PROCESSES }, () => spawnScheduler(target.url, prefix)))));
-          const first = (await tr.schedules().upsert('tick', { queue: 'ticks', every: 1, missed: { each: 10 } })).nextAt!.getTime() * 1000;
+          const first = (await tr.schedules().upsert('tick', { queue: 'ticks', every: 1000, missed: { each: 10 } })).nextAt!.getTime() * 1000;
           const runAts = async (): Promise<number[]> =>
             (
               await probe.query<{ r: unknown }>(
@@ -72,9 +72,9 @@ for (const target of targets()) {
       try {
         const { client, statements } = counting(mysql2Client(pool));
         const tr = await createTaskrow<Mysql2Connection>({ client, joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } });
-        await tr.schedules().upsert('hourly', { queue: 'h', every: 3600 });
+        await tr.schedules().upsert('hourly', { queue: 'h', every: 3_600_000 });
         const started = statements();
-        const scheduler = tr.schedules().start({ pollInterval: 0.1 });
+        const scheduler = tr.schedules().start({ pollInterval: 100 });
         try {
           // Its first look (sent at start) is behind the window: the window holds looks a pollInterval apart.
           await until("the scheduler's first look", () => statements() > started, 10);

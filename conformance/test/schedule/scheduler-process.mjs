@@ -7,7 +7,7 @@ const { SCHED_URL: url, SCHED_PREFIX: prefix } = process.env;
 const pool = mysql.createPool({ uri: url, connectionLimit: 2 });
 const tr = await taskrow(pool, { prefix });
 const errors = [];
-const scheduler = tr.schedules().start({ pollInterval: 1, onError: (err) => errors.push(String(err)) });
+const scheduler = tr.schedules().start({ pollInterval: 1000, onError: (err) => errors.push(String(err)) });
 process.on('message', async (msg) => {
   if (msg !== 'stop') return;
   await scheduler.stop();

@@ -23,10 +23,10 @@ export interface CrawlCounts {
   bumped: number;
 }
 
-/** Seconds a URL stays locked for the worker that got it; if that worker dies, the URL is due again after this. */
-const LOCK_FOR = 60;
+/** Milliseconds a URL stays locked for the worker that got it (a minute); if that worker dies, the URL is due again after this. */
+const LOCK_FOR = 60_000;
 /** A crawled page is due again after an hour. */
-const MIN_LOOP_TIME = 3600;
+const MIN_LOOP_TIME = 3_600_000;
 
 /**
  * Runs `workers` workers over the loop until none of them finds a due URL while no other is

@@ -66,9 +66,11 @@ async function main(): Promise<number> {
 
     const s = await loop.stats();
     console.log(`stats: locked ${s.locked}, bumped ${s.bumped}, ids ${s.minId} .. ${s.maxId}`);
-    console.log(`stats: last updates between ${s.minUpdateTime.toFixed(0)} s and ${s.maxUpdateTime.toFixed(0)} s ago`);
+    console.log(`stats: last updates between ${(s.minUpdateTime / 1000).toFixed(0)} s and ${(s.maxUpdateTime / 1000).toFixed(0)} s ago`);
     for (const [url, check] of await loop.check(seeds())) {
-      console.log(`check: ${url} updated ${check.sinceUpdated ?? 'never'} s ago, ${check.lockedFor === null ? 'unlocked' : `locked for ${check.lockedFor} s`}`);
+      console.log(
+        `check: ${url} updated ${check.sinceUpdated === null ? 'never' : check.sinceUpdated / 1000} s ago, ${check.lockedFor === null ? 'unlocked' : `locked for ${check.lockedFor / 1000} s`}`,
+      );
     }
     await tr.close();
     return 0;

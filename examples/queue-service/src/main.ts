@@ -58,7 +58,7 @@ async function main(): Promise<number> {
     const tr = await taskrow(pool, db.options);
     await tr.migrate();
     // Finished jobs are kept an hour so the stats show them; retries wait 0.2 s, 0.4 s, ... (at most 2 s).
-    const queue = tr.queue<Payload>(o.queue, { backoff: { base: 0.2, max: 2 }, keepFinishedFor: 3600 });
+    const queue = tr.queue<Payload>(o.queue, { backoff: { base: 200, max: 2000 }, keepFinishedFor: 3_600_000 });
     const log = (line: string): void => console.log(`  ${line}`);
     console.log(`queue-service: queue "${o.queue}" (table prefix ${tr.prefix}), ${o.jobs} thumbnail jobs, concurrency ${o.concurrency}`);
 
@@ -88,7 +88,7 @@ async function main(): Promise<number> {
           if (tally.succeeded + tally.threw >= o.stopAfter) stop(`the handler ran ${o.stopAfter} times`);
         }
       },
-      { concurrency: o.concurrency, pollInterval: 0.2, onError: (err) => console.error('queue-service: worker error:', err) },
+      { concurrency: o.concurrency, pollInterval: 200, onError: (err) => console.error('queue-service: worker error:', err) },
     );
     console.log('worker started');
 
@@ -116,7 +116,7 @@ async function main(): Promise<number> {
 
     console.log(`stopping: ${await stopped}`);
     const produced = await producing;
-    const result = await worker.stop({ timeout: o.grace });
+    const result = await worker.stop({ timeout: o.grace * 1000 });
     await drained;
     clearInterval(progress);
     clearTimeout(timer);

@@ -36,9 +36,9 @@ export async function produce(queue: Queue<Payload>, count: number, stopping: ()
     await new Promise((resolve) => setImmediate(resolve)); // let the worker run meanwhile
   }
   if (stopping()) return out;
-  note(await queue.enqueueMany([1, 2].map((n) => ({ payload: { kind: 'reminder', note: `reminder ${n}` } as const, delay: 1 }))));
+  note(await queue.enqueueMany([1, 2].map((n) => ({ payload: { kind: 'reminder', note: `reminder ${n}` } as const, delay: 1000 }))));
   const day = new Date().toISOString().slice(0, 10);
-  for (let n = 0; n < 3; n++) note([await queue.enqueue({ kind: 'report', day }, { dedupKey: `report:${day}`, delay: 1 })]);
+  for (let n = 0; n < 3; n++) note([await queue.enqueue({ kind: 'report', day }, { dedupKey: `report:${day}`, delay: 1000 })]);
   note([await queue.enqueue({ kind: 'flaky', failures: 2 })]);
   note([await queue.enqueue({ kind: 'poison' }, { maxAttempts: 3 })]);
   return out;

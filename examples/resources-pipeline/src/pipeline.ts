@@ -29,7 +29,7 @@ export function reasons(err: ResourceUnavailableError): string {
 export async function runStep(res: Resources, step: Step, o: { wait: number; workMs: number; fails: boolean }, log: (line: string) => void): Promise<Outcome> {
   const launched = performance.now();
   try {
-    await res.run(step.job, { inputs: step.inputs, outputs: step.outputs, wait: o.wait, lease: 30 }, async (_job, signal) => {
+    await res.run(step.job, { inputs: step.inputs, outputs: step.outputs, wait: o.wait * 1000, lease: 30_000 }, async (_job, signal) => {
       const waited = performance.now() - launched;
       const on = step.inputs.length === 0 ? 'no inputs' : `after ${waited.toFixed(0)} ms waiting for ${step.inputs.join(', ')}`;
       log(`${step.job} started (${on})`);

@@ -80,15 +80,25 @@ export function intFlag(values: Parsed['values'], name: string, fallback: number
   return n;
 }
 
-/** A number of seconds (fractions allowed) in [min, max], or the default. */
-export function secondsFlag(values: Parsed['values'], name: string, fallback: number, min: number, max: number): number {
+/** Milliseconds per unit of a duration flag. */
+const UNITS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/**
+ * A duration flag in milliseconds, in [min, max], or the default: a number with a unit (`500ms`,
+ * `5s`, `2m`, `1h`, `1d`, fractions allowed) or a bare number of milliseconds; negative only
+ * where `min` is. A UsageError naming the flag and the range otherwise.
+ */
+export function durationFlag(values: Parsed['values'], name: string, fallback: number, min: number, max: number): number {
   const raw = values[name];
   if (raw === undefined) return fallback;
-  const n = Number(raw);
-  if (typeof raw !== 'string' || raw.trim() === '' || !Number.isFinite(n) || n < min || n > max) {
-    throw new UsageError(`--${name} must be a number of seconds from ${min} to ${max}, got ${JSON.stringify(raw)}`);
+  const m = typeof raw === 'string' ? /^(-?\d+(?:\.\d+)?)(ms|s|m|h|d)?$/.exec(raw.trim()) : null;
+  const ms = m ? Number(m[1]) * UNITS[m[2] ?? 'ms']! : Number.NaN;
+  if (!Number.isFinite(ms) || ms < min || ms > max) {
+    throw new UsageError(
+      `--${name} must be a duration from ${min.toLocaleString('en-US')} ms to ${max.toLocaleString('en-US')} ms, such as 500ms, 5s, 2m or 1h (a bare number is milliseconds), got ${JSON.stringify(raw)}`,
+    );
   }
-  return n;
+  return ms;
 }
 
 /** The UsageError for an action `command` does not have, naming the closest one it has. */

@@ -1,5 +1,5 @@
 import { ENQUEUE_LIMITS, type EnqueueOptions } from '@taskrow/core';
-import { intFlag, secondsFlag, type Parsed } from './args.js';
+import { durationFlag, intFlag, type Parsed } from './args.js';
 
 /** The flags that set a job's options, shared by `queue enqueue` and `schedule add`. */
 export const JOB_FLAGS = {
@@ -16,13 +16,13 @@ export const JOB_FLAGS = {
  * (a UsageError naming the flag otherwise), before anything connects.
  */
 export function jobFlags(values: Parsed['values']): EnqueueOptions {
-  const { delaySeconds, priority, maxAttempts } = ENQUEUE_LIMITS;
+  const { delayMs, priority, maxAttempts } = ENQUEUE_LIMITS;
   const text = (name: string): string | undefined => (values[name] === undefined ? undefined : String(values[name]));
   const group = text('group');
   const dedupKey = text('dedup-key');
   const concurrencyKey = text('concurrency-key');
   return {
-    ...(values['delay'] === undefined ? {} : { delay: secondsFlag(values, 'delay', 0, delaySeconds.min, delaySeconds.max) }),
+    ...(values['delay'] === undefined ? {} : { delay: durationFlag(values, 'delay', 0, delayMs.min, delayMs.max) }),
     ...(values['priority'] === undefined ? {} : { priority: intFlag(values, 'priority', 0, priority.min, priority.max) }),
     ...(values['max-attempts'] === undefined ? {} : { maxAttempts: intFlag(values, 'max-attempts', 1, maxAttempts.min, maxAttempts.max) }),
     ...(group === undefined ? {} : { group }),

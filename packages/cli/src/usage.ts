@@ -12,10 +12,10 @@ commands:
   dones count|list|clear NS                count, list (--limit, --after) or clear a namespace
   loop create LOOP [--id-type int|bigint|string:N]        create a task loop (doloop)
   loop add|remove|did|unlock|bump LOOP [ID...]    write ids (stdin when no ID); --dry-run rolls back
-  loop get LOOP --limit N [--lock-for S] [--min-loop-time S]      lease the most overdue ids
-  loop check LOOP [ID...] | loop stats LOOP       since-updated / locked-for seconds; loop stats
+  loop get LOOP --limit N [--lock-for D] [--min-loop-time D]      lease the most overdue ids
+  loop check LOOP [ID...] | loop stats LOOP       since-updated / locked-for milliseconds; loop stats
   queue enqueue QUEUE [JSON...]            enqueue payloads (stdin, one JSON per line, when none);
-                                           --delay S --priority N --max-attempts N --group G --dedup-key K
+                                           --delay D --priority N --max-attempts N --group G --dedup-key K
                                            --concurrency-key K
   queue list QUEUE [--state S[,S...]] [--group G] [--limit N] [--after CURSOR]
                                            a page of jobs: id, state, attempt/max, priority, group, due, payload
@@ -23,12 +23,12 @@ commands:
   queue stats QUEUE | queue retry-dead QUEUE [--limit N]
   queue purge-keys QUEUE                   delete the rows of concurrency keys no job holds or waits for, with no limit of their own
   queue pause QUEUE | queue resume QUEUE   stop / restart claims of the queue in every process
-  schedule add NAME --queue Q (--cron EXPR [--tz TZ] | --every S) [JSON]   create or replace a recurring
+  schedule add NAME --queue Q (--cron EXPR [--tz TZ] | --every D) [JSON]   create or replace a recurring
                                            schedule; --missed skip|once|each:N and the enqueue flags above
   schedule list | schedule remove NAME     every schedule: name, queue, timing, missed, next, last, payload
   resources show                           running jobs and the keys they hold
-  resources edges [--since S] | upstream|downstream KEY          the flow graph (jobs.py history)
-  resources produce KEY... [--ttl S] | force-release KEY...       create outputs / free keys by hand
+  resources edges [--since D] | upstream|downstream KEY          the flow graph (jobs.py history)
+  resources produce KEY... [--ttl D] | force-release KEY...       create outputs / free keys by hand
   demo                                     the main demo, on an embedded server unless --url is given
   dashboard [--port N] [--host H] [--actions-token T]   web dashboard and /metrics (default 127.0.0.1:8089;
                                            actions only with a token, or $TASKROW_DASHBOARD_TOKEN)
@@ -37,6 +37,7 @@ connection:
   --url mysql://user:password@host:port/database   (or mariadb://; default: $TASKROW_URL)
   --embedded [--engine mariadb|mysql]               start a local server through @taskrow/servers
 
+durations (D): a number with a unit, such as 500ms, 5s, 2m, 1h or 1d; a bare number is milliseconds.
 stdin: one key per line; a trailing CR is dropped (CRLF files work) and blank lines are skipped.
 output: stdout is machine-readable (--json for JSON); progress goes to stderr on a terminal.
 exit codes:

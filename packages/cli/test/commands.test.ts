@@ -53,6 +53,24 @@ describe(`taskrow loop, queue, resources and demo against ${target.engine} ${tar
     expect(dry.stdout).toBe('2\n');
     const [count] = await probe.query<mysql.RowDataPacket[]>(`SELECT COUNT(*) AS n FROM \`${prefix}loop_pages\``);
     expect(Number(count[0]!['n'])).toBe(5);
+    // Durations: --lock-for takes a unit; check prints milliseconds (the loop keeps whole seconds).
+    const [next] = JSON.parse((await taskrow(['loop', 'get', 'pages', '--limit', '1', '--lock-for', '2m', '--json', ...common], { env })).stdout) as number[];
+    const checked = await taskrow(['loop', 'check', 'pages', String(next), String(ids[0]), ...common], { env });
+    const byId = new Map(
+      checked.stdout
+        .trimEnd()
+        .split('\n')
+        .map((l) => l.split('\t'))
+        .map(([id, since, locked]) => [Number(id), { since, locked }]),
+    );
+    expect(byId.get(next!)!.since).toBe('');
+    expect(Number(byId.get(next!)!.locked)).toBeGreaterThanOrEqual(118_000);
+    expect(Number(byId.get(next!)!.locked)).toBeLessThanOrEqual(120_000);
+    expect(Number(byId.get(next!)!.locked) % 1000).toBe(0);
+    expect(Number(byId.get(ids[0]!)!.since)).toBeLessThanOrEqual(2000);
+    expect(byId.get(ids[0]!)!.locked).toBe('');
+    const badLock = await taskrow(['loop', 'get', 'pages', '--limit', '1', '--lock-for', '5x', ...common], { env });
+    expect([badLock.code, badLock.stderr.split('\n')[0]]).toEqual([2, expect.stringContaining('--lock-for must be a duration from')]);
     const bad = await taskrow(['loop', 'add', 'pages', 'x1', ...common], { env });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('"x1" is not an integer');
@@ -87,7 +105,7 @@ describe(`taskrow loop, queue, resources and demo against ${target.engine} ${tar
       const tr = await taskrowOf(pool, { prefix });
       const q = tr.queue<{ n: number }>('keyed');
       const ran: number[] = [];
-      const worker = q.work((job) => void ran.push(job.payload.n), { pollInterval: 0.05 });
+      const worker = q.work((job) => void ran.push(job.payload.n), { pollInterval: 50 });
       for (const t0 = Date.now(); ran.length < 2 && Date.now() - t0 < 30_000; ) await new Promise((r) => setTimeout(r, 20));
       await worker.stop();
       expect(ran.sort()).toEqual([1, 2]);
@@ -136,11 +154,11 @@ describe(`taskrow loop, queue, resources and demo against ${target.engine} ${tar
       `SELECT queue, options, missed, missed_max FROM \`${prefix}queue_schedules\` WHERE name = 'nightly'`,
     );
     expect([row!['queue'], JSON.parse(String(row!['options'])), row!['missed'], Number(row!['missed_max'])]).toEqual(['reports', { priority: 2 }, 'each', 3]);
-    const beat = JSON.parse((await taskrow(['schedule', 'add', 'beat', '--queue', 'pulse', '--every', '60', '--json', ...common], { env })).stdout) as Record<
+    const beat = JSON.parse((await taskrow(['schedule', 'add', 'beat', '--queue', 'pulse', '--every', '60s', '--json', ...common], { env })).stdout) as Record<
       string,
       unknown
     >;
-    expect(beat).toMatchObject({ name: 'beat', queue: 'pulse', every: 60, cron: null, missed: 'once', payload: null });
+    expect(beat).toMatchObject({ name: 'beat', queue: 'pulse', every: 60_000, cron: null, missed: 'once', payload: null });
     const list = await taskrow(['schedule', 'list', ...common], { env });
     expect(
       list.stdout
@@ -151,14 +169,14 @@ describe(`taskrow loop, queue, resources and demo against ${target.engine} ${tar
       ['beat', 'pulse', 'every 60s', 'once'],
       ['nightly', 'reports', 'cron 0 30 2 * * * Europe/Berlin', 'each:3'],
     ]);
-    const tz = await taskrow(['schedule', 'add', 'beat', '--queue', 'pulse', '--every', '5', '--tz', 'UTC', ...common], { env });
+    const tz = await taskrow(['schedule', 'add', 'beat', '--queue', 'pulse', '--every', '5s', '--tz', 'UTC', ...common], { env });
     expect([tz.code, tz.stderr]).toEqual([2, 'taskrow: schedule add tz applies to cron patterns only, got tz "UTC" with every [INVALID_ARGUMENT]\n']);
     const cron = await taskrow(['schedule', 'add', 'beat', '--queue', 'pulse', '--cron', '61 * * * *', ...common], { env });
     expect([cron.code, cron.stderr]).toEqual([2, expect.stringContaining('"61 * * * *" is not a cron pattern of 5 or 6 fields')]);
     const usage = await Promise.all([
-      taskrow(['schedule', 'add', 'beat', '--every', '5', ...common], { env }),
-      taskrow(['schedule', 'add', 'beat', '--queue', 'pulse', '--every', '5', '--missed', 'sometimes', ...common], { env }),
-      taskrow(['schedule', 'add', 'beat', '--queue', 'pulse', '--every', '5', '{nope', ...common], { env }),
+      taskrow(['schedule', 'add', 'beat', '--every', '5s', ...common], { env }),
+      taskrow(['schedule', 'add', 'beat', '--queue', 'pulse', '--every', '5s', '--missed', 'sometimes', ...common], { env }),
+      taskrow(['schedule', 'add', 'beat', '--queue', 'pulse', '--every', '5s', '{nope', ...common], { env }),
     ]);
     expect(usage.map((r) => [r.code, r.stderr.split('\n')[0]])).toEqual([
       [2, 'taskrow: schedule add needs --queue QUEUE'],
@@ -167,7 +185,7 @@ describe(`taskrow loop, queue, resources and demo against ${target.engine} ${tar
     ]);
     const listed = JSON.parse((await taskrow(['schedule', 'list', '--json', ...common], { env })).stdout) as { name: string; every: number | null }[];
     expect(listed.map((x) => [x.name, x.every])).toEqual([
-      ['beat', 60],
+      ['beat', 60_000],
       ['nightly', null],
     ]);
     const [[count]] = await probe.query<mysql.RowDataPacket[]>(`SELECT COUNT(*) AS n, SUM(every_s) AS every FROM \`${prefix}queue_schedules\``);
@@ -182,7 +200,7 @@ describe(`taskrow loop, queue, resources and demo against ${target.engine} ${tar
     const stdin = [5, 1, 3, 2, 4].map((p) => JSON.stringify({ p })).join('\n');
     expect((await taskrow(['queue', 'enqueue', 'reports', ...common], { env, stdin: `${stdin}\n` })).code).toBe(0);
     expect((await taskrow(['queue', 'enqueue', 'reports', '{"p":0}', '--priority=-1', ...common], { env })).code).toBe(0);
-    expect((await taskrow(['queue', 'enqueue', 'reports', '{"p":9}', '--delay', '600', '--group', 'night', ...common], { env })).code).toBe(0);
+    expect((await taskrow(['queue', 'enqueue', 'reports', '{"p":9}', '--delay', '10m', '--group', 'night', ...common], { env })).code).toBe(0);
     const [rows] = await probe.query<mysql.RowDataPacket[]>(
       `SELECT id, phase FROM \`${prefix}queue_jobs\` WHERE queue = 'reports' ORDER BY phase, ready_priority, due_at, grp, id`,
     );
@@ -299,7 +317,7 @@ describe(`taskrow loop, queue, resources and demo against ${target.engine} ${tar
 
   it('schedule add takes the enqueue flags, --concurrency-key included', async () => {
     const add = await taskrow(
-      ['schedule', 'add', 'keyed-tick', '--queue', 'keyed-ticks', '--every', '3600', '--concurrency-key', 'tenant-1', '--json', ...common],
+      ['schedule', 'add', 'keyed-tick', '--queue', 'keyed-ticks', '--every', '1h', '--concurrency-key', 'tenant-1', '--json', ...common],
       {
         env,
       },

@@ -27,7 +27,7 @@ describe('taskrow: usage and bad input (no server needed)', () => {
     expect(lines.length).toBeLessThan(10);
     expect(lines.at(-1)).toBe('run taskrow --help for every command and option');
     const queue = await taskrow(['queue', 'enqueue'], { env: { TASKROW_URL: undefined } });
-    expect(queue.stderr).toContain('--delay S --priority N'); // a continuation line stays with its command
+    expect(queue.stderr).toContain('--delay D --priority N'); // a continuation line stays with its command
     const unknown = await taskrow(['frobnicate']);
     expect(unknown.stderr.trimEnd().split('\n')).toEqual([
       'taskrow: unknown command "frobnicate"',
@@ -75,8 +75,15 @@ describe('taskrow: usage and bad input (no server needed)', () => {
     const env = { TASKROW_URL: undefined };
     const priority = await taskrow(['queue', 'enqueue', 'q', '{}', '--priority', '40000'], { env });
     expect([priority.code, priority.stderr.split('\n')[0]]).toEqual([2, 'taskrow: --priority must be a whole number from -32768 to 32767, got "40000"']);
-    const attempts = await taskrow(['schedule', 'add', 's', '--queue', 'q', '--every', '5', '--max-attempts', '1001'], { env });
+    const attempts = await taskrow(['schedule', 'add', 's', '--queue', 'q', '--every', '5s', '--max-attempts', '1001'], { env });
     expect([attempts.code, attempts.stderr.split('\n')[0]]).toEqual([2, 'taskrow: --max-attempts must be a whole number from 1 to 1000, got "1001"']);
+    const delay = await taskrow(['queue', 'enqueue', 'q', '{}', '--delay', '5 s'], { env });
+    expect([delay.code, delay.stderr.split('\n')[0]]).toEqual([
+      2,
+      'taskrow: --delay must be a duration from 0 ms to 315,360,000,000 ms, such as 500ms, 5s, 2m or 1h (a bare number is milliseconds), got "5 s"',
+    ]);
+    const every = await taskrow(['schedule', 'add', 's', '--queue', 'q', '--every', '500ms'], { env });
+    expect([every.code, every.stderr.split('\n')[0]]).toEqual([2, expect.stringContaining('--every must be a duration from 1,000 ms to 315,360,000,000 ms')]);
   });
 
   it('asks for a database when neither --url nor TASKROW_URL is given', async () => {

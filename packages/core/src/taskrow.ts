@@ -3,12 +3,12 @@ import { InvalidArgumentError, isClientClosed } from './errors.js';
 import { createDones } from './dones/dones.js';
 import { backgroundWork, purgeRetired } from './dones/purge.js';
 import type { Dones } from './dones/types.js';
-import { DEFAULT_STATEMENT_TIMEOUT, Executor } from './engine/executor.js';
+import { DEFAULT_STATEMENT_TIMEOUT_MS, Executor } from './engine/executor.js';
 import { InstanceState } from './instance.js';
 import { validatePrefix } from './names.js';
 import type { SqlClient } from './port.js';
 import { DEFAULT_RETRY, type RetryOptions } from './retry.js';
-import { intArg, optionsOf, secondsArg } from './validate.js';
+import { intArg, msArg, optionsOf } from './validate.js';
 import { migrate, schemaSql, type MigrateResult } from './schema/migrate.js';
 import { checkSchemaCompat } from './schema/compat.js';
 import { donesTables } from './dones/tables.js';
@@ -36,9 +36,9 @@ export interface TaskrowOptions {
   /** Retry of whole operations on deadlock, lock wait timeout and lost connection. */
   readonly retry?: Partial<RetryOptions>;
   /**
-   * Seconds taskrow waits for the answer to one statement (or one transaction attempt) before it
-   * abandons it, destroys its connection where the adapter can, and retries it as a lost
-   * connection; 0.01 to 3600, default 30. Where a lease is held (heartbeats, refreshes) the bound
+   * Milliseconds taskrow waits for the answer to one statement (or one transaction attempt)
+   * before it abandons it, destroys its connection where the adapter can, and retries it as a lost
+   * connection; 10 to 3,600,000, default 30,000. Where a lease is held (heartbeats, refreshes) the bound
    * is the time left on the lease instead, when shorter.
    */
   readonly statementTimeout?: number;
@@ -114,7 +114,7 @@ export interface Taskrow<Tx = unknown> {
   /**
    * Shuts this instance down in one call. First it stops every worker (`queue.work()`) and
    * scheduler (`schedules().start()`) it started, all together, as their own `stop()` does: no new
-   * claims, unstarted jobs given back, running handlers given `timeout` seconds (default 30) to
+   * claims, unstarted jobs given back, running handlers given `timeout` milliseconds (default 30,000) to
    * finish, then aborted and given back. Then it waits for background work (purges) and releases
    * what it keeps in memory: kept connections go back to the pool and timers end. It never closes
    * the application's client: end your pool after it. MUST NOT reject. A handle used after
@@ -148,7 +148,7 @@ export async function createTaskrow<Tx>(setup: TaskrowSetup<Tx>): Promise<Taskro
   const o = optionsOf('taskrow()', setup.options, ['prefix', 'retry', 'statementTimeout']) as TaskrowOptions;
   const prefix = validatePrefix(o.prefix ?? 'taskrow_');
   const retry = retryOptions(o.retry);
-  const timeoutMs = secondsArg('taskrow() statementTimeout', o.statementTimeout ?? DEFAULT_STATEMENT_TIMEOUT, 0.01, 3600) * 1000;
+  const timeoutMs = msArg('taskrow() statementTimeout', o.statementTimeout ?? DEFAULT_STATEMENT_TIMEOUT_MS, 10, 3_600_000);
   // The dialect is not known yet: its one statement is retried and bounded like any other.
   const connecting = new Executor(setup.client, undefined as unknown as Dialect, retry, timeoutMs);
   const dialect = await resolveDialect({ query: (sql, params) => connecting.query(sql, params) }).catch((err: unknown) => {
@@ -164,8 +164,8 @@ function retryOptions(partial: Partial<RetryOptions> | undefined): RetryOptions 
   const o = optionsOf('taskrow() retry', partial, ['attempts', 'baseDelayMs', 'maxDelayMs']) as Partial<RetryOptions>;
   return {
     attempts: intArg('taskrow() retry.attempts', o.attempts ?? DEFAULT_RETRY.attempts, 1, 100),
-    baseDelayMs: secondsArg('taskrow() retry.baseDelayMs (ms)', o.baseDelayMs ?? DEFAULT_RETRY.baseDelayMs, 0, 60_000),
-    maxDelayMs: secondsArg('taskrow() retry.maxDelayMs (ms)', o.maxDelayMs ?? DEFAULT_RETRY.maxDelayMs, 0, 60_000),
+    baseDelayMs: msArg('taskrow() retry.baseDelayMs', o.baseDelayMs ?? DEFAULT_RETRY.baseDelayMs, 0, 60_000),
+    maxDelayMs: msArg('taskrow() retry.maxDelayMs', o.maxDelayMs ?? DEFAULT_RETRY.maxDelayMs, 0, 60_000),
   };
 }
 
@@ -194,7 +194,7 @@ function build<Tx>(setup: TaskrowSetup<Tx>, client: SqlClient, base: Executor, p
     purgeCleared: () => purgeRetired(exec, dt),
     close: async (options) => {
       const o = optionsOf('close()', options, ['timeout']);
-      const timeoutMs = secondsArg('close() timeout', o['timeout'] ?? 30, 0, 24 * 3600) * 1000;
+      const timeoutMs = msArg('close() timeout', o['timeout'] ?? 30_000, 0, 24 * 3600 * 1000);
       if (exec === base) await exec.state.stopAll(timeoutMs); // a view bound by in(tx) leaves the instance alone
       await background.settle();
       if (exec === base) await exec.state.close();

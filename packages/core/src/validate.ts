@@ -8,13 +8,31 @@ export function intArg(what: string, value: unknown, min: number, max = Number.M
   return value;
 }
 
-/** A finite number of seconds in [min, max] (fractions allowed); rejects NaN and infinities. */
-export function secondsArg(what: string, value: unknown, min: number, max: number): number {
+/**
+ * A duration: a finite number of milliseconds in [min, max] (fractions allowed). MUST reject NaN,
+ * infinities and anything not a number with `INVALID_ARGUMENT`, naming the value and the limits.
+ */
+export function msArg(what: string, value: unknown, min: number, max: number): number {
   if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) {
-    throw invalid(`${what} must be a finite number of seconds from ${min} to ${max}, got ${show(value)}`);
+    throw invalid(`${what} must be a finite number of milliseconds from ${count(min)} to ${count(max)}, got ${show(value)}`);
   }
   return value;
 }
+
+/**
+ * A duration kept in whole seconds, given in milliseconds: a multiple of 1000 in [min, max]
+ * milliseconds. Resolves to the seconds. MUST reject anything else with `INVALID_ARGUMENT`,
+ * naming the value and the limits.
+ */
+export function wholeSecondsArg(what: string, value: unknown, min: number, max: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value % 1000 !== 0 || value < min || value > max) {
+    throw invalid(`${what} must be whole seconds in milliseconds (a multiple of 1000) from ${count(min)} to ${count(max)}, got ${show(value)}`);
+  }
+  return value / 1000;
+}
+
+/** A number as a limit in a message: with thousands separators (`604,800,000`). */
+const count = (n: number): string => n.toLocaleString('en-US');
 
 /** A boolean option; rejects anything else rather than coercing. */
 export function boolArg(what: string, value: unknown): boolean {

@@ -53,12 +53,12 @@ describe('loop: calls that need no statement issue none', () => {
     const { tr, statements } = await setup();
     for (const loop of [tr.loop('a'), tr.loop('b', { idType: 'int' }), tr.loop('c', { idType: { string: 8 } })]) {
       expect(await loop.get(0)).toEqual([]);
-      expect(await loop.get(0, { lockFor: 10, minLoopTime: 0, dryRun: true })).toEqual([]);
+      expect(await loop.get(0, { lockFor: 10_000, minLoopTime: 0, dryRun: true })).toEqual([]);
       expect(await loop.add([])).toBe(0);
       expect(await loop.remove(new Set())).toBe(0);
       expect(await loop.did([], { autoAdd: false })).toBe(0);
       expect(await loop.unlock((function* () {})())).toBe(0);
-      expect(await loop.bump([], { lockFor: -60 })).toBe(0);
+      expect(await loop.bump([], { lockFor: -60_000 })).toBe(0);
       expect(await loop.check([])).toEqual(new Map());
     }
     expect(statements).toEqual([]);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { TaskrowError } from '../src/errors.js';
 import { LeaseLostError } from '../src/queue/model/errors.js';
-import { backoffSeconds, claimArgs, errorText, jobRow, MAX_ERROR_CHARS, queueSettings } from '../src/queue/model/options.js';
+import { backoffMs, claimArgs, errorText, jobRow, MAX_ERROR_CHARS, queueSettings } from '../src/queue/model/options.js';
 import { decodePayload, encodePayload, MAX_PAYLOAD_BYTES } from '../src/queue/model/payload.js';
 
 const code = (fn: () => unknown): string | undefined => {
@@ -79,9 +79,9 @@ describe('queue options', () => {
   const s = queueSettings(undefined);
 
   it('has documented defaults', () => {
-    expect(s).toEqual({ maxAttempts: 5, backoffBase: 1, backoffMax: 3600, keepFinishedFor: 0 });
-    expect(code(() => queueSettings({ backoff: { base: 10, max: 5 } }))).toBe('INVALID_ARGUMENT');
-    expect(code(() => queueSettings({ keepFinishedFor: -1 }))).toBe('INVALID_ARGUMENT');
+    expect(s).toEqual({ maxAttempts: 5, backoffBase: 1000, backoffMax: 3_600_000, keepFinishedFor: 0 });
+    expect(code(() => queueSettings({ backoff: { base: 10_000, max: 5000 } }))).toBe('INVALID_ARGUMENT');
+    expect(code(() => queueSettings({ keepFinishedFor: -1000 }))).toBe('INVALID_ARGUMENT');
     expect(code(() => queueSettings({ maxAttempts: 0 }))).toBe('INVALID_ARGUMENT');
   });
 
@@ -89,28 +89,28 @@ describe('queue options', () => {
     const r = jobRow({ a: 1 }, { runAt: new Date(Date.UTC(2030, 4, 6, 7, 8, 9, 123)), priority: -2, group: 'g', dedupKey: 'k' }, s, 'job');
     expect(r).toMatchObject({ runAt: '2030-05-06 07:08:09.123000', priority: -2, group: 'g', delayed: true, delayMicros: 0, maxAttempts: 5 });
     expect(r.dedup?.toString()).toBe('k');
-    expect(jobRow(1, { delay: 1.5 }, s, 'job')).toMatchObject({ runAt: null, delayMicros: 1_500_000, delayed: true });
+    expect(jobRow(1, { delay: 1500 }, s, 'job')).toMatchObject({ runAt: null, delayMicros: 1_500_000, delayed: true });
     expect(jobRow(1, undefined, s, 'job')).toMatchObject({ delayed: false, group: '', dedup: null });
     expect(code(() => jobRow(1, { runAt: new Date('1969-12-31T00:00:00Z') }, s, 'job'))).toBe('INVALID_ARGUMENT');
   });
 
   it('validates claim arguments', () => {
-    expect(claimArgs({ limit: 3, lease: 0.5 })).toEqual({ limit: 3, leaseMicros: 500_000, group: undefined });
+    expect(claimArgs({ limit: 3, lease: 500 })).toEqual({ limit: 3, leaseMicros: 500_000, group: undefined });
     expect(code(() => claimArgs({ limit: 3, lease: 0 }))).toBe('INVALID_ARGUMENT');
-    expect(code(() => claimArgs({ limit: -1, lease: 1 }))).toBe('INVALID_ARGUMENT');
-    expect(code(() => claimArgs({ limit: 1, lease: 1, group: 'bad name' }))).toBe('INVALID_NAME');
+    expect(code(() => claimArgs({ limit: -1, lease: 1000 }))).toBe('INVALID_ARGUMENT');
+    expect(code(() => claimArgs({ limit: 1, lease: 1000, group: 'bad name' }))).toBe('INVALID_NAME');
   });
 
   it('backs off exponentially with jitter between half and all of the step, capped', () => {
-    const t = queueSettings({ backoff: { base: 2, max: 20 } });
+    const t = queueSettings({ backoff: { base: 2000, max: 20_000 } });
     for (let i = 0; i < 200; i++) {
-      const [a1, a3, a9] = [backoffSeconds(1, t), backoffSeconds(3, t), backoffSeconds(9, t)];
-      expect(a1).toBeGreaterThanOrEqual(1);
-      expect(a1).toBeLessThanOrEqual(2);
-      expect(a3).toBeGreaterThanOrEqual(4);
-      expect(a3).toBeLessThanOrEqual(8);
-      expect(a9).toBeGreaterThanOrEqual(10);
-      expect(a9).toBeLessThanOrEqual(20);
+      const [a1, a3, a9] = [backoffMs(1, t), backoffMs(3, t), backoffMs(9, t)];
+      expect(a1).toBeGreaterThanOrEqual(1000);
+      expect(a1).toBeLessThanOrEqual(2000);
+      expect(a3).toBeGreaterThanOrEqual(4000);
+      expect(a3).toBeLessThanOrEqual(8000);
+      expect(a9).toBeGreaterThanOrEqual(10_000);
+      expect(a9).toBeLessThanOrEqual(20_000);
     }
   });
 

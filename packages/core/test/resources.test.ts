@@ -80,8 +80,8 @@ describe('dotted names', () => {
 
 describe('resources settings', () => {
   it('validates each field and keeps defaults', () => {
-    expect(settings(DEFAULT_SETTINGS, { lease: 0.5 }, 'acquire()')).toEqual({ ...DEFAULT_SETTINGS, lease: 0.5 });
-    for (const bad of [{ lease: 0 }, { lease: -1 }, { wait: Number.NaN }, { wait: -1 }, { outputTtl: 0 }, { overwrite: 1 }]) {
+    expect(settings(DEFAULT_SETTINGS, { lease: 500 }, 'acquire()')).toEqual({ ...DEFAULT_SETTINGS, lease: 500 });
+    for (const bad of [{ lease: 0 }, { lease: 0.5 }, { lease: -1000 }, { wait: Number.NaN }, { wait: -1000 }, { outputTtl: 0 }, { overwrite: 1 }]) {
       expect(() => settings(DEFAULT_SETTINGS, bad as object, 'acquire()')).toThrow(TaskrowError);
     }
     expect(settings(DEFAULT_SETTINGS, { outputTtl: null }, 'x').outputTtl).toBeNull();

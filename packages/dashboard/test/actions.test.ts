@@ -90,7 +90,7 @@ describe.skipIf(!browserAvailable())(`dashboard actions in Chromium on ${t.engin
   });
 
   it('force-releases a resource key held by a running job', async () => {
-    const job = await db.tr.resources({ releaseOnExit: false }).acquire('hold', { inputs: [], outputs: ['locked.key'], lease: 600 });
+    const job = await db.tr.resources({ releaseOnExit: false }).acquire('hold', { inputs: [], outputs: ['locked.key'], lease: 600_000 });
     const locks = () => db.rows(`SELECT COUNT(*) AS n FROM \`${db.prefix}resource_locks\``);
     expect(Number((await locks())[0]!['n'])).toBe(1);
     await page.goto(web.url('/resources'));

@@ -25,7 +25,7 @@ describe(`taskrow.inspect() on ${t.engine} ${t.version}`, () => {
   it('counts each state up to countLimit and says when a count stopped there', async () => {
     const q = db.tr.queue('counted');
     await q.enqueueMany([...Array(7)].map((_, i) => ({ payload: i })));
-    await q.enqueueMany([{ payload: 'later', delay: 3600 }]);
+    await q.enqueueMany([{ payload: 'later', delay: 3_600_000 }]);
     const capped = await db.tr.inspect().queue('counted', { countLimit: 5 });
     expect(capped.counts.ready).toEqual({ value: 5, exact: false });
     expect(capped.counts.delayed).toEqual({ value: 1, exact: true });

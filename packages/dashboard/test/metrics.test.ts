@@ -27,15 +27,15 @@ describe(`dashboard metrics on ${t.engine} ${t.version}`, () => {
     await manyJobs(db.tr, 'depth', 1234);
     await deadJobs(db.tr, 'depth', 5);
     await db.tr.queue('later').enqueueMany([
-      { payload: 1, delay: 3600 },
-      { payload: 2, delay: 3600 },
+      { payload: 1, delay: 3_600_000 },
+      { payload: 2, delay: 3_600_000 },
     ]);
     await db.tr.createLoop('crawl');
     await db.tr.loop('crawl').add([1, 2, 3, 4, 5]);
     await db.tr.loop('crawl').get(3);
     await db.tr.loop('crawl').bump([5]);
     await db.tr.dones('seen').mark(['a', 'b', 'c', 'd']);
-    await db.tr.resources({ releaseOnExit: false }).acquire('busy', { inputs: [], outputs: ['m.out'], lease: 600 });
+    await db.tr.resources({ releaseOnExit: false }).acquire('busy', { inputs: [], outputs: ['m.out'], lease: 600_000 });
   });
   afterAll(async () => db?.close());
 
@@ -96,7 +96,7 @@ describe(`dashboard metrics on ${t.engine} ${t.version}`, () => {
       async (job) => {
         if (!job.payload.ok) throw new Error('handler failed');
       },
-      { concurrency: 2, pollInterval: 0.05 },
+      { concurrency: 2, pollInterval: 50 },
     );
     await expect
       .poll(async () => (await db.rows(`SELECT COUNT(*) AS n FROM \`${db.prefix}queue_jobs\` WHERE \`queue\` = 'work' AND \`phase\` <> 4`))[0]!['n'], {

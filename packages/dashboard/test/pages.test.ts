@@ -18,7 +18,7 @@ describe.skipIf(!browserAvailable())(`dashboard pages in Chromium on ${t.engine}
   beforeAll(async () => {
     db = await openDb('p');
     xssId = (await db.tr.queue('mail').enqueue(XSS_PAYLOAD)).id;
-    await db.tr.queue('mail').enqueueMany([{ payload: { to: 'ops@example.com' }, delay: 600 }, { payload: { to: 'a@example.com' } }]);
+    await db.tr.queue('mail').enqueueMany([{ payload: { to: 'ops@example.com' }, delay: 600_000 }, { payload: { to: 'a@example.com' } }]);
     await deadJobs(db.tr, 'mail', 2, XSS_ERROR);
     bulk = await manyJobs(db.tr, 'bulk', 10_000);
     await db.tr.dones('crawl').mark(['https://example.com/a', 'https://example.com/<b>', 'https://example.com/c']);
@@ -26,7 +26,9 @@ describe.skipIf(!browserAvailable())(`dashboard pages in Chromium on ${t.engine}
     await db.tr.loop('pages').add([1, 2, 3, 4]);
     await db.tr.loop('pages').get(2);
     await flow(db.tr, ['2026-11-01', '2026-11-02']);
-    await db.tr.resources({ releaseOnExit: false }).acquire('publish.2026-11-02', { inputs: ['summary.2026-11-02'], outputs: ['site.2026-11-02'], lease: 600 });
+    await db.tr
+      .resources({ releaseOnExit: false })
+      .acquire('publish.2026-11-02', { inputs: ['summary.2026-11-02'], outputs: ['site.2026-11-02'], lease: 600_000 });
     web = await serve({ taskrow: db.tr, refreshSeconds: 1 });
     browser = await openBrowser();
     page = browser.context.pages()[0] ?? (await browser.context.newPage());

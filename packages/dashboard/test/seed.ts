@@ -11,7 +11,7 @@ export async function deadJobs(tr: Taskrow, queue: string, n: number, error = 'b
   const q = tr.queue(queue);
   const made = await q.enqueueMany(Array.from({ length: n }, (_, i) => ({ payload: { dead: i }, maxAttempts: 1, priority: -100 })));
   const ids = new Set(made.map((m) => m.id));
-  const claimed = (await q.claim({ limit: n, lease: 60 })).filter((j) => ids.has(j.id));
+  const claimed = (await q.claim({ limit: n, lease: 60_000 })).filter((j) => ids.has(j.id));
   for (const j of claimed) await q.fail(j, error);
   return [...ids];
 }

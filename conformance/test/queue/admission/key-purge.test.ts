@@ -31,7 +31,7 @@ for (const target of targets()) {
           .filter(withJob)
           .map((i) => ({ payload: i, concurrencyKey: key(i) })),
       );
-      expect((await q.claim({ limit: 100, lease: 600 })).map((j) => j.payload).sort((a, b) => a - b)).toEqual(
+      expect((await q.claim({ limit: 100, lease: 600_000 })).map((j) => j.payload).sort((a, b) => a - b)).toEqual(
         Array.from({ length: KEYS }, (_, i) => i).filter(withJob),
       ); // each holds its key's slot
       const expected = Array.from({ length: KEYS }, (_, i) => i).filter((i) => !own(i) && !withJob(i)).length;

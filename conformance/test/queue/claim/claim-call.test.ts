@@ -23,7 +23,7 @@ for (const target of targets()) {
     /** Milliseconds one claim of a job of `queue` takes, and the ids it took. */
     const timedClaim = async (queue: string): Promise<{ ms: number; ids: number[] }> => {
       const t0 = performance.now();
-      const jobs = await db.tr.queue(queue).claim({ limit: 1, lease: 60 });
+      const jobs = await db.tr.queue(queue).claim({ limit: 1, lease: 60_000 });
       return { ms: performance.now() - t0, ids: jobs.map((j) => j.id) };
     };
 

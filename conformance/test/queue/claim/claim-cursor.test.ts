@@ -64,10 +64,10 @@ for (const target of targets()) {
     it('after a full claim, a job this process enqueues ahead of the backlog (a lower priority number) is taken first by the next claim, through any handle', async () => {
       const name = `ahead${Date.now()}`;
       await enqueueBacklog(name, 0, 30, 5);
-      const first = await here.queue<number>(name).claim({ limit: 10, lease: 60 });
+      const first = await here.queue<number>(name).claim({ limit: 10, lease: 60_000 });
       expect(first.map((j) => j.payload)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
       await here.queue<number>(name).enqueue(-1, { priority: 1 });
-      const next = await here.queue<number>(name).claim({ limit: 10, lease: 60 });
+      const next = await here.queue<number>(name).claim({ limit: 10, lease: 60_000 });
       expect(next.map((j) => j.payload)).toEqual([-1, 10, 11, 12, 13, 14, 15, 16, 17, 18]);
     });
 
@@ -77,10 +77,10 @@ for (const target of targets()) {
       await q.enqueue(0, { concurrencyKey: 'k' });
       await q.enqueue(1, { concurrencyKey: 'k' }); // blocked: the key's limit is 1
       await enqueueBacklog(name, 2, 32);
-      const first = await q.claim({ limit: 10, lease: 60 });
+      const first = await q.claim({ limit: 10, lease: 60_000 });
       expect(first.map((j) => j.payload)).toEqual([0, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
       await q.setConcurrencyLimit(2, { key: 'k' });
-      const next = await q.claim({ limit: 10, lease: 60 });
+      const next = await q.claim({ limit: 10, lease: 60_000 });
       expect(next.map((j) => j.payload)).toEqual([1, 11, 12, 13, 14, 15, 16, 17, 18, 19]);
     });
 
@@ -103,20 +103,20 @@ for (const target of targets()) {
           entered();
           await gate;
         },
-        { concurrency: 1, batchSize: 1, pollInterval: 30 },
+        { concurrency: 1, batchSize: 1, pollInterval: 30_000 },
       );
       let stopped: Promise<unknown> | undefined;
       try {
         await inHandler;
         expect(ran).toEqual([0]);
-        const first = await q.claim({ limit: 10, lease: 60 });
+        const first = await q.claim({ limit: 10, lease: 60_000 });
         expect(first.map((j) => j.payload)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
         stopped = w.stop(); // the worker completes job 0 (admitting job 1) and claims nothing more
         finish();
         await stopped;
         expect(ran).toEqual([0]);
         expect(w.counts.completed).toBe(1);
-        const next = await q.claim({ limit: 10, lease: 60 });
+        const next = await q.claim({ limit: 10, lease: 60_000 });
         expect(next.map((j) => j.payload)).toEqual([1, 12, 13, 14, 15, 16, 17, 18, 19, 20]);
       } finally {
         finish();
@@ -127,12 +127,12 @@ for (const target of targets()) {
     it("a job another process releases behind this one's read position is taken by the claim that finds the backlog ahead short", async () => {
       const name = `short${Date.now()}`;
       await enqueueFirstAndBacklog(name, 15);
-      const [taken] = await other.queue<number>(name).claim({ limit: 1, lease: 60 });
+      const [taken] = await other.queue<number>(name).claim({ limit: 1, lease: 60_000 });
       expect(taken?.payload).toBe(0);
-      const first = await here.queue<number>(name).claim({ limit: 10, lease: 60 });
+      const first = await here.queue<number>(name).claim({ limit: 10, lease: 60_000 });
       expect(first.map((j) => j.payload)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
       await other.queue<number>(name).release(taken!); // back in line at its place: before job 1
-      const next = await here.queue<number>(name).claim({ limit: 10, lease: 60 });
+      const next = await here.queue<number>(name).claim({ limit: 10, lease: 60_000 });
       expect(next.map((j) => j.payload)).toEqual([0, 11, 12, 13, 14]);
     });
 
@@ -152,49 +152,49 @@ for (const target of targets()) {
         );
         return rows.map((r) => [r.priority === null ? null : Number(r.priority), r.due_us === null ? null : typeof r.due_us]);
       };
-      expect((await here.queue<number>(name).claim({ limit: 10, lease: 60 })).map((j) => j.payload)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+      expect((await here.queue<number>(name).claim({ limit: 10, lease: 60_000 })).map((j) => j.payload)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
       const headRead = performance.now(); // that claim read from the head; this process's next claims read from its place
-      const theirs = await other.queue<number>(name).claim({ limit: 10, lease: 60 });
+      const theirs = await other.queue<number>(name).claim({ limit: 10, lease: 60_000 });
       expect(theirs.map((j) => j.payload)).toEqual([10, 11, 12, 13, 14, 15, 16, 17, 18, 19]);
       expect(await place()).toEqual([[0, expect.any(String)]]); // a full read: its last row's place
       await other.queue<number>(name).release(theirs[2]!); // job 12, due after this process's place (job 9) and before the fleet's (job 19)
-      const next = await here.queue<number>(name).claim({ limit: 10, lease: 60 });
+      const next = await here.queue<number>(name).claim({ limit: 10, lease: 60_000 });
       expect(next.map((j) => j.payload)).toEqual([20, 21, 22, 23, 24, 25, 26, 27, 28, 29]);
       await cursorPeriodOver(headRead); // the fleet's turn at the head is due
-      const turn = await here.queue<number>(name).claim({ limit: 10, lease: 60 });
+      const turn = await here.queue<number>(name).claim({ limit: 10, lease: 60_000 });
       expect(turn.map((j) => j.payload)).toEqual([12, 30, 31, 32, 33, 34, 35, 36, 37, 38]);
-      expect((await third.queue<number>(name).claim({ limit: 10, lease: 60 })).map((j) => j.payload)).toEqual([39]);
+      expect((await third.queue<number>(name).claim({ limit: 10, lease: 60_000 })).map((j) => j.payload)).toEqual([39]);
       expect(await place()).toEqual([[null, null]]); // a short read: the next claim reads from the head
     });
 
     it('processes take turns at reading from the head: a claim due to read it right after another process did goes on from its place', async () => {
       const name = `turns${Date.now()}`;
       await enqueueFirstAndBacklog(name, 100);
-      const [taken] = await other.queue<number>(name).claim({ limit: 1, lease: 60 });
+      const [taken] = await other.queue<number>(name).claim({ limit: 1, lease: 60_000 });
       expect(taken?.payload).toBe(0);
-      expect((await here.queue<number>(name).claim({ limit: 10, lease: 60 })).map((j) => j.payload)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
-      expect((await third.queue<number>(name).claim({ limit: 10, lease: 60 })).map((j) => j.payload)).toEqual([11, 12, 13, 14, 15, 16, 17, 18, 19, 20]);
+      expect((await here.queue<number>(name).claim({ limit: 10, lease: 60_000 })).map((j) => j.payload)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+      expect((await third.queue<number>(name).claim({ limit: 10, lease: 60_000 })).map((j) => j.payload)).toEqual([11, 12, 13, 14, 15, 16, 17, 18, 19, 20]);
       const headRead = performance.now(); // both processes' last reads from the head are behind this
       await other.queue<number>(name).release(taken!); // behind both places
       await cursorPeriodOver(headRead); // the processes' own period (local clock): both are due to read from the head
-      const turn = await here.queue<number>(name).claim({ limit: 10, lease: 60 });
+      const turn = await here.queue<number>(name).claim({ limit: 10, lease: 60_000 });
       expect(turn.map((j) => j.payload)).toEqual([0, 21, 22, 23, 24, 25, 26, 27, 28, 29]); // took the turn: read from the head
       await here.queue<number>(name).release(turn[0]!); // behind both places again
-      const after = await third.queue<number>(name).claim({ limit: 10, lease: 60 });
+      const after = await third.queue<number>(name).claim({ limit: 10, lease: 60_000 });
       expect(after.map((j) => j.payload)).toEqual([30, 31, 32, 33, 34, 35, 36, 37, 38, 39]); // the turn was taken: from its place
     });
 
     it('a worker that drained a backlog takes a job another process releases behind its read position once idle, within about a second', async () => {
       const name = `idle${Date.now()}`;
       await enqueueFirstAndBacklog(name, 15);
-      const [taken] = await other.queue<number>(name).claim({ limit: 1, lease: 60 });
+      const [taken] = await other.queue<number>(name).claim({ limit: 1, lease: 60_000 });
       expect(taken?.payload).toBe(0);
       const handled: number[] = [];
       /** When the handler got job 0 (`performance.now()`; 0 before). */
       let zeroAt = 0;
       const w = here.queue<number>(name).work(async (job) => void (handled.push(job.payload), job.payload === 0 && (zeroAt = performance.now())), {
         concurrency: 5,
-        pollInterval: 0.05,
+        pollInterval: 50,
       });
       try {
         await until('jobs 1 to 14 handled', () => handled.length >= 14, 10);
@@ -213,10 +213,10 @@ for (const target of targets()) {
       const name = `behind${Date.now()}`;
       const total = 3000;
       await enqueueFirstAndBacklog(name, total);
-      const [taken] = await other.queue<number>(name).claim({ limit: 1, lease: 60 });
+      const [taken] = await other.queue<number>(name).claim({ limit: 1, lease: 60_000 });
       expect(taken?.payload).toBe(0);
       const seen: number[] = [];
-      const claimSome = async (): Promise<number[]> => (await here.queue<number>(name).claim({ limit: 10, lease: 60 })).map((j) => j.payload);
+      const claimSome = async (): Promise<number[]> => (await here.queue<number>(name).claim({ limit: 10, lease: 60_000 })).map((j) => j.payload);
       seen.push(...(await claimSome())); // a full claim: the read position is after job 10
       await other.queue<number>(name).release(taken!);
       const released = performance.now();

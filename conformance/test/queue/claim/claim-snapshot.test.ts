@@ -68,7 +68,7 @@ for (const target of targets().filter((t) => t.engine === 'mariadb')) {
       const tr = await createTaskrow<Mysql2Connection>({ client, joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } });
       await tr.queue('taken').enqueue(1);
       const before = sent().length;
-      expect(await tr.queue('taken').claim({ limit: LIMIT, lease: 600 })).toHaveLength(1);
+      expect(await tr.queue('taken').claim({ limit: LIMIT, lease: 600_000 })).toHaveLength(1);
       const read = sent()
         .slice(before)
         .find((sql) => / AS due\b/.test(sql) && /FOR UPDATE SKIP LOCKED/.test(sql));

@@ -49,14 +49,14 @@ for (const target of targets().filter((t) => t.engine === 'mariadb')) {
       await old.query(`INSERT INTO \`${prefix}older\` VALUES (1)`);
       await q.enqueueMany(Array.from({ length: COMPLETED }, (_, i) => ({ payload: { i } })));
       for (let done = 0; done < COMPLETED; ) {
-        const jobs = await q.claim({ limit: 100, lease: 600 });
+        const jobs = await q.claim({ limit: 100, lease: 600_000 });
         expect(jobs.length).toBeGreaterThan(0);
         await q.complete(jobs);
         done += jobs.length;
       }
       await q.enqueueMany(Array.from({ length: 5 }, (_, i) => ({ payload: { i } })));
       const before = sent().length;
-      expect(await q.claim({ limit: 1, lease: 600 })).toHaveLength(1);
+      expect(await q.claim({ limit: 1, lease: 600_000 })).toHaveLength(1);
       const read = sent()
         .slice(before)
         .find((sql) => / AS due\b/.test(sql) && /FOR UPDATE SKIP LOCKED/.test(sql));

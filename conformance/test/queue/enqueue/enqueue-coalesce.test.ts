@@ -65,7 +65,7 @@ for (const target of targets()) {
     it('100 enqueues asked at once leave as 4 batch CALLs (32 + 32 + 32 + 4), each job in its own row with its own options', async () => {
       const q = counted.queue(`all${Date.now()}`);
       const from = sent.length;
-      const opts = (i: number) => (i % 3 === 1 ? { priority: i, group: `g${i}` } : i % 3 === 2 ? { delay: 3600, maxAttempts: 2 } : undefined);
+      const opts = (i: number) => (i % 3 === 1 ? { priority: i, group: `g${i}` } : i % 3 === 2 ? { delay: 3_600_000, maxAttempts: 2 } : undefined);
       const out = await Promise.all(Array.from({ length: 100 }, (_, i) => q.enqueue({ i }, opts(i))));
       expect(calls(from)).toEqual(['batch', 'batch', 'batch', 'batch']);
       expect(new Set(out.map((e) => e.id)).size).toBe(100);

@@ -63,7 +63,7 @@ for (const target of targets()) {
         const items = Array.from({ length: 40 }, (_, i) => ({
           payload: { i },
           ...(i % 4 === 1 ? { priority: -7 - i, group: `g.${i}:a-b` } : {}),
-          ...(i % 4 === 2 ? { delay: 3600, maxAttempts: 3, priority: 9 } : {}),
+          ...(i % 4 === 2 ? { delay: 3_600_000, maxAttempts: 3, priority: 9 } : {}),
           ...(i % 4 === 3 ? { concurrencyKey: `k'${i}"\\`, ...(keys ? { dedupKey: `d${i}` } : {}) } : {}),
         }));
         const out = await q.enqueueMany(items);

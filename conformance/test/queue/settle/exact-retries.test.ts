@@ -141,7 +141,7 @@ for (const target of targets()) {
     it('a batch of 2 to 32 jobs without dedup keys is one statement (its CALL), no transaction; 33 jobs are not', async () => {
       const q = tr.queue(`m${Date.now()}`);
       const from = client.units.length;
-      const ten = await q.enqueueMany(Array.from({ length: 10 }, (_, i) => ({ payload: i, priority: i % 3, delay: i === 9 ? 60 : 0 })));
+      const ten = await q.enqueueMany(Array.from({ length: 10 }, (_, i) => ({ payload: i, priority: i % 3, delay: i === 9 ? 60_000 : 0 })));
       const writes = client.units.slice(from).filter(enqueues);
       expect(writes).toEqual([[expect.stringMatching(new RegExp(`^CALL \`${prefix}enqueue_jobs(_and_ring)?\`\\(`))]]);
       const more = client.units.length;
@@ -318,7 +318,7 @@ for (const target of targets()) {
         const q = tr.queue<number>(`lh${when}${Date.now()}`);
         const ran: number[] = [];
         const attempts = new Set<number>();
-        const w = q.work(async (job) => void (ran.push(job.payload), attempts.add(job.attempt)), { concurrency: 10, pollInterval: 30 });
+        const w = q.work(async (job) => void (ran.push(job.payload), attempts.add(job.attempt)), { concurrency: 10, pollInterval: 30_000 });
         try {
           await once(w, 'idle'); // it naps from here on
           const from = client.units.length;
@@ -440,7 +440,7 @@ for (const target of targets()) {
       const s = tr.schedules();
       for (const when of ['after', 'before'] as const) {
         const [name, queue] = [`s${when}${Date.now()}`, `t${when}${Date.now()}`];
-        await s.upsert(name, { queue, every: 60 });
+        await s.upsert(name, { queue, every: 60_000 });
         const next = async (): Promise<number> =>
           Number(
             (
@@ -469,12 +469,12 @@ for (const target of targets()) {
       const q = tr.queue(`o${Date.now()}`);
       await q.enqueueMany(Array.from({ length: 6 }, (_, i) => ({ payload: i, group: i % 2 === 0 ? 'even' : undefined })));
       const from = client.units.length;
-      expect(await q.claim({ limit: 2, lease: 60 })).toHaveLength(2);
+      expect(await q.claim({ limit: 2, lease: 60_000 })).toHaveLength(2);
       expect(client.units.slice(from).filter((u) => u.some((x) => x.includes('claim_jobs') || x.includes('SKIP LOCKED')))).toEqual([
         [expect.stringMatching(new RegExp(`^CALL \`${prefix}claim_jobs\`\\(`))],
       ]);
       const grouped = client.units.length;
-      expect(await q.claim({ limit: 2, lease: 60, group: 'even' })).toHaveLength(2);
+      expect(await q.claim({ limit: 2, lease: 60_000, group: 'even' })).toHaveLength(2);
       const units = client.units.slice(grouped).filter((u) => u.some((x) => x.includes('claim_jobs') || x.includes('SKIP LOCKED')));
       expect(units).toHaveLength(1);
       expect(units[0]!.some((x) => x.includes('FOR UPDATE SKIP LOCKED'))).toBe(true);
@@ -487,7 +487,7 @@ for (const target of targets()) {
         const lostBefore = client.lostStatements.length;
         if (group === undefined) client.lose(1, 'after', claimCall);
         else client.lose(1);
-        const jobs = await q.claim({ limit: 4, lease: 60, group });
+        const jobs = await q.claim({ limit: 4, lease: 60_000, group });
         expect(jobs).toHaveLength(4);
         const lost = client.lostStatements.slice(lostBefore);
         expect(lost).toHaveLength(1);
@@ -507,7 +507,7 @@ for (const target of targets()) {
       const q = tr.queue(`${name}${Date.now()}`, options);
       await q.enqueueMany(Array.from({ length: 300 }, (_, i) => ({ payload: i })));
       const from = client.units.length;
-      const worker = q.work((job) => result(job.payload), { concurrency: 5, batchSize: 5, lease: 60, pollInterval: 0.05 });
+      const worker = q.work((job) => result(job.payload), { concurrency: 5, batchSize: 5, lease: 60_000, pollInterval: 50 });
       await until('300 completions', () => worker.counts.completed >= 300, 20).finally(() => worker.stop());
       expect(worker.counts.completed).toBe(300);
       return client.units.slice(from);
@@ -517,7 +517,7 @@ for (const target of targets()) {
       u.some((x) => x.startsWith('DELETE') || x.includes('SET `dedup_k` = NULL, `finished_at`')) && u.some((x) => x.includes('SKIP LOCKED'));
 
     it('a worker alone on its queue claims by CALL until ten found the claim lock free, then with its completions in one transaction, whether it keeps finished jobs or not', async () => {
-      for (const options of [{}, { keepFinishedFor: 60 }]) {
+      for (const options of [{}, { keepFinishedFor: 60_000 }]) {
         const units = await aloneUnits('alone', options, (i) => ({ i }));
         expect(units.filter(claimCall).length).toBeGreaterThanOrEqual(10);
         expect(units.filter(together).length).toBeGreaterThan(0);
@@ -529,7 +529,7 @@ for (const target of targets()) {
       await q.enqueueMany(Array.from({ length: 10 }, (_, i) => ({ payload: i })));
       const lostBefore = client.lostStatements.length;
       client.lose(1, 'before', claimCall);
-      const jobs = await q.claim({ limit: 4, lease: 60 });
+      const jobs = await q.claim({ limit: 4, lease: 60_000 });
       expect(client.lostStatements.slice(lostBefore)).toHaveLength(1);
       expect(jobs).toHaveLength(4);
       const running = (await jobsOf(q.name)).filter((r) => Number(r.phase) === 2);
@@ -543,7 +543,7 @@ for (const target of targets()) {
       for (const when of ['after', 'before'] as const) {
         const q = tr.queue(`x${when}${Date.now()}`);
         await q.enqueueMany(Array.from({ length: 4 }, (_, i) => ({ payload: i })));
-        const jobs = await q.claim({ limit: 4, lease: 60 });
+        const jobs = await q.claim({ limit: 4, lease: 60_000 });
         const lostBefore = client.lostStatements.length;
         client.lose(1, when, completion);
         await q.complete(jobs);
@@ -555,7 +555,7 @@ for (const target of targets()) {
     it('a complete() of a batch with a job no longer held deletes nothing at first, then completes the held jobs and names the other', async () => {
       const q = tr.queue(`u${Date.now()}`);
       await q.enqueueMany(Array.from({ length: 3 }, (_, i) => ({ payload: i })));
-      const jobs = await q.claim({ limit: 3, lease: 60 });
+      const jobs = await q.claim({ limit: 3, lease: 60_000 });
       const taken = jobs[1]!;
       // Another claim holds that job now: its token moved on.
       await srv.probe.query(`UPDATE \`${prefix}queue_jobs\` SET token = token + 1 WHERE id = ?`, [taken.id]);
@@ -571,7 +571,7 @@ for (const target of targets()) {
     it('complete, fail and release whose reply was lost report what was applied, not LEASE_LOST', async () => {
       const q = tr.queue(`a${Date.now()}`);
       await q.enqueueMany(Array.from({ length: 6 }, (_, i) => ({ payload: i })));
-      const jobs = await q.claim({ limit: 6, lease: 60 });
+      const jobs = await q.claim({ limit: 6, lease: 60_000 });
       client.lose(1, 'after', completion);
       await q.complete(jobs.slice(0, 3));
       client.lose(1);
@@ -597,7 +597,7 @@ for (const target of targets()) {
       const ran: number[] = []; // the ledger, outside the database
       const lostBefore = client.lostStatements.length;
       client.lose(count, when, match);
-      const worker = q.work((job) => void ran.push(job.id), { concurrency: 10, batchSize: 10, lease: 60, pollInterval: 0.05 });
+      const worker = q.work((job) => void ran.push(job.id), { concurrency: 10, batchSize: 10, lease: 60_000, pollInterval: 50 });
       await until(`${ids.size} completions`, () => worker.counts.completed >= ids.size, 10).finally(() => worker.stop());
       expect([...ran].sort((a, b) => a - b)).toEqual([...ids].sort((a, b) => a - b));
       expect(worker.counts).toEqual({ completed: ids.size, failed: 0, lost: 0 });
@@ -650,7 +650,7 @@ for (const target of targets()) {
       const res = tr.resources({ releaseOnExit: false });
       const key = `out.${Date.now()}`;
       client.lose(1);
-      const job = await res.acquire('writer', { outputs: [key], lease: 60 });
+      const job = await res.acquire('writer', { outputs: [key], lease: 60_000 });
       expect(job.held).toBe(true);
       const locks = await rows<{ holder: Buffer }>(`SELECT holder FROM \`${prefix}resource_locks\``);
       expect(locks.map((l) => Buffer.from(l.holder).toString('hex'))).toContain(job.id);

@@ -63,9 +63,9 @@ for (const target of targets()) {
         },
         { concurrency: 2, batchSize: 6 },
       );
-      const scheduler = tr.schedules().start({ pollInterval: 0.05 });
+      const scheduler = tr.schedules().start({ pollInterval: 50 });
       await until('two handlers running', () => started.length === 2);
-      const closing = tr.close({ timeout: 30 });
+      const closing = tr.close({ timeout: 30_000 });
       letGo(); // the two running handlers finish while close() waits for them
       await closing;
       expect(started).toHaveLength(2);
@@ -89,7 +89,7 @@ for (const target of targets()) {
         { concurrency: 1 },
       );
       await until('the handler running', () => signals.length === 1);
-      await tr.close({ timeout: 0.2 });
+      await tr.close({ timeout: 200 });
       expect(signals[0]!.aborted).toBe(true);
       expect(await stateOf(probe, prefix, id)).toBe('phase 0');
     });
@@ -97,11 +97,11 @@ for (const target of targets()) {
     it('a worker and a scheduler whose pool was ended under them stop with one error each and a rejected stop()', async () => {
       const { pool, tr } = await open();
       const errors: unknown[] = [];
-      const worker = tr.queue(`ended${Date.now()}`).work(async () => undefined, { pollInterval: 0.05 });
+      const worker = tr.queue(`ended${Date.now()}`).work(async () => undefined, { pollInterval: 50 });
       worker.on('error', (err) => errors.push(err));
       await once(worker, 'idle');
       const schedulerErrors: unknown[] = [];
-      const scheduler = tr.schedules().start({ pollInterval: 0.05, onError: (err) => schedulerErrors.push(err) });
+      const scheduler = tr.schedules().start({ pollInterval: 50, onError: (err) => schedulerErrors.push(err) });
       await pool.end();
       await until('the worker and the scheduler told of the ended pool', () => errors.length > 0 && schedulerErrors.length > 0);
       await expect(worker.stop()).rejects.toMatchObject({ code: 'CLIENT_CLOSED' });

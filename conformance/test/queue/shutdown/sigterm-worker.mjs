@@ -8,6 +8,6 @@ tr.queue('emails').work(handle, { concurrency: 8 });
 
 // On SIGTERM: stop the worker (running jobs finish, unstarted ones go back to the queue), then end the pool.
 process.once('SIGTERM', async () => {
-  await tr.close({ timeout: 30 });
+  await tr.close({ timeout: 30_000 });
   await pool.end();
 });

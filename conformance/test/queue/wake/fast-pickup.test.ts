@@ -187,7 +187,7 @@ for (const target of targets()) {
     const pickingWorker = async (name: string): Promise<{ w: QueueWorker; picked: () => number; polls: () => number }> => {
       let at = 0;
       const watched = await pollCounting(db.pool, prefix);
-      const w = watched.tr.queue<number>(name).work(async () => void (at ||= performance.now()), { pollInterval: 30, doorbell: true });
+      const w = watched.tr.queue<number>(name).work(async () => void (at ||= performance.now()), { pollInterval: 30_000, doorbell: true });
       return { w, picked: () => at, polls: () => watched.polls(name) };
     };
 
@@ -202,7 +202,7 @@ for (const target of targets()) {
       const watched = await pollCounting(db.pool, prefix);
       const q = watched.tr.queue<number>(`w${Date.now()}`);
       const started = new Map<number, number>();
-      const w = q.work(async (job) => void started.set(job.payload, performance.now()), { pollInterval: 30 });
+      const w = q.work(async (job) => void started.set(job.payload, performance.now()), { pollInterval: 30_000 });
       try {
         await inWait(() => watched.polls(q.name), 8);
         const t0 = performance.now();
@@ -221,7 +221,9 @@ for (const target of targets()) {
       const q = counted.queue<number>(`o${Date.now()}`);
       const started: number[] = [];
       // Two slots each: a claim that finds one job is short, so the worker does not claim again after it.
-      const workers = Array.from({ length: 4 }, () => q.work(async (job) => void started.push(job.payload), { pollInterval: 30, concurrency: 2, group: 'g' }));
+      const workers = Array.from({ length: 4 }, () =>
+        q.work(async (job) => void started.push(job.payload), { pollInterval: 30_000, concurrency: 2, group: 'g' }),
+      );
       const claims = (): number => matching(CLAIMS);
       try {
         await inWait(() => matching(POLL), 8); // the workers share their polls: inside their 2.55 s to 5.1 s wait (see above)
@@ -242,7 +244,7 @@ for (const target of targets()) {
       const counted = await createTaskrow<Mysql2Connection>({ client, joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } });
       const name = `i${Date.now()}`;
       let picked = 0;
-      const w = counted.queue(name).work(async () => void (picked = performance.now()), { pollInterval: 0.05 });
+      const w = counted.queue(name).work(async () => void (picked = performance.now()), { pollInterval: 50 });
       try {
         // One poll per pollInterval (jittered) of the window as it really ran.
         const { polls, intervals } = await pollWindow(statements, () => matching(POLL));
@@ -285,7 +287,7 @@ for (const target of targets()) {
       const counted = await createTaskrow<Mysql2Connection>({ client, joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } });
       const name = `r${Date.now()}`;
       const started: number[] = [];
-      const w = counted.queue<number>(name).work(async (job) => void started.push(job.payload), { pollInterval: 30, concurrency: 4 });
+      const w = counted.queue<number>(name).work(async (job) => void started.push(job.payload), { pollInterval: 30_000, concurrency: 4 });
       const claims = (): number => matching(CLAIMS);
       try {
         await inWait(() => matching(POLL), 8); // the worker is inside its 2.55 s to 5.1 s wait (see above)
@@ -311,7 +313,7 @@ for (const target of targets()) {
       const { client, statements, matching } = counting(mysql2Client(db.pool));
       const counted = await createTaskrow<Mysql2Connection>({ client, joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } });
       const q = counted.queue(`s${Date.now()}`);
-      const workers = Array.from({ length: 4 }, () => q.work(async () => undefined, { pollInterval: 0.05 }));
+      const workers = Array.from({ length: 4 }, () => q.work(async () => undefined, { pollInterval: 50 }));
       try {
         const { polls, intervals } = await pollWindow(statements, () => matching(POLL));
         expect(polls).toBeGreaterThanOrEqual(Math.floor(intervals / 3));
@@ -337,7 +339,7 @@ for (const target of targets()) {
         running -= 1;
       };
       // One slot and one job per claim each: a worker that found the backlog takes one job at a time.
-      const workers = Array.from({ length: 4 }, () => q.work(handler, { pollInterval: 5, concurrency: 1, batchSize: 1 }));
+      const workers = Array.from({ length: 4 }, () => q.work(handler, { pollInterval: 5000, concurrency: 1, batchSize: 1 }));
       const napping = Promise.all(workers.map((w) => once(w, 'idle')));
       try {
         await napping; // every worker found the queue empty and naps
@@ -366,7 +368,7 @@ for (const target of targets()) {
       const counted = await createTaskrow<Mysql2Connection>({ client, joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } });
       const name = `d${Date.now()}`;
       const started = new Map<number, number>();
-      const w = counted.queue<number>(name).work(async (job) => void started.set(job.payload, wallNow()), { pollInterval: 30, doorbell: true });
+      const w = counted.queue<number>(name).work(async (job) => void started.set(job.payload, wallNow()), { pollInterval: 30_000, doorbell: true });
       try {
         await inWait(() => matching(POLL), 8);
         // Idle: one sleep a second (isolation, BEGIN, register, SLEEP(1), guard, ROLLBACK) and
@@ -389,7 +391,7 @@ for (const target of targets()) {
     it("a producer process's ring never holds up its enqueue: through a pool of one connection, with doorbell workers asleep elsewhere, each enqueue takes a few milliseconds and wakes them", async () => {
       const name = `p${Date.now()}`;
       const started = new Map<number, number>();
-      const w = db.tr.queue<number>(name).work(async (job) => void started.set(job.payload, wallNow()), { pollInterval: 30, doorbell: true });
+      const w = db.tr.queue<number>(name).work(async (job) => void started.set(job.payload, wallNow()), { pollInterval: 30_000, doorbell: true });
       const idle = once(w, 'idle');
       try {
         await idle;
@@ -421,7 +423,7 @@ for (const target of targets()) {
       // statements run on the same pool; a ring that reached a connection after its sleeper gave
       // it back would interrupt one of them (error 1317).
       const workers = [0, 1].map(() =>
-        db.tr.queue<number>(name).work(async (job) => void runs.set(job.payload, (runs.get(job.payload) ?? 0) + 1), { pollInterval: 30, doorbell: true }),
+        db.tr.queue<number>(name).work(async (job) => void runs.set(job.payload, (runs.get(job.payload) ?? 0) + 1), { pollInterval: 30_000, doorbell: true }),
       );
       const appErrors: unknown[] = [];
       let appStatements = 0;
@@ -474,7 +476,7 @@ for (const target of targets()) {
           );
           seen.push({ id: job.id, attempt: job.attempt, token: job.token, leftMs, readMs: performance.now() - t0, at, db: (rows as never[])[0]! });
         },
-        { pollInterval: 30, doorbell: true, lease: 20 },
+        { pollInterval: 30_000, doorbell: true, lease: 20_000 },
       );
       // The producer starts and connects now, and enqueues when the gate opens: its start-up is not
       // in the window below.
@@ -513,7 +515,7 @@ for (const target of targets()) {
       const name = `hp${Date.now()}`;
       let at = 0;
       const watched = await pollCounting(db.pool, prefix);
-      const w = watched.tr.queue<number>(name).work(async () => void (at ||= performance.now()), { pollInterval: 0.5, doorbell: true });
+      const w = watched.tr.queue<number>(name).work(async () => void (at ||= performance.now()), { pollInterval: 500, doorbell: true });
       const probe = await mysql.createConnection({ uri: target.url });
       try {
         await db.tr.queue(name).pause();
@@ -540,7 +542,7 @@ for (const target of targets()) {
       const ran: string[] = [];
       const attempts: number[] = [];
       const watched = await pollCounting(db.pool, prefix);
-      const first = watched.tr.queue<number>(name).work(async () => void ran.push('first'), { pollInterval: 30, doorbell: true });
+      const first = watched.tr.queue<number>(name).work(async () => void ran.push('first'), { pollInterval: 30_000, doorbell: true });
       const ringer = await mysql.createConnection({ uri: target.url });
       let second: QueueWorker | undefined;
       try {
@@ -552,7 +554,7 @@ for (const target of targets()) {
         const [res] = await ringer.query(`CALL \`${prefix}enqueue_job_and_hand\`(?, '', 0, 0, 0, NULL, 0, 3, 1, '1', NULL, ?, 1)`, [name, randomBytes(16)]);
         expect((res as { handed: unknown }[][])[0]!.map((r) => Number(r.handed))).toEqual([1]);
         await stopped;
-        second = db.tr.queue<number>(name).work(async (job) => void (ran.push('second'), attempts.push(job.attempt)), { pollInterval: 0.05 });
+        second = db.tr.queue<number>(name).work(async (job) => void (ran.push('second'), attempts.push(job.attempt)), { pollInterval: 50 });
         await until('the job run', () => ran.length > 0, 10);
         await pause(300); // an observation window, the thing under test: a second run would come in it, and no event tells that none did
         expect(ran).toEqual(['second']);
@@ -568,7 +570,7 @@ for (const target of targets()) {
       const name = `hl${Date.now()}`;
       const ran: number[] = [];
       const watched = await pollCounting(db.pool, prefix);
-      const w = watched.tr.queue<number>(name).work(async (job) => void ran.push(job.attempt), { pollInterval: 30, doorbell: true });
+      const w = watched.tr.queue<number>(name).work(async (job) => void ran.push(job.attempt), { pollInterval: 30_000, doorbell: true });
       const ringer = await mysql.createConnection({ uri: target.url });
       const app = await db.pool.getConnection();
       const sleepers = `\`${prefix}queue_sleepers\``;
@@ -606,7 +608,7 @@ for (const target of targets()) {
 
     it("a sleeper whose registration a ring has read stays in its transaction until that ring's KILL is done, and gives its connection back after", async () => {
       const name = `g${Date.now()}`;
-      const w = db.tr.queue<number>(name).work(async () => undefined, { pollInterval: 30, doorbell: true });
+      const w = db.tr.queue<number>(name).work(async () => undefined, { pollInterval: 30_000, doorbell: true });
       const ringer = await mysql.createConnection({ uri: target.url });
       const sleepers = `\`${prefix}queue_sleepers\``;
       try {
@@ -691,7 +693,7 @@ for (const target of targets()) {
       const name = `b${Date.now()}`;
       const started = new Map<number, number>();
       const watched = await pollCounting(db.pool, prefix);
-      const w = watched.tr.queue<number>(name).work(async (job) => void started.set(job.payload, wallNow()), { pollInterval: 30, doorbell: true });
+      const w = watched.tr.queue<number>(name).work(async (job) => void started.set(job.payload, wallNow()), { pollInterval: 30_000, doorbell: true });
       const probe = await mysql.createConnection({ uri: target.url });
       const sleepers = `\`${prefix}queue_sleepers\``;
       const rings = async (): Promise<number> =>
@@ -742,8 +744,8 @@ describe('fast pickup · two databases, one process, same tables', () => {
     const trs = watched.map((w) => w.tr);
     let picked = 0;
     // The first polls five times as often: every 0.05 s wait of the second sees one of its looks.
-    const first = trs[0]!.queue(name).work(async () => undefined, { pollInterval: 0.01 });
-    const second = trs[1]!.queue(name).work(async () => void (picked = performance.now()), { pollInterval: 0.05 });
+    const first = trs[0]!.queue(name).work(async () => undefined, { pollInterval: 10 });
+    const second = trs[1]!.queue(name).work(async () => void (picked = performance.now()), { pollInterval: 50 });
     try {
       await until("the second worker's waits grown to its pollInterval", () => watched[1]!.polls(name) >= 4, 10); // both poll at their pollInterval now
       // Enqueued inside an application transaction: nothing rings in this process.
@@ -789,11 +791,11 @@ describe('fast pickup · two databases, one process, same tables', () => {
     };
     const second = await createTaskrow<Mysql2Connection>({ client: gated, joinTransaction: (tx) => mysql2Client(tx, true), options: { prefix } });
     let picked = 0;
-    const w1 = first.queue(name).work(async () => void (picked = performance.now()), { pollInterval: 30 });
+    const w1 = first.queue(name).work(async () => void (picked = performance.now()), { pollInterval: 30_000 });
     let w2: QueueWorker | undefined;
     try {
       await inWait(() => watched.polls(name), 8); // the first worker is inside its 2.55 s to 5.1 s wait
-      w2 = second.queue(name).work(async () => undefined, { pollInterval: 30 });
+      w2 = second.queue(name).work(async () => undefined, { pollInterval: 30_000 });
       await atGate; // its first claim has begun and not read the queue
       const t0 = performance.now();
       await first.queue(name).enqueue('x');

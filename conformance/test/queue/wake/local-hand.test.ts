@@ -61,7 +61,7 @@ for (const target of targets()) {
             );
             seen.push({ job, leftMs, row: row!, readMs: performance.now() - t0 });
           },
-          { concurrency: 10, lease: 20, pollInterval: 30 },
+          { concurrency: 10, lease: 20_000, pollInterval: 30_000 },
         ),
       );
       try {
@@ -89,7 +89,7 @@ for (const target of targets()) {
     it('a job waiting ready is not passed: a new job enqueued behind it is made ready, and the rung worker claims both in order', async () => {
       const name = `order${Date.now()}`;
       const order: string[] = [];
-      const w = await napping(() => db.tr.queue<string>(name).work(async (job) => void order.push(job.payload), { concurrency: 1, pollInterval: 30 }));
+      const w = await napping(() => db.tr.queue<string>(name).work(async (job) => void order.push(job.payload), { concurrency: 1, pollInterval: 30_000 }));
       try {
         // Inside an application transaction: nothing in this process rings, and the napping worker sleeps on.
         const conn = await db.pool.getConnection();
@@ -112,7 +112,7 @@ for (const target of targets()) {
       const name = `paused${Date.now()}`;
       const q = db.tr.queue<number>(name);
       const ran: number[] = [];
-      const w = await napping(() => q.work(async (job) => void ran.push(job.attempt), { concurrency: 5, pollInterval: 0.2 }));
+      const w = await napping(() => q.work(async (job) => void ran.push(job.attempt), { concurrency: 5, pollInterval: 200 }));
       try {
         await q.pause();
         const out = await q.enqueueMany([{ payload: 1 }, { payload: 2 }]);
@@ -128,9 +128,9 @@ for (const target of targets()) {
     it('delayed and keyed jobs are not leased: they start delayed, as without a worker', async () => {
       const name = `later${Date.now()}`;
       const q = db.tr.queue<number>(name);
-      const w = await napping(() => q.work(async () => undefined, { concurrency: 5, pollInterval: 30 }));
+      const w = await napping(() => q.work(async () => undefined, { concurrency: 5, pollInterval: 30_000 }));
       try {
-        const [delayed] = await q.enqueueMany([{ payload: 1, delay: 3600 }]);
+        const [delayed] = await q.enqueueMany([{ payload: 1, delay: 3_600_000 }]);
         const [keyed] = await q.enqueueMany([{ payload: 2, concurrencyKey: 'k' }]);
         expect(await phases([delayed!.id, keyed!.id])).toEqual([1, 1]);
       } finally {
@@ -145,7 +145,7 @@ for (const target of targets()) {
       let open: () => void = () => undefined;
       const gate = new Promise<void>((r) => (open = r));
       const ran: number[] = [];
-      const w = await napping(() => q.work(async (job) => (await gate, void ran.push(job.payload)), { concurrency: 2, pollInterval: 30 }));
+      const w = await napping(() => q.work(async (job) => (await gate, void ran.push(job.payload)), { concurrency: 2, pollInterval: 30_000 }));
       try {
         const [first] = await q.enqueueMany([{ payload: 0 }]);
         await until('the first job running', async () => (await phases([first!.id]))[0] === 2, 10);
@@ -167,7 +167,7 @@ for (const target of targets()) {
       const c = await counted();
       const name = `grp${Date.now()}`;
       const ran: string[] = [];
-      const w = await napping(() => c.tr.queue<string>(name).work(async (job) => void ran.push(job.payload), { group: 'g', pollInterval: 30 }));
+      const w = await napping(() => c.tr.queue<string>(name).work(async (job) => void ran.push(job.payload), { group: 'g', pollInterval: 30_000 }));
       try {
         const before = c.matching(CLAIMS);
         const [one] = await db.tr.queue<string>(name).enqueueMany([{ payload: 'x', group: 'g' }]);
@@ -192,7 +192,7 @@ describe('local hand-off · two databases, one process, same tables', () => {
     const dbs = await Promise.all(pair.map((t) => openMigratedPool(t, { prefix })));
     const trs = dbs.map((d) => d.tr);
     const ran: unknown[] = [];
-    const second = await napping(() => trs[1]!.queue(name).work(async (job) => void ran.push(job.payload), { pollInterval: 30 }));
+    const second = await napping(() => trs[1]!.queue(name).work(async (job) => void ran.push(job.payload), { pollInterval: 30_000 }));
     try {
       const [one] = await trs[0]!.queue(name).enqueueMany([{ payload: 'x' }]);
       const [row] = await dbs[0]!.probe.query<{ phase: number }>(`SELECT phase FROM \`${prefix}queue_jobs\` WHERE id = ?`, [one!.id]);

@@ -31,7 +31,7 @@ async function queueRound(conn: Connection, jobs: number, say: (s: string) => Pr
         seen.add(job.payload.n);
         done += 1;
       },
-      { concurrency: 100, batchSize: 100, lease: 30, pollInterval: 0.05 },
+      { concurrency: 100, batchSize: 100, lease: 30_000, pollInterval: 50 },
     ),
   );
   let produced = 0;
@@ -48,7 +48,7 @@ async function queueRound(conn: Connection, jobs: number, say: (s: string) => Pr
   const seconds = now() - t0;
   clearInterval(ticker);
   endLive();
-  await Promise.all(workers.map((w) => w.stop({ timeout: 5 })));
+  await Promise.all(workers.map((w) => w.stop({ timeout: 5000 })));
   const stats = await queue.stats();
   const left = Object.values(stats.counts).reduce((a, b) => a + b, 0);
   const exact = twice === 0 && seen.size === jobs ? 'each exactly once' : `${fmt(twice)} ran twice, ${fmt(jobs - seen.size)} never ran`;

@@ -1,5 +1,5 @@
 import type { Loop, LoopId } from '@taskrow/core';
-import { intFlag, need, parse, type Parsed, unknownAction } from '../args.js';
+import { durationFlag, intFlag, need, parse, type Parsed, unknownAction } from '../args.js';
 import { connect } from '../connect.js';
 import { UsageError } from '../errors.js';
 import { batches, stdinLines } from '../io.js';
@@ -64,7 +64,7 @@ async function get({ loop, values, flags, asJson, out }: LoopRun): Promise<void>
   await out.write(asJson ? `${json(ids)}\n` : ids.map((id) => `${idToText(id)}\n`).join(''));
 }
 
-/** `check`: per id, seconds since updated and seconds still locked. */
+/** `check`: per id, milliseconds since updated and milliseconds still locked. */
 async function check({ loop, type, rest, asJson, out }: LoopRun): Promise<void> {
   for await (const batch of batches(idsFrom(rest), BATCH)) {
     const checked = await loop.check(batch.map((t) => idFromText(t, type)));
@@ -93,8 +93,8 @@ function loopFlags(values: Parsed['values']): LoopFlags {
     dryRun: Boolean(values['dry-run']),
     autoAdd: !values['no-auto-add'],
     updated: Boolean(values['updated']),
-    ...(values['lock-for'] === undefined ? {} : { lockFor: intFlag(values, 'lock-for', 0, -1e9, 1e9) }),
-    ...(values['min-loop-time'] === undefined ? {} : { minLoopTime: intFlag(values, 'min-loop-time', 0, -1e9, 1e9) }),
+    ...(values['lock-for'] === undefined ? {} : { lockFor: durationFlag(values, 'lock-for', 0, -1e12, 1e12) }),
+    ...(values['min-loop-time'] === undefined ? {} : { minLoopTime: durationFlag(values, 'min-loop-time', 0, -1e12, 1e12) }),
   };
 }
 

@@ -75,7 +75,7 @@ const stats: QueueAction = async ({ queue, json, out }) => {
   if (json) await out.write(`${JSON.stringify(s)}\n`);
   else {
     const lines = Object.entries(s.counts).map(([state, n]) => `${state}\t${n}`);
-    lines.push(`oldest_runnable_age\t${s.oldestRunnableAge ?? ''}`, `paused_at\t${s.pausedAt?.toISOString() ?? '-'}`);
+    lines.push(`oldest_runnable_age_ms\t${s.oldestRunnableAge ?? ''}`, `paused_at\t${s.pausedAt?.toISOString() ?? '-'}`);
     await out.write(`${lines.join('\n')}\n`);
   }
   return 0;

@@ -1,4 +1,4 @@
-import { need, parse, secondsFlag, unknownAction } from '../args.js';
+import { durationFlag, need, parse, unknownAction } from '../args.js';
 import { connect } from '../connect.js';
 import { UsageError } from '../errors.js';
 import type { Command } from './command.js';
@@ -16,7 +16,7 @@ export const resourcesCommand: Command = async (argv, out) => {
   if (['upstream', 'downstream'].includes(action) && keys.length !== 1) throw new UsageError(`resources ${action} takes one KEY`);
   if (['produce', 'force-release'].includes(action) && keys.length === 0) throw new UsageError(`resources ${action} needs at least one KEY`);
   const asJson = Boolean(values['json']);
-  const since = values['since'] === undefined ? undefined : secondsFlag(values, 'since', 0, 0, 1e10);
+  const since = values['since'] === undefined ? undefined : durationFlag(values, 'since', 0, 0, 1e13);
   const conn = await connect(values);
   try {
     const res = conn.tr.resources();
@@ -35,13 +35,13 @@ export const resourcesCommand: Command = async (argv, out) => {
       case 'edges':
       case 'upstream':
       case 'downstream': {
-        const window = since === undefined ? {} : { after: new Date(Date.now() - since * 1000) };
+        const window = since === undefined ? {} : { after: new Date(Date.now() - since) };
         const edges = action === 'edges' ? await res.edges(window) : await res[action](keys[0]!, window);
         await out.write(asJson ? `${JSON.stringify(edges)}\n` : edges.map((e) => `${e.from}\t->\t${e.to}\t${e.lastSeen.toISOString()}\n`).join(''));
         return 0;
       }
       case 'produce': {
-        const ttl = values['ttl'] === undefined ? null : secondsFlag(values, 'ttl', 0, 1, 1e10);
+        const ttl = values['ttl'] === undefined ? null : durationFlag(values, 'ttl', 0, 1, 366 * 86_400_000);
         const n = await res.produce(keys, { ttl });
         await out.write(asJson ? `${JSON.stringify({ produced: n })}\n` : `${n}\n`);
         return 0;

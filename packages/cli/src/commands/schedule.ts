@@ -1,11 +1,11 @@
 import { TaskrowError, type MissedPolicy, type ScheduleInfo, type ScheduleSpec } from '@taskrow/core';
-import { intFlag, need, parse, unknownAction } from '../args.js';
+import { durationFlag, need, parse, unknownAction } from '../args.js';
 import { JOB_FLAGS, jobFlags } from '../job-flags.js';
 import { connect } from '../connect.js';
 import { UsageError } from '../errors.js';
 import type { Command } from './command.js';
 
-const USAGE = 'taskrow schedule list | add NAME --queue Q (--cron EXPR [--tz TZ] | --every S) [PAYLOAD_JSON] | remove NAME';
+const USAGE = 'taskrow schedule list | add NAME --queue Q (--cron EXPR [--tz TZ] | --every DURATION) [PAYLOAD_JSON] | remove NAME';
 const ACTIONS = ['list', 'add', 'remove'];
 
 /** `--missed skip|once|each:N`. */
@@ -19,7 +19,7 @@ function missedFlag(raw: string | boolean | undefined): MissedPolicy | undefined
 
 /** One schedule as a line: name, queue, cron pattern (with its zone) or `every Ns`, missed policy, next and last tick, payload. */
 function scheduleLine(s: ScheduleInfo): string {
-  const when = s.cron !== null ? `cron ${s.cron} ${s.tz}` : `every ${s.every}s`;
+  const when = s.cron !== null ? `cron ${s.cron} ${s.tz}` : `every ${(s.every ?? 0) / 1000}s`;
   const missed = typeof s.missed === 'object' ? `each:${s.missed.each}` : s.missed;
   return [s.name, s.queue, when, missed, s.nextAt?.toISOString() ?? '-', s.lastAt?.toISOString() ?? '-', JSON.stringify(s.payload)].join('\t');
 }
@@ -43,7 +43,7 @@ function specOf(values: Record<string, string | boolean | undefined>, payloadTex
     queue,
     ...(values['cron'] === undefined ? {} : { cron: str('cron') }),
     ...(values['tz'] === undefined ? {} : { tz: str('tz') }),
-    ...(values['every'] === undefined ? {} : { every: intFlag(values, 'every', 1, 1, 1e12) }),
+    ...(values['every'] === undefined ? {} : { every: durationFlag(values, 'every', 1000, 1000, 315_360_000_000) }),
     payload,
     options,
     ...(missed === undefined ? {} : { missed }),

@@ -16,7 +16,7 @@ export interface RunOptions {
 }
 
 /** The default bound on one unit of work (a statement, or a transaction attempt): 30 s. */
-export const DEFAULT_STATEMENT_TIMEOUT = 30;
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
 
 /**
  * Runs `run` but stops waiting after `ms`: the returned promise then rejects with `NoAnswer` and
@@ -67,7 +67,7 @@ export class Executor {
     readonly client: SqlClient,
     readonly dialect: Dialect,
     readonly retry: RetryOptions = DEFAULT_RETRY,
-    readonly timeoutMs: number = DEFAULT_STATEMENT_TIMEOUT * 1000,
+    readonly timeoutMs: number = DEFAULT_STATEMENT_TIMEOUT_MS,
     /**
      * The application's client this executor works for: `client` itself, or the client a
      * session was taken from: in-process wake-ups tell workers of the same client from others.

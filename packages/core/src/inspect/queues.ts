@@ -62,7 +62,7 @@ async function oldestRunnableAge(exec: Executor, t: QueueTables, queue: string):
   const r = rows[0];
   if (!r) return null;
   const since = [r.ready_us, r.wait_us].filter((v) => v !== null && v !== undefined).map(toNumber);
-  return since.length === 0 ? null : Math.max(0, (toNumber(r.now_us) - Math.min(...since)) / 1e6);
+  return since.length === 0 ? null : Math.max(0, (toNumber(r.now_us) - Math.min(...since)) / 1000);
 }
 
 /** One queue's summary: two statements (capped counts, oldest runnable age). Validates the name first. */

@@ -11,7 +11,7 @@ export interface QueueSummary {
   readonly name: string;
   /** Jobs per state, each counted up to `countLimit`. */
   readonly counts: Readonly<Record<JobState, CappedCount>>;
-  /** Seconds the oldest runnable job has waited since it became due (database clock); null when none is runnable. */
+  /** Milliseconds the oldest runnable job has waited since it became due (database clock); null when none is runnable. */
   readonly oldestRunnableAge: number | null;
 }
 

@@ -4,7 +4,7 @@ import { invalid, TaskrowError } from '../errors.js';
 import type { SqlConnection, SqlValue } from '../port.js';
 import { purgeReceiptsNow, readReceipt, receiptToken, writeReceipt } from '../receipts/receipts.js';
 import { receiptsTable } from '../receipts/tables.js';
-import { optionsOf, show, toNumber, toNumberOrNull } from '../validate.js';
+import { optionsOf, show, toNumber } from '../validate.js';
 import { encodeBatch, idBatch, idCodec, parseIdType, type EncodedId, type IdCodec } from './ids.js';
 import { addOptions, autoAddOptions, bumpOptions, dryRunOptions, getArgs } from './options.js';
 import { createLoopTable, resolveIdType } from './registry.js';
@@ -13,6 +13,9 @@ import { gateSql, LoopGate, processTurnsOf, type EndTurn } from './gate.js';
 import { loopSql, type LoopSql } from './sql.js';
 import { loopTable } from './tables.js';
 import type { Loop, LoopCheck, LoopId, LoopIdType, LoopStats } from './types.js';
+
+/** Seconds the database reported (or null) as milliseconds. */
+const msOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : toNumber(v) * 1000);
 
 /** Ids per statement (and per transaction outside `taskrow.in(tx)`). */
 const IDS_PER_STATEMENT = 1000;
@@ -253,7 +256,7 @@ export function openLoop(exec: Executor, prefix: string, name: unknown, options:
       await eachPart(ids, async (r, part, params) => {
         const { rows } = await exec.query<{ v: unknown; since_updated: unknown; locked_for: unknown }>(r.sql.check(part.length), params);
         for (const row of rows) {
-          out.set(r.codec.decode(row.v), { sinceUpdated: toNumberOrNull(row.since_updated), lockedFor: toNumberOrNull(row.locked_for) });
+          out.set(r.codec.decode(row.v), { sinceUpdated: msOrNull(row.since_updated), lockedFor: msOrNull(row.locked_for) });
         }
         return rows.length;
       });
@@ -266,18 +269,19 @@ export function openLoop(exec: Executor, prefix: string, name: unknown, options:
       const s = rows[0];
       if (!s) throw new TaskrowError('DATABASE_ERROR', `stats() of loop ${JSON.stringify(t.loop)} returned no row`);
       const n = (v: unknown): number => (v === null || v === undefined ? 0 : toNumber(v));
+      const ms = (v: unknown): number => n(v) * 1000;
       const id = (v: unknown): LoopId | null => (v === null || v === undefined ? null : r.codec.decode(v));
       const stats: LoopStats = {
         bumped: n(s.bumped),
         locked: n(s.locked),
-        minBumpTime: n(s.min_bump_time),
-        maxBumpTime: n(s.max_bump_time),
+        minBumpTime: ms(s.min_bump_time),
+        maxBumpTime: ms(s.max_bump_time),
         minId: id(s.min_id),
         maxId: id(s.max_id),
-        minLockTime: n(s.min_lock_time),
-        maxLockTime: n(s.max_lock_time),
-        minUpdateTime: n(s.min_update_time),
-        maxUpdateTime: n(s.max_update_time),
+        minLockTime: ms(s.min_lock_time),
+        maxLockTime: ms(s.max_lock_time),
+        minUpdateTime: ms(s.min_update_time),
+        maxUpdateTime: ms(s.max_update_time),
       };
       return stats;
     },

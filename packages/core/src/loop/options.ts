@@ -1,11 +1,11 @@
-import { boolArg, intArg, optionsOf } from '../validate.js';
+import { boolArg, intArg, optionsOf, wholeSecondsArg } from '../validate.js';
 
-/** The largest number of seconds any loop option takes: 100 years. */
-export const MAX_LOOP_SECONDS = 3_155_760_000;
+/** The largest duration any loop option takes, in milliseconds: 100 years. */
+export const MAX_LOOP_MS = 3_155_760_000_000;
 /** The most ids one `get()` returns. */
 export const MAX_GET_LIMIT = 100_000;
 
-/** The original's defaults. */
+/** The original's defaults, in seconds: an hour. */
 export const DEFAULT_LOCK_FOR = 3600;
 export const DEFAULT_MIN_LOOP_TIME = 3600;
 
@@ -13,8 +13,9 @@ function flag(method: string, o: Record<string, unknown>, key: string, fallback:
   return o[key] === undefined ? fallback : boolArg(`${method} ${key}`, o[key]);
 }
 
-function seconds(method: string, o: Record<string, unknown>, key: string, min: number, fallback: number): number {
-  return o[key] === undefined ? fallback : intArg(`${method} ${key} (whole seconds)`, o[key], min, MAX_LOOP_SECONDS);
+/** A loop duration, given in milliseconds and kept in whole seconds (the table's unit): the seconds. */
+function seconds(method: string, o: Record<string, unknown>, key: string, minMs: number, fallback: number): number {
+  return o[key] === undefined ? fallback : wholeSecondsArg(`${method} ${key}`, o[key], minMs, MAX_LOOP_MS);
 }
 
 /** Options of `remove()`: only `dryRun`. */
@@ -41,7 +42,7 @@ export function bumpOptions(options: unknown): { dryRun: boolean; autoAdd: boole
   return {
     dryRun: flag('bump()', o, 'dryRun', false),
     autoAdd: flag('bump()', o, 'autoAdd', true),
-    lockFor: seconds('bump()', o, 'lockFor', -MAX_LOOP_SECONDS, 0),
+    lockFor: seconds('bump()', o, 'lockFor', -MAX_LOOP_MS, 0),
   };
 }
 
@@ -51,7 +52,7 @@ export function getArgs(limit: unknown, options: unknown): { limit: number; dryR
   return {
     limit: intArg('get() limit', limit, 0, MAX_GET_LIMIT),
     dryRun: flag('get()', o, 'dryRun', false),
-    lockFor: seconds('get()', o, 'lockFor', 1, DEFAULT_LOCK_FOR),
-    minLoopTime: seconds('get()', o, 'minLoopTime', -MAX_LOOP_SECONDS, DEFAULT_MIN_LOOP_TIME),
+    lockFor: seconds('get()', o, 'lockFor', 1000, DEFAULT_LOCK_FOR),
+    minLoopTime: seconds('get()', o, 'minLoopTime', -MAX_LOOP_MS, DEFAULT_MIN_LOOP_TIME),
   };
 }

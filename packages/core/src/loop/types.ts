@@ -61,9 +61,9 @@ export interface AddOptions extends DryRunOption {
 }
 
 export interface GetOptions extends DryRunOption {
-  /** Seconds the returned ids stay locked: a whole number, at least 1. Default 3600. */
+  /** Milliseconds the returned ids stay locked: whole seconds (a multiple of 1000), at least 1000. Default 3,600,000 (an hour). */
   readonly lockFor?: number;
-  /** Unlocked ids updated less than this many seconds ago are not returned (whole seconds, may be negative). Default 3600. */
+  /** Unlocked ids updated less than this many milliseconds ago are not returned (whole seconds, may be negative). Default 3,600,000. */
   readonly minLoopTime?: number;
 }
 
@@ -74,13 +74,13 @@ export interface AutoAddOptions extends DryRunOption {
 
 export interface BumpOptions extends AutoAddOptions {
   /**
-   * Whole seconds from now (may be negative) that becomes the ids' `lock_until`, only where that
-   * lowers it. Default 0: top priority without locking.
+   * Milliseconds from now, whole seconds (may be negative), that become the ids' `lock_until`,
+   * only where that lowers it. Default 0: top priority without locking.
    */
   readonly lockFor?: number;
 }
 
-/** What `check()` reports for one id, in whole seconds by the database clock. */
+/** What `check()` reports for one id, in milliseconds (whole seconds) by the database clock. */
 export interface LoopCheck {
   /** Now minus `last_updated`; null when the id was never updated. */
   readonly sinceUpdated: number | null;
@@ -89,7 +89,7 @@ export interface LoopCheck {
 }
 
 /**
- * The original's `stats()`, key for key (camelCase), in seconds as floats. Every number defaults
+ * The original's `stats()`, key for key (camelCase), its times in milliseconds. Every number defaults
  * to 0; only `minId` and `maxId` are null, and only when the loop is empty.
  */
 export interface LoopStats<Id extends LoopId = LoopId> {
@@ -97,26 +97,27 @@ export interface LoopStats<Id extends LoopId = LoopId> {
   readonly bumped: number;
   /** Ids whose `lock_until` is in the future. */
   readonly locked: number;
-  /** Least / most seconds any bumped id has been bumped for (now minus `lock_until`). */
+  /** Least / most milliseconds any bumped id has been bumped for (now minus `lock_until`). */
   readonly minBumpTime: number;
   readonly maxBumpTime: number;
   readonly minId: Id | null;
   readonly maxId: Id | null;
-  /** Least / most seconds any locked id stays locked (`lock_until` minus now). */
+  /** Least / most milliseconds any locked id stays locked (`lock_until` minus now). */
   readonly minLockTime: number;
   readonly maxLockTime: number;
-  /** Least / most seconds any unlocked, updated id has gone since its update. */
+  /** Least / most milliseconds any unlocked, updated id has gone since its update. */
   readonly minUpdateTime: number;
   readonly maxUpdateTime: number;
 }
 
 /**
  * A task loop (doloop): a table of ids to update again and again. Workers `get()` the most overdue
- * ids, which stay locked for `lockFor` seconds, update them, and report them with `did()`.
+ * ids, which stay locked for `lockFor` milliseconds, update them, and report them with `did()`.
  *
  * Every method that takes ids takes one id or an iterable of them; the whole batch is validated
- * before any statement runs, so bad input changes nothing. Duplicates count once. Times are whole
- * seconds of the database clock (`UNIX_TIMESTAMP()`). Batches over 1,000 ids are written 1,000 at
+ * before any statement runs, so bad input changes nothing. Duplicates count once. Durations are in
+ * milliseconds, as everywhere in taskrow; the loop keeps whole seconds of the database clock
+ * (`UNIX_TIMESTAMP()`), so each one it takes is a multiple of 1000. Batches over 1,000 ids are written 1,000 at
  * a time, each part committed on its own (all in one transaction under `taskrow.in(tx)`).
  */
 export interface Loop<Id extends LoopId = LoopId> {
@@ -133,7 +134,7 @@ export interface Loop<Id extends LoopId = LoopId> {
    * Locks and returns up to `limit` ids, in the original's order: first ids whose lock expired or
    * that were bumped (`lock_until <= now`), by `lock_until`, `last_updated`, id; then unlocked ids
    * never updated, then unlocked ids by oldest `last_updated` (only those updated at least
-   * `minLoopTime` seconds ago), ties by id. The returned ids get `lock_until = now + lockFor`.
+   * `minLoopTime` milliseconds ago), ties by id. The returned ids get `lock_until = now + lockFor`.
    *
    * Concurrency: MUST hand an id to at most one of any number of concurrent callers until its lock
    * expires or it is reported (`did` / `unlock`). MUST NOT wait on rows another caller holds: rows
@@ -141,7 +142,7 @@ export interface Loop<Id extends LoopId = LoopId> {
    * caller that loses a race for a row simply receives other ids, or fewer. While its transaction
    * runs it may hold up to `limit` further candidate rows that it does not return.
    *
-   * `limit` 0 resolves to [] without a statement. `lockFor` must be at least 1.
+   * `limit` 0 resolves to [] without a statement. `lockFor` must be at least 1000.
    */
   get(limit: number, options?: GetOptions): Promise<Id[]>;
   /**

@@ -2,13 +2,13 @@ import type { Executor } from '../engine/executor.js';
 import { invalid } from '../errors.js';
 import { validateName } from '../names.js';
 import { UnrecoverableError } from './model/errors.js';
-import { claimArgs, concurrencyKeyArg, jobRow, MAX_DELAY_SECONDS, MAX_LEASE_SECONDS, positiveSeconds, queueSettings, type JobRow } from './model/options.js';
+import { claimArgs, concurrencyKeyArg, jobRow, MAX_DELAY_MS, MAX_LEASE_MS, positiveMs, queueSettings, type JobRow } from './model/options.js';
 import { encodePayload } from './model/payload.js';
 import { lockingWithPlainReads } from '../dialect.js';
 import { dueWaiting, type QueueTables } from './model/tables.js';
 import type { Enqueued, Job, JobRef, QueueOptions } from './model/types.js';
 import type { Queue } from './model/queue.js';
-import { boolArg, intArg, optionsOf, secondsArg, show } from '../validate.js';
+import { boolArg, intArg, msArg, optionsOf, show } from '../validate.js';
 import {
   refsArg,
   completeAndClaim,
@@ -116,7 +116,7 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
     async fail(job, error, opts) {
       if (Array.isArray(job)) throw invalid('fail() takes one job; call it once per job');
       const o = optionsArg('fail()', opts, ['retryIn', 'retry']);
-      const retryIn = o.retryIn === undefined ? undefined : secondsArg('fail() retryIn', o.retryIn, 0, MAX_DELAY_SECONDS);
+      const retryIn = o.retryIn === undefined ? undefined : msArg('fail() retryIn', o.retryIn, 0, MAX_DELAY_MS);
       const retry = boolArg('fail() retry', o.retry ?? !(error instanceof UnrecoverableError));
       if (!retry && retryIn !== undefined) throw invalid(`fail() takes retryIn or retry: false, not both (got retryIn ${show(retryIn)})`);
       const [ref] = refsArg(queue, job, 'fail');
@@ -124,12 +124,11 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
     },
     async release(jobs, opts) {
       const o = optionsArg('release()', opts, ['delay']);
-      const delay = secondsArg('release() delay', o.delay ?? 0, 0, MAX_DELAY_SECONDS);
+      const delay = msArg('release() delay', o.delay ?? 0, 0, MAX_DELAY_MS);
       return releaseJobs(c, refsArg(queue, jobs, 'release'), delay);
     },
-    async extend(jobs, seconds) {
-      const s = positiveSeconds('extend() seconds', seconds, MAX_LEASE_SECONDS);
-      return extendJobs(c, refsArg(queue, jobs, 'extend'), s);
+    async extend(jobs, ms) {
+      return extendJobs(c, refsArg(queue, jobs, 'extend'), positiveMs('extend() ms', ms, MAX_LEASE_MS));
     },
     retryDead: async (opts) => retryDeadJobs(c, optionsArg('retryDead()', opts, ['ids', 'limit'])),
     purge: async () => purgeFinished(c),
@@ -174,7 +173,7 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
           purge: async () =>
             (settings.keepFinishedFor > 0 ? await self.purge() : 0) + (await purgeIdleKeysNow(exec, t, queue)) + (await purgeStaleKeysNow(exec, t, queue)),
           // The worker's own jobs, bounded by the time left on their leases.
-          extend: (refs, seconds, boundMs) => extendJobs({ ...c, exec: exec.within(boundMs) }, refs, seconds),
+          extend: (refs, ms, boundMs) => extendJobs({ ...c, exec: exec.within(boundMs) }, refs, ms),
           keepsFinished: settings.keepFinishedFor > 0,
           onEnqueue: (bell) => onEnqueue(exec.state, t.jobs, queue, bell, exec.owner, exec.dialect.server),
           watchDoorbell: (handee) => watchDoorbell(exec, t, queue, handee && handTarget(handee)),
@@ -184,7 +183,7 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
         handler,
         opts,
       );
-      forget = exec.state.onStop(async (ms) => worker.stop({ timeout: ms / 1000 }));
+      forget = exec.state.onStop(async (ms) => worker.stop({ timeout: ms }));
       return worker;
     },
   };

@@ -22,7 +22,7 @@ export async function existing(exec: Executor, t: ResourcesTables, keys: readonl
   return keys.filter((k) => found.has(k.id)).map((k) => k.key);
 }
 
-/** Marks keys as existing now, expiring after `ttl` seconds when given; ignores locks. */
+/** Marks keys as existing now, expiring after `ttl` milliseconds when given; ignores locks. */
 export async function produceKeys(
   exec: Executor,
   t: ResourcesTables,

@@ -121,7 +121,7 @@ export class Job implements ResourceJob, Holding {
     const claim: Claim = { job: this.jobKey, holder: randomBytes(16), owner: this.ctx.owner, inputs: [...this.ins], outputs: [...this.outs] };
     const edges = this.ctx.history ? this.ctx.throttle.due(flowEdges(this.name, this.inputs, this.outputs)) : [];
     const started = performance.now();
-    const deadline = started + s.wait * 1000;
+    const deadline = started + s.wait;
     let attemptAt = started;
     try {
       for (;;) {
@@ -144,7 +144,7 @@ export class Job implements ResourceJob, Holding {
     this.claim = claim;
     this.current = s;
     this.controller = new AbortController();
-    this.lease = new LeaseDeadline(s.lease * 1000, attemptAt, () => this.leaseEnded());
+    this.lease = new LeaseDeadline(s.lease, attemptAt, () => this.leaseEnded());
     this.state = 'held';
     if (this.ctx.releaseOnExit) noteHeld(this);
     if (s.autoRefresh) this.schedule();
@@ -285,7 +285,7 @@ export class Job implements ResourceJob, Holding {
    * when the job stops trusting its locks.
    */
   private schedule(): void {
-    const lease = this.current.lease * 1000;
+    const lease = this.current.lease;
     this.timer = setTimeout(
       () => {
         void (async () => {

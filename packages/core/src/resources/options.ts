@@ -1,10 +1,10 @@
-import { boolArg, optionsOf, secondsArg } from '../validate.js';
+import { boolArg, msArg, optionsOf } from '../validate.js';
 import type { AcquireOptions } from './types.js';
 
-/** A year: the longest lease, wait or output lifetime accepted. */
-const MAX_SECONDS = 366 * 24 * 3600;
+/** A year, in milliseconds: the longest lease, wait or output lifetime accepted. */
+const MAX_MS = 366 * 24 * 3600 * 1000;
 
-/** Acquire settings after validation. */
+/** Acquire settings after validation; durations in milliseconds. */
 export interface Settings {
   readonly lease: number;
   readonly wait: number;
@@ -13,7 +13,7 @@ export interface Settings {
   readonly autoRefresh: boolean;
 }
 
-export const DEFAULT_SETTINGS: Settings = { lease: 60, wait: 0, overwrite: true, outputTtl: null, autoRefresh: false };
+export const DEFAULT_SETTINGS: Settings = { lease: 60_000, wait: 0, overwrite: true, outputTtl: null, autoRefresh: false };
 
 /** The options of `acquire()`; `job()` also takes `inputs` and `outputs`. */
 export const ACQUIRE_OPTIONS = ['lease', 'wait', 'overwrite', 'outputTtl', 'autoRefresh'] as const;
@@ -28,16 +28,15 @@ export function settings(base: Settings, over: AcquireOptions | undefined, where
   if (over === undefined) return base;
   optionsOf(where, over, accepted);
   return {
-    lease: over.lease === undefined ? base.lease : secondsArg(`${where} lease`, over.lease, 0.001, MAX_SECONDS),
-    wait: over.wait === undefined ? base.wait : secondsArg(`${where} wait`, over.wait, 0, MAX_SECONDS),
+    lease: over.lease === undefined ? base.lease : msArg(`${where} lease`, over.lease, 1, MAX_MS),
+    wait: over.wait === undefined ? base.wait : msArg(`${where} wait`, over.wait, 0, MAX_MS),
     overwrite: over.overwrite === undefined ? base.overwrite : boolArg(`${where} overwrite`, over.overwrite),
-    outputTtl:
-      over.outputTtl === undefined ? base.outputTtl : over.outputTtl === null ? null : secondsArg(`${where} outputTtl`, over.outputTtl, 0.001, MAX_SECONDS),
+    outputTtl: over.outputTtl === undefined ? base.outputTtl : over.outputTtl === null ? null : msArg(`${where} outputTtl`, over.outputTtl, 1, MAX_MS),
     autoRefresh: over.autoRefresh === undefined ? base.autoRefresh : boolArg(`${where} autoRefresh`, over.autoRefresh),
   };
 }
 
-/** Seconds to whole microseconds, for `INTERVAL ? MICROSECOND`. */
-export function micros(seconds: number): number {
-  return Math.max(1, Math.round(seconds * 1e6));
+/** Milliseconds to whole microseconds (at least 1), for `INTERVAL ? MICROSECOND`. */
+export function micros(ms: number): number {
+  return Math.max(1, Math.round(ms * 1000));
 }

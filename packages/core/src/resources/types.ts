@@ -29,15 +29,15 @@ export interface KeyReason<R extends string = UnavailableReason> {
 
 /** How a job takes its locks. Every field may be set on `job()` and overridden on `acquire()`. */
 export interface AcquireOptions {
-  /** Seconds each lock is leased for, by the database clock; fractions allowed. Default 60. */
+  /** Milliseconds each lock is leased for, by the database clock. Default 60,000. */
   readonly lease?: number;
-  /** Seconds to keep retrying (about every 10 ms) while the keys are unavailable. Default 0: one try. */
+  /** Milliseconds to keep retrying (about every 10 ms) while the keys are unavailable. Default 0: one try. */
   readonly wait?: number;
   /** Take outputs that already exist. Default true, as jobs.py. */
   readonly overwrite?: boolean;
-  /** On a successful release, outputs stop existing after this many seconds. Default: never. */
+  /** On a successful release, outputs stop existing after this many milliseconds. Default: never. */
   readonly outputTtl?: number | null;
-  /** Refresh the lease in the background every `lease / 3` seconds (at least every 0.1 s). Default false. */
+  /** Refresh the lease in the background every `lease / 3` (at least every 100 ms). Default false. */
   readonly autoRefresh?: boolean;
 }
 
@@ -92,7 +92,7 @@ export interface ResourceJob {
   canRun(options?: Pick<AcquireOptions, 'overwrite'>): Promise<RunCheck>;
   /**
    * Locks every input (shared) and output (exclusive) at once, all or nothing, retrying until
-   * `wait` seconds pass; gives up at once when an output exists and `overwrite` is false. Rejects
+   * `wait` milliseconds pass; gives up at once when an output exists and `overwrite` is false. Rejects
    * with `ResourceUnavailableError` (code RESOURCE_UNAVAILABLE) carrying a reason per blocked key,
    * and then holds nothing. MUST NOT let two jobs write one key, or a job read a key another writes.
    */
@@ -180,7 +180,7 @@ export interface Resources {
   exists(keys: ResourceKey | Iterable<ResourceKey>): Promise<string[]>;
   /**
    * Admin: marks keys as existing, as a successful job would (jobs.py's create outputs), expiring
-   * after `ttl` seconds when given. Ignores locks. Runs inside the application's transaction under
+   * after `ttl` milliseconds when given. Ignores locks. Runs inside the application's transaction under
    * `taskrow.in(tx)`. Resolves to the number of keys.
    */
   produce(keys: ResourceKey | Iterable<ResourceKey>, options?: { ttl?: number | null; by?: string }): Promise<number>;

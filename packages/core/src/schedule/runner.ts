@@ -1,5 +1,5 @@
 import { epochMicros, NOW_MICROS } from '../sql.js';
-import { optionsOf, secondsArg, show } from '../validate.js';
+import { msArg, optionsOf, show } from '../validate.js';
 import { invalid, isClientClosed } from '../errors.js';
 import { tickSchedule, type ScheduleContext } from './tick.js';
 import type { Scheduler, SchedulerOptions } from './types.js';
@@ -48,8 +48,8 @@ export async function passOnce(c: ScheduleContext): Promise<{ enqueued: number; 
 function schedulerSettings(options: SchedulerOptions | undefined): { pollMs: number; onError: (e: unknown) => void } {
   const o = optionsOf('schedules.start()', options, ['pollInterval', 'onError']) as SchedulerOptions;
   if (o.onError !== undefined && typeof o.onError !== 'function') throw invalid(`schedules.start() onError must be a function, got ${show(o.onError)}`);
-  const poll = secondsArg('schedules.start() pollInterval', o.pollInterval ?? 5, 0.01, 3600);
-  return { pollMs: poll * 1000, onError: o.onError ?? ((e) => console.error('taskrow scheduler:', e)) };
+  const pollMs = msArg('schedules.start() pollInterval', o.pollInterval ?? 5000, 10, 3_600_000);
+  return { pollMs, onError: o.onError ?? ((e) => console.error('taskrow scheduler:', e)) };
 }
 
 /**

@@ -1,8 +1,8 @@
 import { invalid } from '../errors.js';
 import { validateName } from '../names.js';
-import { ENQUEUE_OPTIONS, jobRow, MAX_DELAY_SECONDS, queueSettings, type JobRow, type QueueSettings } from '../queue/model/options.js';
+import { ENQUEUE_OPTIONS, jobRow, MAX_DELAY_MS, queueSettings, type JobRow, type QueueSettings } from '../queue/model/options.js';
 import type { EnqueueOptions } from '../queue/model/types.js';
-import { intArg, optionsOf, show } from '../validate.js';
+import { intArg, optionsOf, show, wholeSecondsArg } from '../validate.js';
 import { cronOf, timeZoneArg } from './ticks.js';
 import type { MissedPolicy, ScheduleJobOptions, ScheduleSpec } from './types.js';
 
@@ -11,8 +11,8 @@ export const SCHEDULE_JOB_OPTIONS = ENQUEUE_OPTIONS.filter((o) => o !== 'runAt')
 const SPEC_OPTIONS = ['queue', 'cron', 'tz', 'every', 'payload', 'options', 'missed'] as const;
 /** Most jobs one pass enqueues for the missed ticks of one schedule (`missed: { each }`). */
 export const MAX_MISSED_EACH = 1000;
-/** The longest interval: 10 years, the longest delay. */
-export const MAX_EVERY_SECONDS = MAX_DELAY_SECONDS;
+/** The longest interval, in milliseconds: 10 years, the longest delay. */
+export const MAX_EVERY_MS = MAX_DELAY_MS;
 
 /** Settings of scheduled jobs: the Queue's defaults (a schedule's `options.maxAttempts` overrides). */
 export const SCHEDULE_SETTINGS: QueueSettings = queueSettings(undefined);
@@ -23,6 +23,7 @@ export interface ScheduleRow {
   readonly queue: string;
   readonly cron: string | null;
   readonly tz: string | null;
+  /** Whole seconds, as stored. */
   readonly every: number | null;
   /** JSON text of the payload. */
   readonly payload: string;
@@ -68,7 +69,7 @@ export function scheduleRow(name: unknown, spec: unknown): ScheduleRow {
   if (s.every !== undefined && s.tz !== undefined) throw invalid(`${what} tz applies to cron patterns only, got tz ${show(s.tz)} with every`);
   const tz = s.cron === undefined ? null : timeZoneArg(`${what} tz`, s.tz ?? 'UTC');
   if (s.cron !== undefined) cronOf(`${what} cron`, s.cron, tz!);
-  const every = s.every === undefined ? null : intArg(`${what} every (whole seconds)`, s.every, 1, MAX_EVERY_SECONDS);
+  const every = s.every === undefined ? null : wholeSecondsArg(`${what} every`, s.every, 1000, MAX_EVERY_MS);
   const job = scheduledJob(s.payload ?? null, s.options, `${what} job`);
   const missed = missedArg(`${what} missed`, s.missed);
   const options = Object.fromEntries(Object.entries(s.options ?? {}).filter(([, v]) => v !== undefined)) as ScheduleJobOptions;

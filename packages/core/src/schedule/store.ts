@@ -69,7 +69,7 @@ export function infoOf<P>(s: StoredSchedule): ScheduleInfo<P> {
     queue: s.queue,
     cron: s.cron,
     tz: s.tz,
-    every: s.every,
+    every: s.every === null ? null : s.every * 1000,
     payload: JSON.parse(s.payload) as P,
     options: JSON.parse(s.options) as ScheduleJobOptions,
     missed: policyOf(s.missed, s.missedMax),

@@ -24,11 +24,14 @@ export interface ScheduleSpec<Payload = unknown> {
   readonly cron?: string;
   /** The IANA time zone the cron pattern is read in (`Europe/Berlin`); default `UTC`. Cron only. */
   readonly tz?: string;
-  /** A fixed interval in whole seconds, 1 to 315,360,000; ticks at creation time (whole second) + k * every. */
+  /**
+   * A fixed interval in milliseconds, whole seconds (a multiple of 1000) from 1,000 to
+   * 315,360,000,000 (10 years); ticks at creation time (whole second) + k * every.
+   */
   readonly every?: number;
   /** Each job's payload (JSON, at most 1 MiB); default null. */
   readonly payload?: Payload;
-  /** Each job's options; `delay` runs a job that many seconds after its tick. */
+  /** Each job's options; `delay` runs a job that many milliseconds after its tick. */
   readonly options?: ScheduleJobOptions;
   /** Ticks missed while no scheduler ran; default `'once'`. */
   readonly missed?: MissedPolicy;
@@ -41,6 +44,7 @@ export interface ScheduleInfo<Payload = unknown> {
   readonly cron: string | null;
   /** The cron pattern's time zone; null for an interval. */
   readonly tz: string | null;
+  /** The interval in milliseconds; null for a cron pattern. */
   readonly every: number | null;
   readonly payload: Payload;
   readonly options: ScheduleJobOptions;
@@ -57,7 +61,7 @@ export interface ScheduleInfo<Payload = unknown> {
 /** How a scheduler started with `start()` runs. */
 export interface SchedulerOptions {
   /**
-   * Most seconds between looks at the schedules table, 0.01 to 3600, default 5: a scheduler sleeps
+   * Most milliseconds between looks at the schedules table, 10 to 3,600,000, default 5,000: a scheduler sleeps
    * until the earliest `nextAt` it read, but a schedule another process adds or moves earlier is
    * seen within this bound.
    */

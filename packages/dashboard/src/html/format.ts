@@ -6,9 +6,10 @@ export const num = (n: number): string => n.toLocaleString('en-US');
 /** A capped count: `100,000+` when the count stopped at its cap. */
 export const count = (c: CappedCount): string => (c.exact ? num(c.value) : `${num(c.value)}+`);
 
-/** Seconds as a short duration: `4.2 s`, `3 min 5 s`, `2 h 10 min`, `3 d 4 h`. */
-export function duration(seconds: number | null): string {
-  if (seconds === null) return '—';
+/** Milliseconds as a short duration: `4.2 s`, `3 min 5 s`, `2 h 10 min`, `3 d 4 h`. */
+export function duration(ms: number | null): string {
+  if (ms === null) return '—';
+  const seconds = ms / 1000;
   if (seconds < 60) return `${seconds.toFixed(seconds < 10 ? 1 : 0)} s`;
   const s = Math.floor(seconds);
   if (s < 3600) return `${Math.floor(s / 60)} min ${s % 60} s`;

@@ -37,7 +37,7 @@ const GAUGES: readonly { name: string; help: string; labelNames: string[]; fill:
     help: 'Seconds the oldest runnable job has waited since it became due (0: none runnable).',
     labelNames: ['queue'],
     fill: (g, s) => {
-      for (const q of s.queues) g.set({ queue: q.name }, q.oldestRunnableAge ?? 0);
+      for (const q of s.queues) g.set({ queue: q.name }, (q.oldestRunnableAge ?? 0) / 1000);
     },
   },
   {

@@ -102,7 +102,7 @@ export function loopBasics<Tx>(ctx: () => SuiteContext<Tx>): void {
     expect(await loop.get(10)).toEqual([111, 222]);
   });
 
-  it('check reports seconds since update and seconds locked for, null when unset, leaving absent ids out', async () => {
+  it('check reports milliseconds since update and milliseconds locked for, null when unset, leaving absent ids out', async () => {
     const c = ctx();
     const loop = await freshLoop(c);
     await loop.add(range(10, 19));
@@ -121,18 +121,18 @@ export function loopBasics<Tx>(ctx: () => SuiteContext<Tx>): void {
     const status = await loop.check([10, 11, 12, 13]);
     expect([...status.keys()].sort()).toEqual([10, 11, 12, 13]);
     expect(status.get(10)!.sinceUpdated).toBeNull();
-    expect(status.get(10)!.lockedFor).toBeGreaterThanOrEqual(3600 - 2);
-    expect(status.get(10)!.lockedFor).toBeLessThanOrEqual(3600);
+    expect(status.get(10)!.lockedFor).toBeGreaterThanOrEqual(3_600_000 - 2000);
+    expect(status.get(10)!.lockedFor).toBeLessThanOrEqual(3_600_000);
     expect(status.get(11)!.sinceUpdated).toBeGreaterThanOrEqual(0);
-    expect(status.get(11)!.sinceUpdated).toBeLessThanOrEqual(2);
+    expect(status.get(11)!.sinceUpdated).toBeLessThanOrEqual(2000);
     expect(status.get(11)!.lockedFor).toBeNull();
     expect(status.get(12)!.sinceUpdated).toBeNull();
-    expect(status.get(12)!.lockedFor).toBeGreaterThanOrEqual(-2);
+    expect(status.get(12)!.lockedFor).toBeGreaterThanOrEqual(-2000);
     expect(status.get(12)!.lockedFor).toBeLessThanOrEqual(0);
-    expect(status.get(13)!.sinceUpdated).toBeGreaterThanOrEqual(500);
-    expect(status.get(13)!.sinceUpdated).toBeLessThanOrEqual(502);
-    expect(status.get(13)!.lockedFor).toBeGreaterThanOrEqual(-42);
-    expect(status.get(13)!.lockedFor).toBeLessThanOrEqual(-40);
+    expect(status.get(13)!.sinceUpdated).toBeGreaterThanOrEqual(500_000);
+    expect(status.get(13)!.sinceUpdated).toBeLessThanOrEqual(502_000);
+    expect(status.get(13)!.lockedFor).toBeGreaterThanOrEqual(-42_000);
+    expect(status.get(13)!.lockedFor).toBeLessThanOrEqual(-40_000);
   });
 
   it('writes batches larger than one statement in full', async () => {
@@ -142,7 +142,7 @@ export function loopBasics<Tx>(ctx: () => SuiteContext<Tx>): void {
     expect(await loop.add(ids)).toBe(4500);
     expect(await loop.did(ids.filter((i) => i % 2 === 0))).toBe(2250);
     expect((await loop.check(ids)).size).toBe(4500);
-    expect(await loop.get(5000, { minLoopTime: 3600 })).toHaveLength(2250);
+    expect(await loop.get(5000, { minLoopTime: 3_600_000 })).toHaveLength(2250);
     const rows = await probeRows(c.session.probe, loop.table);
     expect(rows.filter((r) => r.lockUntil !== null)).toHaveLength(2250);
     expect(await loop.remove(ids)).toBe(4500);

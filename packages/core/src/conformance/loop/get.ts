@@ -12,8 +12,8 @@ export function loopGet<Tx>(ctx: () => SuiteContext<Tx>): void {
     await passTime(c.session.probe, loop.table, 100, [19]); // 19 was updated 100 s ago
     await loop.did(13);
     await loop.bump([14, 17]);
-    await loop.bump([15, 11], { lockFor: 3600 });
-    await loop.bump([16, 12], { lockFor: -3600 });
+    await loop.bump([15, 11], { lockFor: 3_600_000 });
+    await loop.bump([16, 12], { lockFor: -3_600_000 });
     expect(await loop.get(10, { minLoopTime: 0 })).toEqual([12, 16, 14, 17, 10, 18, 19, 13]);
   });
 
@@ -43,7 +43,7 @@ export function loopGet<Tx>(ctx: () => SuiteContext<Tx>): void {
       expect(rows.get(String(id))!.lockUntil).toBeGreaterThanOrEqual(before + 3600);
       expect(rows.get(String(id))!.lockUntil).toBeLessThanOrEqual(after + 3600);
     }
-    expect(await loop.get(5, { lockFor: 60 })).toEqual([15, 16]);
+    expect(await loop.get(5, { lockFor: 60_000 })).toEqual([15, 16]);
     const short = (await probeById(c.session.probe, loop.table)).get('15')!.lockUntil!;
     expect(short - before).toBeGreaterThanOrEqual(60);
     expect(short - before).toBeLessThanOrEqual(60 + (await probeNow(c.session.probe)) - before);
@@ -58,7 +58,7 @@ export function loopGet<Tx>(ctx: () => SuiteContext<Tx>): void {
     expect(await loop.get(10)).toEqual([]);
     await passTime(c.session.probe, loop.table, 1800);
     expect(await loop.get(10)).toEqual([]);
-    expect(await loop.get(10, { minLoopTime: 1000 })).toHaveLength(5);
+    expect(await loop.get(10, { minLoopTime: 1_000_000 })).toHaveLength(5);
     await loop.unlock(range(1, 5));
     await passTime(c.session.probe, loop.table, 1800, [2, 4]); // 2 and 4: one hour old, the rest half an hour
     await passTime(c.session.probe, loop.table, 10, [4]); // 4 is the oldest
@@ -71,7 +71,7 @@ export function loopGet<Tx>(ctx: () => SuiteContext<Tx>): void {
     const loop = await freshLoop(c);
     await loop.add(range(1, 20));
     const { clients, close } = await c.session.openClients(1);
-    const dead = await clients[0]!.loop(loop.name, { idType: 'int' }).get(5, { lockFor: 60 });
+    const dead = await clients[0]!.loop(loop.name, { idType: 'int' }).get(5, { lockFor: 60_000 });
     await close(); // the worker dies without did() or unlock()
     expect(dead).toEqual(range(1, 5));
     expect(await loop.get(3)).toEqual([6, 7, 8]);

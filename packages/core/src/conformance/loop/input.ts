@@ -8,18 +8,19 @@ type Call = [label: string, call: () => Promise<unknown>, mentions: string];
 
 /** Bad input: a TaskrowError naming the value, and nothing changes. */
 export function loopInput<Tx>(ctx: () => SuiteContext<Tx>): void {
-  it('rejects bad limits and seconds naming the value, and changes nothing', async () => {
+  it('rejects bad limits and durations naming the value, and changes nothing', async () => {
     const c = ctx();
     const loop = await freshLoop(c);
     await loop.add([1, 2, 3]);
     const before = await snapshot(c.session.probe, loop.table);
     const calls: Call[] = [
       ['lockFor 0', () => loop.get(5, { lockFor: 0 }), 'lockFor'],
-      ['lockFor -600', () => loop.get(5, { lockFor: -600 }), '-600'],
+      ['lockFor -600000', () => loop.get(5, { lockFor: -600_000 }), '-600000'],
       ['lockFor NaN', () => loop.get(5, { lockFor: NaN }), 'NaN'],
       ['lockFor Infinity', () => loop.get(5, { lockFor: Infinity }), 'Infinity'],
+      ['lockFor 1500 (not whole seconds)', () => loop.get(5, { lockFor: 1500 }), '1500'],
       ['lockFor 1.5', () => loop.get(5, { lockFor: 1.5 }), '1.5'],
-      ['lockFor "60"', () => loop.get(5, { lockFor: '60' as never }), '"60"'],
+      ['lockFor "60000"', () => loop.get(5, { lockFor: '60000' as never }), '"60000"'],
       ['minLoopTime NaN', () => loop.get(5, { minLoopTime: NaN }), 'minLoopTime'],
       ['minLoopTime -Infinity', () => loop.get(5, { minLoopTime: -Infinity }), '-Infinity'],
       ['limit -1', () => loop.get(-1), '-1'],
@@ -33,7 +34,7 @@ export function loopInput<Tx>(ctx: () => SuiteContext<Tx>): void {
       ['autoAdd "yes"', () => loop.did(1, { autoAdd: 'yes' as never }), 'autoAdd'],
       ['updated 1', () => loop.add(9, { updated: 1 as never }), 'updated'],
       ['dryRun "true"', () => loop.remove(1, { dryRun: 'true' as never }), 'dryRun'],
-      ['unknown option lock_for', () => loop.get(5, { lock_for: 10 } as never), 'lock_for'],
+      ['unknown option lock_for', () => loop.get(5, { lock_for: 10_000 } as never), 'lock_for'],
       ['options not an object', () => loop.did(1, 5 as never), 'options'],
       ['loop() turns "yes"', async () => c.session.taskrow.loop(loop.name, { turns: 'yes' as never }), `true, false or 'auto', got "yes"`],
       ['loop() unknown option turn', async () => c.session.taskrow.loop(loop.name, { turn: true } as never), 'its options are idType, turns'],
@@ -92,13 +93,13 @@ export function loopInput<Tx>(ctx: () => SuiteContext<Tx>): void {
     // The loop does not exist: any statement would reject with NOT_FOUND.
     const missing = c.session.taskrow.loop(freshName('nx'));
     expect(await missing.get(0)).toEqual([]);
-    expect(await missing.get(0, { lockFor: 60, dryRun: true })).toEqual([]);
+    expect(await missing.get(0, { lockFor: 60_000, dryRun: true })).toEqual([]);
     for (const empty of [[], new Set(), (function* () {})()]) {
       expect(await missing.add(empty as never)).toBe(0);
       expect(await missing.remove(empty as never)).toBe(0);
       expect(await missing.did(empty as never)).toBe(0);
       expect(await missing.unlock(empty as never)).toBe(0);
-      expect(await missing.bump(empty as never, { lockFor: -5 })).toBe(0);
+      expect(await missing.bump(empty as never, { lockFor: -5000 })).toBe(0);
       expect(await missing.check(empty as never)).toEqual(new Map());
     }
     await rejection(missing.get(1), 'NOT_FOUND');

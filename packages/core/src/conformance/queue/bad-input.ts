@@ -44,10 +44,10 @@ export function queueBadInput<Tx>(ctx: () => SuiteContext<Tx>): void {
     const name = freshName('q');
     const q = session.taskrow.queue(name);
     const bad: [object, string, TaskrowErrorCode][] = [
-      [{ delay: -1 }, 'delay', 'INVALID_ARGUMENT'],
+      [{ delay: -1000 }, 'delay', 'INVALID_ARGUMENT'],
       [{ delay: Number.NaN }, 'delay', 'INVALID_ARGUMENT'],
       [{ delay: '5' }, 'delay', 'INVALID_ARGUMENT'],
-      [{ delay: 5, runAt: new Date() }, 'runAt or delay', 'INVALID_ARGUMENT'],
+      [{ delay: 5000, runAt: new Date() }, 'runAt or delay', 'INVALID_ARGUMENT'],
       [{ runAt: new Date(Number.NaN) }, 'runAt', 'INVALID_ARGUMENT'],
       [{ runAt: '2024-01-01' }, 'runAt', 'INVALID_ARGUMENT'],
       [{ priority: 1.5 }, 'priority', 'INVALID_ARGUMENT'],
@@ -78,18 +78,21 @@ export function queueBadInput<Tx>(ctx: () => SuiteContext<Tx>): void {
     const q = session.taskrow.queue(name);
     await q.enqueue('x');
     for (const opts of [
-      { limit: -1, lease: 1 },
-      { limit: 1.5, lease: 1 },
-      { limit: Number.NaN, lease: 1 },
-      { limit: 1001, lease: 1 },
+      { limit: -1, lease: 1000 },
+      { limit: 1.5, lease: 1000 },
+      { limit: Number.NaN, lease: 1000 },
+      { limit: 1001, lease: 1000 },
     ]) {
       expect((await rejection(q.claim(opts), 'INVALID_ARGUMENT')).message).toContain('limit');
     }
-    for (const lease of [0, -1, Number.NaN, Infinity, 8 * 24 * 3600, '5']) {
+    for (const lease of [0, -1, Number.NaN, Infinity, 8 * 24 * 3_600_000, '5000']) {
       expect((await rejection(q.claim({ limit: 1, lease: lease as number }), 'INVALID_ARGUMENT')).message).toContain('lease');
     }
+    const tooLong = (await rejection(q.claim({ limit: 1, lease: 8 * 24 * 3_600_000 }), 'INVALID_ARGUMENT')).message;
+    expect(tooLong).toContain('milliseconds from 0 to 604,800,000');
+    expect(tooLong).toContain('691200000');
     await rejection(q.claim(undefined as never), 'INVALID_ARGUMENT');
-    await rejection(q.claim({ limit: 1, lease: 1, group: '' }), 'INVALID_NAME');
+    await rejection(q.claim({ limit: 1, lease: 1000, group: '' }), 'INVALID_NAME');
     expect((await probeJobs(session.probe, prefix, name)).map((j) => j.state)).toEqual(['ready']);
   });
 
@@ -100,8 +103,8 @@ export function queueBadInput<Tx>(ctx: () => SuiteContext<Tx>): void {
     const o = session.taskrow.queue(other);
     await q.enqueueMany([{ payload: 1 }, { payload: 2 }]);
     await o.enqueue('theirs');
-    const mine = await q.claim({ limit: 2, lease: 60 });
-    const [theirs] = await o.claim({ limit: 1, lease: 60 });
+    const mine = await q.claim({ limit: 2, lease: 60_000 });
+    const [theirs] = await o.claim({ limit: 1, lease: 60_000 });
     // Named by the job's queue field: refused before any SQL.
     const wrong = await rejection(q.complete([mine[0]!, theirs!]), 'INVALID_ARGUMENT');
     expect(wrong.message).toContain(other);
@@ -117,7 +120,7 @@ export function queueBadInput<Tx>(ctx: () => SuiteContext<Tx>): void {
     await rejection(q.complete([mine[1]!, mine[1]!]), 'INVALID_ARGUMENT');
     await rejection(q.complete({ id: 999_999_999, queue: name, token: 1 }), 'LEASE_LOST');
     for (const junk of [null, 5, { id: 'x', queue: name, token: 1 }, { id: 1, queue: name }]) await rejection(q.complete(junk as never), 'INVALID_ARGUMENT');
-    await rejection(q.fail(mine[1]!, 'e', { retryIn: -1 }), 'INVALID_ARGUMENT');
+    await rejection(q.fail(mine[1]!, 'e', { retryIn: -1000 }), 'INVALID_ARGUMENT');
     await rejection(q.extend(mine[1]!, 0), 'INVALID_ARGUMENT');
     await rejection(q.release(mine[1]!, { delay: Number.NaN }), 'INVALID_ARGUMENT');
     expect((await probeJob(session.probe, prefix, mine[1]!.id))!).toMatchObject({ state: 'running', token: mine[1]!.token });

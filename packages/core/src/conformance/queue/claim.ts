@@ -21,11 +21,11 @@ export function queueClaim<Tx>(ctx: () => SuiteContext<Tx>): void {
     ).map((r) => r.id);
     // p0-c became due before the others of its priority: it has waited longest.
     await setDueOffset(session.probe, prefix, ids[5]!, -60);
-    const first = await q.claim({ limit: 4, lease: 60 });
+    const first = await q.claim({ limit: 4, lease: 60_000 });
     expect(first.map((j) => j.payload)).toEqual(['p-3', 'p0-c', 'p0-a', 'p0-b']);
-    const rest = await q.claim({ limit: 4, lease: 60 });
+    const rest = await q.claim({ limit: 4, lease: 60_000 });
     expect(rest.map((j) => j.payload)).toEqual(['p5-a', 'p5-b']);
-    expect(await q.claim({ limit: 4, lease: 60 })).toEqual([]);
+    expect(await q.claim({ limit: 4, lease: 60_000 })).toEqual([]);
   });
 
   it('leases by the database clock, counts the attempt and hands out the row token', async () => {
@@ -34,7 +34,7 @@ export function queueClaim<Tx>(ctx: () => SuiteContext<Tx>): void {
     const q = session.taskrow.queue<number>(name);
     await q.enqueueMany([1, 2, 3].map((payload) => ({ payload, maxAttempts: 3, group: 'g' })));
     const before = await probeNowMs(session.probe);
-    const jobs = await q.claim({ limit: 2, lease: 120 });
+    const jobs = await q.claim({ limit: 2, lease: 120_000 });
     const after = await probeNowMs(session.probe);
     expect(jobs.map((j) => j.payload)).toEqual([1, 2]);
     const rows = await probeJobs(session.probe, prefix, name);
@@ -56,9 +56,9 @@ export function queueClaim<Tx>(ctx: () => SuiteContext<Tx>): void {
     const { session, prefix } = ctx();
     const name = freshName('q');
     const q = session.taskrow.queue(name);
-    expect(await q.claim({ limit: 5, lease: 10 })).toEqual([]);
+    expect(await q.claim({ limit: 5, lease: 10_000 })).toEqual([]);
     await q.enqueue('x');
-    expect(await q.claim({ limit: 0, lease: 10 })).toEqual([]);
+    expect(await q.claim({ limit: 0, lease: 10_000 })).toEqual([]);
     expect((await probeJobs(session.probe, prefix, name)).map((j) => j.state)).toEqual(['ready']);
   });
 
@@ -66,11 +66,11 @@ export function queueClaim<Tx>(ctx: () => SuiteContext<Tx>): void {
     const { session, prefix } = ctx();
     const name = freshName('q');
     const q = session.taskrow.queue<string>(name);
-    const [late, now] = await q.enqueueMany([{ payload: 'late', delay: 600, priority: -1 }, { payload: 'now' }]);
-    expect((await q.claim({ limit: 10, lease: 60 })).map((j) => j.id)).toEqual([now!.id]);
-    expect(await q.claim({ limit: 10, lease: 60 })).toEqual([]);
+    const [late, now] = await q.enqueueMany([{ payload: 'late', delay: 600_000, priority: -1 }, { payload: 'now' }]);
+    expect((await q.claim({ limit: 10, lease: 60_000 })).map((j) => j.id)).toEqual([now!.id]);
+    expect(await q.claim({ limit: 10, lease: 60_000 })).toEqual([]);
     await makeDue(session.probe, prefix, [late!.id]);
-    const got = await q.claim({ limit: 10, lease: 60 });
+    const got = await q.claim({ limit: 10, lease: 60_000 });
     expect(got.map((j) => j.payload)).toEqual(['late']);
     expect(got[0]!.attempt).toBe(1);
   });
@@ -80,17 +80,17 @@ export function queueClaim<Tx>(ctx: () => SuiteContext<Tx>): void {
     const name = freshName('q');
     const q = session.taskrow.queue<string>(name);
     await q.enqueueMany([{ payload: 'a1', group: 'a' }, { payload: 'b1', group: 'b' }, { payload: 'none' }, { payload: 'a2', group: 'a', priority: -1 }]);
-    expect((await q.claim({ limit: 10, lease: 60, group: 'a' })).map((j) => j.payload)).toEqual(['a2', 'a1']);
-    expect(await q.claim({ limit: 10, lease: 60, group: 'c' })).toEqual([]);
-    expect((await q.claim({ limit: 10, lease: 60 })).map((j) => j.payload).sort()).toEqual(['b1', 'none']);
+    expect((await q.claim({ limit: 10, lease: 60_000, group: 'a' })).map((j) => j.payload)).toEqual(['a2', 'a1']);
+    expect(await q.claim({ limit: 10, lease: 60_000, group: 'c' })).toEqual([]);
+    expect((await q.claim({ limit: 10, lease: 60_000 })).map((j) => j.payload).sort()).toEqual(['b1', 'none']);
   });
 
   it('keeps queues apart', async () => {
     const { session, prefix } = ctx();
     const [a, b] = [freshName('q'), freshName('q')];
     await session.taskrow.queue(a).enqueue('for-a');
-    expect(await session.taskrow.queue(b).claim({ limit: 10, lease: 60 })).toEqual([]);
-    expect((await session.taskrow.queue(a).claim({ limit: 10, lease: 60 })).map((j) => j.payload)).toEqual(['for-a']);
+    expect(await session.taskrow.queue(b).claim({ limit: 10, lease: 60_000 })).toEqual([]);
+    expect((await session.taskrow.queue(a).claim({ limit: 10, lease: 60_000 })).map((j) => j.payload)).toEqual(['for-a']);
     expect(await probeJobs(session.probe, prefix, b)).toEqual([]);
   });
 
@@ -108,7 +108,7 @@ export function queueClaim<Tx>(ctx: () => SuiteContext<Tx>): void {
     try {
       await session.probe.query(`SELECT id FROM \`${prefix}queue_jobs\` WHERE id = ? FOR UPDATE`, [ids[0]]);
       const timeout = new Promise<'waited'>((r) => setTimeout(() => r('waited'), 10_000));
-      got = await Promise.race([q.claim({ limit: 10, lease: 60 }), timeout]);
+      got = await Promise.race([q.claim({ limit: 10, lease: 60_000 }), timeout]);
     } finally {
       await session.probe.query('ROLLBACK');
     }

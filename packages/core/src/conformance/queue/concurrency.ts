@@ -25,7 +25,7 @@ export function queueConcurrency<Tx>(ctx: () => SuiteContext<Tx>): void {
         clients.map(async (c) => {
           const mine: Job<number>[] = [];
           for (;;) {
-            const got = await c.queue<number>(name).claim({ limit: 25, lease: 300 });
+            const got = await c.queue<number>(name).claim({ limit: 25, lease: 300_000 });
             if (got.length === 0) return mine;
             mine.push(...got);
           }
@@ -57,8 +57,8 @@ export function queueConcurrency<Tx>(ctx: () => SuiteContext<Tx>): void {
         c.queue<number>(name).work((job: Job<number>) => void runs.set(job.payload, (runs.get(job.payload) ?? 0) + 1), {
           concurrency: 8,
           batchSize: 50,
-          lease: 120,
-          pollInterval: 0.05,
+          lease: 120_000,
+          pollInterval: 50,
           onError: (e) => void errors.push(e),
         }),
       );

@@ -10,10 +10,10 @@ export function queueDedup<Tx>(ctx: () => SuiteContext<Tx>): void {
     const { session, prefix } = ctx();
     const name = freshName('q');
     const q = session.taskrow.queue<string>(name);
-    const first = await q.enqueue('v1', { dedupKey: 'report:2024-01-01', delay: 60 });
+    const first = await q.enqueue('v1', { dedupKey: 'report:2024-01-01', delay: 60_000 });
     expect(await q.enqueue('v2', { dedupKey: 'report:2024-01-01' })).toEqual({ id: first.id, deduplicated: true });
     await makeDue(session.probe, prefix, [first.id]);
-    const [job] = await q.claim({ limit: 1, lease: 60 });
+    const [job] = await q.claim({ limit: 1, lease: 60_000 });
     expect(job!.payload).toBe('v1');
     expect(await q.enqueue('v3', { dedupKey: 'report:2024-01-01' })).toEqual({ id: first.id, deduplicated: true });
     expect((await probeJobs(session.probe, prefix, name)).map((j) => [j.payload, j.dedup])).toEqual([['v1', 'report:2024-01-01']]);
@@ -30,11 +30,11 @@ export function queueDedup<Tx>(ctx: () => SuiteContext<Tx>): void {
     const q = session.taskrow.queue<string>(name);
     const failed = await q.enqueue('failed', { dedupKey: 'k1', maxAttempts: 1 });
     const expired = await q.enqueue('expired', { dedupKey: 'k2', maxAttempts: 1 });
-    const jobs = await q.claim({ limit: 2, lease: 60 });
+    const jobs = await q.claim({ limit: 2, lease: 60_000 });
     await q.fail(jobs.find((j) => j.payload === 'failed')!, 'no');
     // The other one's lease expires on its last attempt: the next claim makes it dead.
     await makeDue(session.probe, prefix, [expired.id]);
-    expect(await q.claim({ limit: 1, lease: 60 })).toEqual([]);
+    expect(await q.claim({ limit: 1, lease: 60_000 })).toEqual([]);
     expect((await probeJobs(session.probe, prefix, name)).map((j) => [j.payload, j.state, j.dedup])).toEqual([
       ['failed', 'dead', null],
       ['expired', 'dead', null],
@@ -48,7 +48,7 @@ export function queueDedup<Tx>(ctx: () => SuiteContext<Tx>): void {
     expect(await byPayload()).toEqual({ failed: ['dead', null], expired: ['ready', 'k2'], live: ['ready', 'k1'] });
     expect(await q.retryDead({ ids: [failed.id] })).toBe(0);
     // Once the live job is done, the key is free and the dead job gets it back.
-    const [l] = (await q.claim({ limit: 3, lease: 60 })).filter((j) => j.payload === 'live');
+    const [l] = (await q.claim({ limit: 3, lease: 60_000 })).filter((j) => j.payload === 'live');
     await q.complete(l!);
     expect(await q.retryDead({ ids: [failed.id] })).toBe(1);
     expect((await byPayload())['failed']).toEqual(['ready', 'k1']);
@@ -57,10 +57,10 @@ export function queueDedup<Tx>(ctx: () => SuiteContext<Tx>): void {
   it('frees the key when the job dies or is kept as done', async () => {
     const { session, prefix } = ctx();
     const name = freshName('q');
-    const q = session.taskrow.queue(name, { keepFinishedFor: 3600 });
+    const q = session.taskrow.queue(name, { keepFinishedFor: 3_600_000 });
     await q.enqueue('a', { dedupKey: 'k-dead', maxAttempts: 1 });
     await q.enqueue('b', { dedupKey: 'k-done' });
-    const jobs = await q.claim({ limit: 2, lease: 60 });
+    const jobs = await q.claim({ limit: 2, lease: 60_000 });
     await q.fail(jobs.find((j) => j.payload === 'a')!, 'no');
     await q.complete(jobs.find((j) => j.payload === 'b')!);
     const rows = await probeJobs(session.probe, prefix, name);
@@ -189,7 +189,7 @@ export function queueDedup<Tx>(ctx: () => SuiteContext<Tx>): void {
     const name = freshName('q');
     const q = session.taskrow.queue<string>(name);
     const first = await q.enqueue('first', { dedupKey: 'again' });
-    await q.complete(await q.claim({ limit: 1, lease: 60 }));
+    await q.complete(await q.claim({ limit: 1, lease: 60_000 }));
     const { clients, close } = await session.openClients(8);
     try {
       // On a cluster the clients' nodes may apply the completion a moment later.
@@ -210,10 +210,10 @@ export function queueDedup<Tx>(ctx: () => SuiteContext<Tx>): void {
     const name = freshName('q');
     const q = session.taskrow.queue<string>(name);
     const a = await q.enqueue('a', { dedupKey: 'k', maxAttempts: 1 });
-    await q.fail((await q.claim({ limit: 1, lease: 60 }))[0]!, 'no');
+    await q.fail((await q.claim({ limit: 1, lease: 60_000 }))[0]!, 'no');
     const b = await q.enqueue('b', { dedupKey: 'k', maxAttempts: 1 });
     expect(b.deduplicated).toBe(false);
-    await q.fail((await q.claim({ limit: 1, lease: 60 }))[0]!, 'no');
+    await q.fail((await q.claim({ limit: 1, lease: 60_000 }))[0]!, 'no');
     expect(await q.retryDead({ ids: [a.id, b.id] })).toBe(1);
     const rows = await probeJobs(session.probe, prefix, name);
     expect(rows.map((j) => j.state).sort()).toEqual(['dead', 'ready']);
@@ -227,7 +227,7 @@ export function queueDedup<Tx>(ctx: () => SuiteContext<Tx>): void {
     const name = freshName('q');
     const q = session.taskrow.queue<string>(name);
     const [, b, c] = await q.enqueueMany(['a', 'b', 'c'].map((k) => ({ payload: k, dedupKey: k, maxAttempts: 1 })));
-    const jobs = await q.claim({ limit: 3, lease: 60 });
+    const jobs = await q.claim({ limit: 3, lease: 60_000 });
     await q.complete(jobs.find((j) => j.payload === 'a')!);
     await q.fail(jobs.find((j) => j.payload === 'b')!, 'no');
     expect(await q.purgeKeys()).toBe(2);
@@ -256,7 +256,7 @@ export function queueDedup<Tx>(ctx: () => SuiteContext<Tx>): void {
       const completer = (async () => {
         const cq = clients[2]!.queue(name);
         while (enqueuing > 0) {
-          const got = await cq.claim({ limit: 2, lease: 60 });
+          const got = await cq.claim({ limit: 2, lease: 60_000 });
           if (got.length > 0) await cq.complete(got);
           ledger.completed += got.length;
         }

@@ -14,7 +14,7 @@ export function queueDoorbell<Tx>(ctx: () => SuiteContext<Tx>): void {
     const sleepers = `\`${c.prefix}queue_sleepers\``;
     const queue = freshName('q');
     const started: number[] = [];
-    const w = session.taskrow.queue(queue).work(async () => void started.push(performance.now()), { pollInterval: 30, doorbell: true });
+    const w = session.taskrow.queue(queue).work(async () => void started.push(performance.now()), { pollInterval: 30_000, doorbell: true });
     try {
       // An observation window, not a wait for the database: idle this long, the worker's waits
       // between polls (10 ms, 20 ms, ... doubling) have reached the one that runs to about 10.2 s.
@@ -71,7 +71,7 @@ export function queueDoorbell<Tx>(ctx: () => SuiteContext<Tx>): void {
         seen.push({ token: job.token, attempt: job.attempt, payload: job.payload });
         await held;
       },
-      { pollInterval: 30, doorbell: true },
+      { pollInterval: 30_000, doorbell: true },
     );
     try {
       let token = 0;

@@ -54,7 +54,7 @@ export function queueEnqueue<Tx>(ctx: () => SuiteContext<Tx>): void {
     const now = Math.floor(await probeNowMs(session.probe));
     const at = new Date(now + 7_200_000);
     const [d, t, past] = await q.enqueueMany([
-      { payload: 'delay', delay: 3600 },
+      { payload: 'delay', delay: 3_600_000 },
       { payload: 'at', runAt: at },
       { payload: 'past', runAt: new Date(now - 60_000) },
     ]);
@@ -66,11 +66,11 @@ export function queueEnqueue<Tx>(ctx: () => SuiteContext<Tx>): void {
     expect(byId.get(t!.id)!.dueAtMs).toBe(at.getTime());
     expect(byId.get(t!.id)!.runIn).toBeCloseTo(byId.get(t!.id)!.dueIn, 6);
     // A run time in the past is due at once: only it is claimable.
-    const claimed = await q.claim({ limit: 10, lease: 60 });
+    const claimed = await q.claim({ limit: 10, lease: 60_000 });
     expect(claimed.map((j) => j.id)).toEqual([past!.id]);
     expect(claimed[0]!.runAt.getTime()).toBe(now - 60_000);
     await makeDue(session.probe, prefix, [d!.id]);
-    expect((await q.claim({ limit: 10, lease: 60 })).map((j) => j.id)).toEqual([d!.id]);
+    expect((await q.claim({ limit: 10, lease: 60_000 })).map((j) => j.id)).toEqual([d!.id]);
   });
 
   it('round-trips JSON payloads exactly, up to the size limit', async () => {
@@ -93,7 +93,7 @@ export function queueEnqueue<Tx>(ctx: () => SuiteContext<Tx>): void {
       const res = await q.enqueueMany(batch.map((payload) => ({ payload })));
       const expected = batch.map((p) => JSON.parse(JSON.stringify(p)) as unknown);
       expect((await probeJobs(session.probe, prefix, name)).map((j) => j.payload)).toEqual(expected);
-      const claimed = await q.claim({ limit: 100, lease: 60 });
+      const claimed = await q.claim({ limit: 100, lease: 60_000 });
       expect(claimed.map((j) => j.id)).toEqual(res.map((r) => r.id));
       expect(claimed.map((j) => j.payload)).toEqual(expected);
       await session.probe.query(`DELETE FROM \`${prefix}queue_jobs\` WHERE \`queue\` = ?`, [name]);

@@ -13,7 +13,7 @@ import { refusesOption } from './strict.js';
 export function queueEvents<Tx>(ctx: () => SuiteContext<Tx>): void {
   it('emits claimed, completed, failed with retrying or dead, and idle, each with its job and outcome', async () => {
     const { session } = ctx();
-    const q = session.taskrow.queue<string>(freshName('q'), { maxAttempts: 3, backoff: { base: 600, max: 600 } });
+    const q = session.taskrow.queue<string>(freshName('q'), { maxAttempts: 3, backoff: { base: 600_000, max: 600_000 } });
     const [ok, flaky, hopeless] = await q.enqueueMany([{ payload: 'ok' }, { payload: 'flaky' }, { payload: 'hopeless' }]);
     const seen: string[] = [];
     const claimed: number[] = [];
@@ -23,7 +23,7 @@ export function queueEvents<Tx>(ctx: () => SuiteContext<Tx>): void {
         if (job.payload === 'hopeless') throw new UnrecoverableError('never');
         return { fine: true };
       },
-      { concurrency: 3, batchSize: 3, pollInterval: 0.05 },
+      { concurrency: 3, batchSize: 3, pollInterval: 50 },
     );
     w.on('claimed', (jobs) => claimed.push(...jobs.map((j) => j.id)));
     w.on('completed', (job, result) => seen.push(`completed ${job.id} ${JSON.stringify(result)}`));
@@ -66,7 +66,7 @@ export function queueEvents<Tx>(ctx: () => SuiteContext<Tx>): void {
         started = true;
         await new Promise((r) => signal.addEventListener('abort', r, { once: true }));
       },
-      { lease: 1, pollInterval: 0.05, logger },
+      { lease: 1000, pollInterval: 50, logger },
     );
     w.on('leaseLost', (job) => void lost.push(job));
     try {
@@ -108,7 +108,7 @@ export function queueEvents<Tx>(ctx: () => SuiteContext<Tx>): void {
       async (job) => {
         if (job.payload === 'b') throw new Error('bad b');
       },
-      { concurrency: 2, batchSize: 2, pollInterval: 0.05 },
+      { concurrency: 2, batchSize: 2, pollInterval: 50 },
     );
     try {
       await until('both traced', () => events.filter((e) => e.startsWith('end')).length === 2);

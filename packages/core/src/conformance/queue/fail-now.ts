@@ -12,7 +12,7 @@ export function queueFailNow<Tx>(ctx: () => SuiteContext<Tx>): void {
     const { session, prefix } = ctx();
     const q = session.taskrow.queue(freshName('q'), { maxAttempts: 5 });
     const { id } = await q.enqueue('x', { dedupKey: 'k' });
-    const [job] = await q.claim({ limit: 1, lease: 60 });
+    const [job] = await q.claim({ limit: 1, lease: 60_000 });
     expect(await q.fail(job!, new Error('bad input'), { retry: false })).toEqual({ state: 'dead' });
     expect(await probeJob(session.probe, prefix, id)).toMatchObject({ state: 'dead', attempt: 1, maxAttempts: 5, dedup: null });
     expect((await probeJob(session.probe, prefix, id))!.lastError).toContain('bad input');
@@ -24,7 +24,7 @@ export function queueFailNow<Tx>(ctx: () => SuiteContext<Tx>): void {
     const { session, prefix } = ctx();
     const q = session.taskrow.queue<string>(freshName('q'), { maxAttempts: 5 });
     const [a, b, c] = await q.enqueueMany([{ payload: 'a' }, { payload: 'b' }, { payload: 'c' }]);
-    const [ja, jb] = await q.claim({ limit: 2, lease: 60 });
+    const [ja, jb] = await q.claim({ limit: 2, lease: 60_000 });
     expect(await q.fail(ja!, new UnrecoverableError('gone for good'))).toEqual({ state: 'dead' });
     expect((await q.fail(jb!, new UnrecoverableError('try again anyway'), { retry: true })).state).toBe('delayed');
     expect(await probeJob(session.probe, prefix, b!.id)).toMatchObject({ state: 'delayed', attempt: 1 });
@@ -32,7 +32,7 @@ export function queueFailNow<Tx>(ctx: () => SuiteContext<Tx>): void {
       async (job) => {
         throw new UnrecoverableError(`cannot handle ${job.payload}`);
       },
-      { pollInterval: 0.05 },
+      { pollInterval: 50 },
     );
     await until('the worker failed c', () => w.counts.failed === 1);
     await w.stop();
@@ -44,8 +44,8 @@ export function queueFailNow<Tx>(ctx: () => SuiteContext<Tx>): void {
     const { session, prefix } = ctx();
     const q = session.taskrow.queue(freshName('q'));
     const { id } = await q.enqueue('x');
-    const [job] = await q.claim({ limit: 1, lease: 60 });
-    expect((await rejection(q.fail(job!, 'e', { retry: false, retryIn: 5 }), 'INVALID_ARGUMENT')).message).toContain('retryIn');
+    const [job] = await q.claim({ limit: 1, lease: 60_000 });
+    expect((await rejection(q.fail(job!, 'e', { retry: false, retryIn: 5000 }), 'INVALID_ARGUMENT')).message).toContain('retryIn');
     expect((await rejection(q.fail(job!, 'e', { retry: 'no' as never }), 'INVALID_ARGUMENT')).message).toContain('"no"');
     await refusesOption(() => q.fail(job!, 'e', { retyr: false } as never), 'retyr', ['retryIn', 'retry']);
     expect(await probeJob(session.probe, prefix, id)).toMatchObject({ state: 'running', attempt: 1 });

@@ -10,14 +10,14 @@ export const aborted = (signal: AbortSignal): Promise<unknown> =>
   new Promise((r) => (signal.aborted ? r(signal.reason) : signal.addEventListener('abort', () => r(signal.reason), { once: true })));
 
 /**
- * The lease (seconds) of a kit case that needs a worker to keep extending it: 1 s, or 10 s on a
+ * The lease (milliseconds) of a kit case that needs a worker to keep extending it: 1 s, or 10 s on a
  * cluster, where every extend is certified by the group (on a multi-writer cluster it may also
  * lose a certification race and run again) and a 2-core machine running 3-node clusters under the
  * rest of the kit stalls commits for seconds. A shorter lease there leaves an extend too little
  * time: the worker gives the lease up, as it must (it never trusts a lease it could not confirm),
  * and the case would see a lost job instead of an extension.
  */
-export const extendedLease = (target: ConformanceTarget): number => (target.certifiedCommits ? 10 : 1);
+export const extendedLease = (target: ConformanceTarget): number => (target.certifiedCommits ? 10_000 : 1000);
 
 /** How the worker holds leases: exactly the jobs it still holds are extended; no lease is trusted past its end. */
 export function queueHolding<Tx>(ctx: () => SuiteContext<Tx>): void {
@@ -27,7 +27,7 @@ export function queueHolding<Tx>(ctx: () => SuiteContext<Tx>): void {
     const q = session.taskrow.queue<string>(name);
     // The handler's own ack (on another node of a cluster) can make a heartbeat lose a certification race;
     // on a single server 2 s leave a heartbeat time to be confirmed on a loaded machine.
-    const lease = Math.max(2, extendedLease(target));
+    const lease = Math.max(2000, extendedLease(target));
     await q.enqueueMany(['self', 'a', 'b'].map((payload) => ({ payload })));
     const errors: unknown[] = [];
     const outcome = new Map<string, string>();
@@ -43,14 +43,14 @@ export function queueHolding<Tx>(ctx: () => SuiteContext<Tx>): void {
         // Two extensions past the first lease: only a heartbeat that extends this job gets there.
         const extended = until(
           `job ${job.payload} extended`,
-          async () => selfAcked && (await probeJob(session.probe, prefix, job.id))!.dueAtMs > first + 1500 * lease,
-          10 + 5 * lease,
+          async () => selfAcked && (await probeJob(session.probe, prefix, job.id))!.dueAtMs > first + 1.5 * lease,
+          10 + (5 * lease) / 1000,
         );
         outcome.set(job.payload, await Promise.race([extended.then(() => 'extended'), aborted(signal).then(() => 'aborted')]));
       },
-      { concurrency: 3, batchSize: 3, lease, pollInterval: 0.05, onError: (e) => void errors.push(e) },
+      { concurrency: 3, batchSize: 3, lease, pollInterval: 50, onError: (e) => void errors.push(e) },
     );
-    await until('both jobs settled', () => outcome.size === 2, 10 + 5 * lease);
+    await until('both jobs settled', () => outcome.size === 2, 10 + (5 * lease) / 1000);
     await w.stop();
     expect(Object.fromEntries(outcome)).toEqual({ a: 'extended', b: 'extended' });
     expectNone('errors reported to onError', errors);
@@ -68,13 +68,13 @@ export function queueHolding<Tx>(ctx: () => SuiteContext<Tx>): void {
       async (job, { signal }) => {
         // Another transaction holds the job's row: every heartbeat of this job waits on it.
         await session.withDriverTransaction('rollback', async (tx) => {
-          await session.taskrow.in(tx).queue(name).extend(job, 60);
+          await session.taskrow.in(tx).queue(name).extend(job, 60_000);
           const reason = await aborted(signal);
           const due = (await probeJob(session.probe, prefix, id))!.dueAtMs; // the committed expiry
           seen = { reason, leftMs: due - (await probeNowMs(session.probe)) };
         });
       },
-      { lease: 3, pollInterval: 0.05 },
+      { lease: 3000, pollInterval: 50 },
     );
     await until('handler aborted', () => seen !== undefined, 30);
     expect(seen!.reason).toBeInstanceOf(TaskrowError);
@@ -85,7 +85,7 @@ export function queueHolding<Tx>(ctx: () => SuiteContext<Tx>): void {
     expect(w.counts).toMatchObject({ completed: 0, lost: 1 });
     // Never acked: still running on its first claim until the lease passes, then another claim takes it.
     expect(await probeJob(session.probe, prefix, id)).toMatchObject({ state: 'running', attempt: 1 });
-    await until('taken by another claim after the lease passed', async () => (await q.claim({ limit: 1, lease: 60 })).length === 1, 30);
+    await until('taken by another claim after the lease passed', async () => (await q.claim({ limit: 1, lease: 60_000 })).length === 1, 30);
     expect(await probeJob(session.probe, prefix, id)).toMatchObject({ state: 'running', attempt: 2 });
   });
 
@@ -95,7 +95,7 @@ export function queueHolding<Tx>(ctx: () => SuiteContext<Tx>): void {
     await q.enqueueMany([{ payload: 1 }, { payload: 2 }]);
     const t0 = performance.now();
     // A lease of 4 s: its margin (10%, 400 ms) leaves room for the probe's reads on a loaded machine.
-    const [a, b] = await q.claim({ limit: 2, lease: 4 });
+    const [a, b] = await q.claim({ limit: 2, lease: 4000 });
     const left = a!.leaseLeft();
     // Counted from no earlier than t0, less the margin.
     expect(left).toBeLessThanOrEqual(3600);
@@ -108,7 +108,7 @@ export function queueHolding<Tx>(ctx: () => SuiteContext<Tx>): void {
     // b's lease ended locally too; a confirmed extend gives it a new one, counted from the extend.
     expect(b!.leaseLeft()).toBe(0);
     const t1 = performance.now();
-    await q.extend([b!], 30);
+    await q.extend([b!], 30_000);
     expect(b!.leaseLeft()).toBeGreaterThan(27_000 - (performance.now() - t1));
     expect(b!.leaseLeft()).toBeLessThanOrEqual(27_000);
     await q.complete([a!, b!]);

@@ -12,14 +12,14 @@ export function queueLeases<Tx>(ctx: () => SuiteContext<Tx>): void {
     const name = freshName('q');
     const q = session.taskrow.queue(name);
     const { id } = await q.enqueue('x');
-    const [old] = await q.claim({ limit: 1, lease: 60 });
-    expect(await q.claim({ limit: 1, lease: 60 })).toEqual([]); // the lease is live
+    const [old] = await q.claim({ limit: 1, lease: 60_000 });
+    expect(await q.claim({ limit: 1, lease: 60_000 })).toEqual([]); // the lease is live
     await makeDue(session.probe, prefix, [id]);
-    const [fresh] = await q.claim({ limit: 1, lease: 60 });
+    const [fresh] = await q.claim({ limit: 1, lease: 60_000 });
     expect(fresh!.id).toBe(id);
     expect(fresh!.attempt).toBe(2);
     expect(fresh!.token).not.toBe(old!.token);
-    for (const stale of [() => q.complete(old!), () => q.fail(old!, 'late'), () => q.release(old!), () => q.extend(old!, 60)]) {
+    for (const stale of [() => q.complete(old!), () => q.fail(old!, 'late'), () => q.release(old!), () => q.extend(old!, 60_000)]) {
       const err = await rejection(stale, 'LEASE_LOST');
       expect(err).toBeInstanceOf(LeaseLostError);
       expect((err as LeaseLostError).lost).toEqual([id]);
@@ -35,10 +35,10 @@ export function queueLeases<Tx>(ctx: () => SuiteContext<Tx>): void {
     const name = freshName('q');
     const q = session.taskrow.queue(name);
     const { id } = await q.enqueueMany([{ payload: 1 }]).then((r) => r[0]!);
-    const [job] = await q.claim({ limit: 1, lease: 60 });
+    const [job] = await q.claim({ limit: 1, lease: 60_000 });
     // Another claimer's promotion runs first (here: a claim of another group finds nothing).
     await makeDue(session.probe, prefix, [id]);
-    expect(await q.claim({ limit: 1, lease: 60, group: 'other' })).toEqual([]);
+    expect(await q.claim({ limit: 1, lease: 60_000, group: 'other' })).toEqual([]);
     expect((await probeJob(session.probe, prefix, id))!.state).toBe('ready');
     await rejection(q.complete(job!), 'LEASE_LOST');
     expect((await probeJob(session.probe, prefix, id))!).toMatchObject({ state: 'ready', attempt: 1 });
@@ -49,10 +49,10 @@ export function queueLeases<Tx>(ctx: () => SuiteContext<Tx>): void {
     const name = freshName('q');
     const q = session.taskrow.queue(name);
     await q.enqueueMany([1, 2, 3].map((payload) => ({ payload })));
-    const jobs = await q.claim({ limit: 3, lease: 60 });
+    const jobs = await q.claim({ limit: 3, lease: 60_000 });
     const stolen = jobs[1]!;
     await makeDue(session.probe, prefix, [stolen.id]);
-    const [thief] = await q.claim({ limit: 3, lease: 60 });
+    const [thief] = await q.claim({ limit: 3, lease: 60_000 });
     expect(thief!.id).toBe(stolen.id);
     const err = (await rejection(q.complete(jobs), 'LEASE_LOST')) as LeaseLostError;
     expect(err.lost).toEqual([stolen.id]);
@@ -68,11 +68,11 @@ export function queueLeases<Tx>(ctx: () => SuiteContext<Tx>): void {
     const q = session.taskrow.queue(name);
     const { id } = await q.enqueue('poison', { maxAttempts: 3 });
     for (let attempt = 1; attempt <= 3; attempt++) {
-      const [job] = await q.claim({ limit: 1, lease: 60 });
+      const [job] = await q.claim({ limit: 1, lease: 60_000 });
       expect(job!.attempt).toBe(attempt);
       await makeDue(session.probe, prefix, [id]); // the worker died: nobody acks, the lease runs out
     }
-    expect(await q.claim({ limit: 1, lease: 60 })).toEqual([]);
+    expect(await q.claim({ limit: 1, lease: 60_000 })).toEqual([]);
     const row = (await probeJob(session.probe, prefix, id))!;
     expect(row.state).toBe('dead');
     expect(row.attempt).toBe(3);
@@ -86,23 +86,23 @@ export function queueLeases<Tx>(ctx: () => SuiteContext<Tx>): void {
     const qa = crashed.taskrow.queue<number>(name);
     const qb = c.session.taskrow.queue<number>(name);
     await qb.enqueueMany(Array.from({ length: 40 }, (_, i) => ({ payload: i })));
-    const held = await qa.claim({ limit: 25, lease: 30 });
+    const held = await qa.claim({ limit: 25, lease: 30_000 });
     expect(held.length).toBe(25);
     expect(await crashed.killClientConnections()).toBeGreaterThan(0); // the worker never acks
-    const others = await qb.claim({ limit: 100, lease: 60 });
+    const others = await qb.claim({ limit: 100, lease: 60_000 });
     expect(others.map((j) => j.payload)).toEqual(Array.from({ length: 15 }, (_, i) => 25 + i));
     await makeDue(
       c.session.probe,
       c.prefix,
       held.map((j) => j.id),
     ); // their leases run out
-    const taken = await qb.claim({ limit: 100, lease: 60 });
+    const taken = await qb.claim({ limit: 100, lease: 60_000 });
     expect(taken.map((j) => j.id)).toEqual(held.map((j) => j.id));
     expect(taken.every((j) => j.attempt === 2)).toBe(true);
     const late = (await rejection(qa.complete(held), 'LEASE_LOST')) as LeaseLostError;
     expect([...late.lost].sort((a, b) => a - b)).toEqual(held.map((j) => j.id).sort((a, b) => a - b));
     expect(late.applied).toEqual([]);
-    await rejection(qa.extend(held.slice(0, 3), 60), 'LEASE_LOST');
+    await rejection(qa.extend(held.slice(0, 3), 60_000), 'LEASE_LOST');
     await rejection(qa.fail(held[0]!, 'late'), 'LEASE_LOST');
     await qb.complete([...taken, ...others]);
     expect(await probeJobs(c.session.probe, c.prefix, name)).toEqual([]);

@@ -40,27 +40,27 @@ export function queueLimits<Tx>(ctx: () => SuiteContext<Tx>): void {
       ...['b1', 'b2'].map((payload) => ({ payload, concurrencyKey: 'B' })),
       { payload: 'u' },
     ]);
-    const first = await q.claim({ limit: 10, lease: 60 });
+    const first = await q.claim({ limit: 10, lease: 60_000 });
     expect(byPayload(first)).toEqual(['a1', 'b1', 'u']);
     expect(first.find((j) => j.payload === 'a1')!.concurrencyKey).toBe('A');
     expect(first.find((j) => j.payload === 'u')!.concurrencyKey).toBeNull();
     expect(await states()).toEqual({ a1: 'running', a2: 'blocked', a3: 'blocked', b1: 'running', b2: 'blocked', u: 'running' });
     expect((await q.stats()).counts.blocked).toBe(3);
-    expect(await q.claim({ limit: 10, lease: 60 })).toEqual([]);
+    expect(await q.claim({ limit: 10, lease: 60_000 })).toEqual([]);
     await q.complete(first.find((j) => j.payload === 'a1')!);
     expect(await states()).toMatchObject({ a2: 'ready', a3: 'blocked', b2: 'blocked' });
-    const [a2] = await q.claim({ limit: 10, lease: 60 });
+    const [a2] = await q.claim({ limit: 10, lease: 60_000 });
     expect(a2!.payload).toBe('a2');
     expect((await q.getJob(a2!.id))!.concurrencyKey).toBe('A');
     // Retrying later, a job leaves its slot to the next one.
-    await q.fail(a2!, new Error('try later'), { retryIn: 3600 });
+    await q.fail(a2!, new Error('try later'), { retryIn: 3_600_000 });
     expect(await states()).toMatchObject({ a2: 'delayed', a3: 'ready' });
-    const [a3] = await q.claim({ limit: 10, lease: 60 });
+    const [a3] = await q.claim({ limit: 10, lease: 60_000 });
     expect(a3!.payload).toBe('a3');
     // Released at once, it keeps its slot: the retry that comes due stays blocked behind it.
     await q.release(a3!);
     await makeDue(session.probe, prefix, [a2!.id]);
-    expect(byPayload(await q.claim({ limit: 10, lease: 60 }))).toEqual(['a3']);
+    expect(byPayload(await q.claim({ limit: 10, lease: 60_000 }))).toEqual(['a3']);
     expect(await states()).toMatchObject({ a2: 'blocked', a3: 'running' });
     await q.complete(first.find((j) => j.payload === 'b1')!);
     expect(await states()).toMatchObject({ b2: 'ready' });
@@ -71,7 +71,7 @@ export function queueLimits<Tx>(ctx: () => SuiteContext<Tx>): void {
     const name = freshName('q');
     const q = session.taskrow.queue<string>(name);
     await q.enqueueMany(['A', 'B'].flatMap((k) => [1, 2, 3, 4, 5].map((i) => ({ payload: `${k}${i}`, concurrencyKey: k }))));
-    const firstJobs = await q.claim({ limit: 10, lease: 60 });
+    const firstJobs = await q.claim({ limit: 10, lease: 60_000 });
     expect(byPayload(firstJobs)).toEqual(['A1', 'B1']);
     const active = async (key: string): Promise<string[]> =>
       (await probeKeyed(session.probe, prefix, name))
@@ -97,7 +97,7 @@ export function queueLimits<Tx>(ctx: () => SuiteContext<Tx>): void {
     expect(await active('B')).toEqual(['B1', 'B2', 'B3', 'B4']);
     await q.complete(firstJobs.find((j) => j.payload === 'B1')!);
     expect(await active('B')).toEqual(['B2', 'B3', 'B4']);
-    const running = (await q.claim({ limit: 10, lease: 60 })).filter((j) => j.concurrencyKey === 'B');
+    const running = (await q.claim({ limit: 10, lease: 60_000 })).filter((j) => j.concurrencyKey === 'B');
     expect(byPayload(running)).toEqual(['B2', 'B3', 'B4']);
     await q.complete(running.filter((j) => j.payload !== 'B4'));
     expect(await active('B')).toEqual(['B4', 'B5']);
@@ -117,12 +117,12 @@ export function queueLimits<Tx>(ctx: () => SuiteContext<Tx>): void {
       { payload: 'E1', concurrencyKey: 'E' },
       { payload: 'E2', concurrencyKey: 'E' },
     ]);
-    await q.enqueue('D2', { concurrencyKey: 'D', delay: 3600 }); // a delayed job of D holds no slot and waits for none
-    const jobs = await q.claim({ limit: 10, lease: 60 });
+    await q.enqueue('D2', { concurrencyKey: 'D', delay: 3_600_000 }); // a delayed job of D holds no slot and waits for none
+    const jobs = await q.claim({ limit: 10, lease: 60_000 });
     expect(byPayload(jobs)).toEqual(['A1', 'B1', 'C1', 'D1', 'E1']); // E2 blocked
     expect(await keyRows()).toEqual(['A', 'B', 'C', 'D', 'E']);
     await q.complete(jobs.filter((j) => j.payload !== 'B1' && j.payload !== 'E1'));
-    await q.fail(jobs.find((j) => j.payload === 'E1')!, new Error('again'), { retryIn: 3600 }); // E1 retries later, E2 admitted
+    await q.fail(jobs.find((j) => j.payload === 'E1')!, new Error('again'), { retryIn: 3_600_000 }); // E1 retries later, E2 admitted
     expect(await q.purgeKeys()).toBe(2); // A and D: no job holds or waits for a slot, no limit of their own. B runs, C has its limit, E2 is ready
     expect(await keyRows()).toEqual(['B', 'C', 'E']);
     expect(await q.purgeKeys()).toBe(0);
@@ -132,14 +132,14 @@ export function queueLimits<Tx>(ctx: () => SuiteContext<Tx>): void {
       { payload: 'A2', concurrencyKey: 'A' },
       { payload: 'A3', concurrencyKey: 'A' },
     ]);
-    expect(byPayload(await q.claim({ limit: 10, lease: 60 }))).toEqual(['A2', 'E2']);
+    expect(byPayload(await q.claim({ limit: 10, lease: 60_000 }))).toEqual(['A2', 'E2']);
     expect(await keyRows()).toEqual(['A', 'B', 'C', 'E']);
     const c = await q.enqueueMany([
       { payload: 'C2', concurrencyKey: 'C' },
       { payload: 'C3', concurrencyKey: 'C' },
       { payload: 'C4', concurrencyKey: 'C' },
     ]);
-    expect(byPayload(await q.claim({ limit: 10, lease: 60 }))).toEqual(['C2', 'C3']); // C's own limit, 2
+    expect(byPayload(await q.claim({ limit: 10, lease: 60_000 }))).toEqual(['C2', 'C3']); // C's own limit, 2
     expect(c).toHaveLength(3);
   });
 
@@ -167,7 +167,7 @@ export function queueLimits<Tx>(ctx: () => SuiteContext<Tx>): void {
     })();
     try {
       workers = clients.flatMap((c) =>
-        Array.from({ length: 4 }, () => c.queue<{ key: string; n: number }>(name).work(ledger.handler, { concurrency: 1, batchSize: 1, pollInterval: 0.05 })),
+        Array.from({ length: 4 }, () => c.queue<{ key: string; n: number }>(name).work(ledger.handler, { concurrency: 1, batchSize: 1, pollInterval: 50 })),
       );
       // Each round: three jobs per key (the limit of 2 blocks the third); between rounds the keys
       // have no job, so the purges delete their rows while the next round makes them again.
@@ -203,20 +203,20 @@ export function queueLimits<Tx>(ctx: () => SuiteContext<Tx>): void {
       { payload: 'j1', concurrencyKey: 'K', maxAttempts: 2 },
       { payload: 'j2', concurrencyKey: 'K' },
     ]);
-    const [j1] = await q.claim({ limit: 5, lease: 60 });
+    const [j1] = await q.claim({ limit: 5, lease: 60_000 });
     expect(j1!.payload).toBe('j1');
     await makeDue(session.probe, prefix, [j1!.id]);
-    const again = await q.claim({ limit: 5, lease: 60 });
+    const again = await q.claim({ limit: 5, lease: 60_000 });
     expect(again.map((j) => [j.payload, j.attempt])).toEqual([['j1', 2]]);
     await makeDue(session.probe, prefix, [j1!.id]);
-    expect(byPayload(await q.claim({ limit: 5, lease: 60 }))).toEqual(['j2']);
+    expect(byPayload(await q.claim({ limit: 5, lease: 60_000 }))).toEqual(['j2']);
     expect((await probeKeyed(session.probe, prefix, name)).map((j) => [j.payload, j.state])).toEqual([
       ['j1', 'dead'],
       ['j2', 'running'],
     ]);
     // Re-driven, a dead job goes through admission like any other: blocked while j2 holds the slot.
     expect(await q.retryDead()).toBe(1);
-    expect(await q.claim({ limit: 5, lease: 60 })).toEqual([]);
+    expect(await q.claim({ limit: 5, lease: 60_000 })).toEqual([]);
     expect((await probeKeyed(session.probe, prefix, name)).map((j) => [j.payload, j.state])).toEqual([
       ['j1', 'blocked'],
       ['j2', 'running'],
@@ -231,7 +231,7 @@ export function queueLimits<Tx>(ctx: () => SuiteContext<Tx>): void {
       { payload: 'j1', concurrencyKey: 'K' },
       { payload: 'j2', concurrencyKey: 'K' },
     ]);
-    const [j1] = await q.claim({ limit: 5, lease: 60 });
+    const [j1] = await q.claim({ limit: 5, lease: 60_000 });
     const states = async (): Promise<string[]> => (await probeKeyed(session.probe, prefix, name)).map((j) => j.state);
     await session.withDriverTransaction('rollback', (tx) =>
       session.taskrow
@@ -308,7 +308,7 @@ export function queueLimits<Tx>(ctx: () => SuiteContext<Tx>): void {
     })();
     try {
       workers = clients.flatMap((c) =>
-        Array.from({ length: 8 }, () => c.queue<{ key: string; n: number }>(name).work(ledger.handler, { concurrency: 1, batchSize: 1, pollInterval: 0.05 })),
+        Array.from({ length: 8 }, () => c.queue<{ key: string; n: number }>(name).work(ledger.handler, { concurrency: 1, batchSize: 1, pollInterval: 50 })),
       );
       await until('every job ran', () => runs.size === KEYS * PER_KEY, 120);
       await Promise.all(workers.map((w) => w.stop()));

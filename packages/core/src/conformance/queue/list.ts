@@ -36,7 +36,7 @@ export function queueList<Tx>(ctx: () => SuiteContext<Tx>): void {
   it('lists jobs of every state in state order, with what the table holds', async () => {
     const { session, prefix } = ctx();
     const name = freshName('q');
-    const q = session.taskrow.queue<string>(name, { keepFinishedFor: 600 });
+    const q = session.taskrow.queue<string>(name, { keepFinishedFor: 600_000 });
     await session.taskrow.queue(freshName('q')).enqueue('other queue');
     await q.enqueueMany([
       { payload: 'run', priority: -5 },
@@ -44,9 +44,9 @@ export function queueList<Tx>(ctx: () => SuiteContext<Tx>): void {
       { payload: 'dead', priority: -3, maxAttempts: 1 },
       { payload: 'ready-low', priority: 7, group: 'g1' },
       { payload: 'ready-high', priority: 2 },
-      { payload: 'later', delay: 300 },
+      { payload: 'later', delay: 300_000 },
     ]);
-    const [run, done, dead] = await q.claim({ limit: 3, lease: 120 });
+    const [run, done, dead] = await q.claim({ limit: 3, lease: 120_000 });
     await q.complete(done!);
     await q.fail(dead!, new Error('it broke'));
     const page = await q.list();
@@ -103,7 +103,7 @@ export function queueList<Tx>(ctx: () => SuiteContext<Tx>): void {
     expect(paged.ids).toEqual(expected);
     expect((await allPages((after) => q.list({ limit: 4, ...(after === undefined ? {} : { after }) }))).ids).toEqual(expected);
     // "claim order" is the order claim() takes them in
-    const claimed = await q.claim({ limit: 21, lease: 60 });
+    const claimed = await q.claim({ limit: 21, lease: 60_000 });
     expect(claimed.map((j) => j.id)).toEqual(expected);
   });
 
@@ -112,9 +112,9 @@ export function queueList<Tx>(ctx: () => SuiteContext<Tx>): void {
     const name = freshName('q');
     const q = session.taskrow.queue<string>(name, { maxAttempts: 1 });
     await q.enqueueMany(['r1', 'r2', 'r3'].map((payload) => ({ payload, group: 'g' })));
-    await q.enqueueMany(['d1', 'd2'].map((payload) => ({ payload, delay: 600 })));
+    await q.enqueueMany(['d1', 'd2'].map((payload) => ({ payload, delay: 600_000 })));
     await q.enqueueMany(['x1', 'x2'].map((payload) => ({ payload, priority: -1 })));
-    for (const j of await q.claim({ limit: 2, lease: 60 })) await q.fail(j, 'no');
+    for (const j of await q.claim({ limit: 2, lease: 60_000 })) await q.fail(j, 'no');
     const ids = new Map((await probeJobs(session.probe, prefix, name)).map((r) => [r.payload, r.id]));
     await setDueOffset(session.probe, prefix, ids.get('d2')!, 100);
     const all = await allPages((after) => q.list({ limit: 2, ...(after === undefined ? {} : { after }) }));
@@ -133,10 +133,10 @@ export function queueList<Tx>(ctx: () => SuiteContext<Tx>): void {
     const { session, prefix } = ctx();
     const name = freshName('q');
     const q = session.taskrow.queue<{ n: number }>(name);
-    const [a, b] = await q.enqueueMany([{ payload: { n: 1 } }, { payload: { n: 2 }, delay: 60 }]);
+    const [a, b] = await q.enqueueMany([{ payload: { n: 1 } }, { payload: { n: 2 }, delay: 60_000 }]);
     const got = await q.getJob(b!.id);
     expect(got).toMatchObject({ id: b!.id, queue: name, state: 'delayed', payload: { n: 2 }, attempt: 0 });
-    const [job] = await q.claim({ limit: 1, lease: 60 });
+    const [job] = await q.claim({ limit: 1, lease: 60_000 });
     expect((await q.getJob(a!.id))!.state).toBe('running');
     expect(await session.taskrow.queue(freshName('q')).getJob(a!.id)).toBeNull();
     await q.complete(job!);
@@ -147,11 +147,11 @@ export function queueList<Tx>(ctx: () => SuiteContext<Tx>): void {
   it('reads only the page from the index, however many jobs the queue and other queues hold', async () => {
     const { session, prefix } = ctx();
     const name = freshName('q');
-    const q = session.taskrow.queue<number>(name, { keepFinishedFor: 3600 });
+    const q = session.taskrow.queue<number>(name, { keepFinishedFor: 3_600_000 });
     const many = (n: number) => Array.from({ length: n }, (_, i) => ({ payload: i, priority: i % 7 }));
     await session.taskrow.queue(freshName('q')).enqueueMany(many(6000));
     await q.enqueueMany(many(8000));
-    for (let i = 0; i < 2; i++) await q.complete(await q.claim({ limit: 1000, lease: 60 }));
+    for (let i = 0; i < 2; i++) await q.complete(await q.claim({ limit: 1000, lease: 60_000 }));
     const t = queueTables(prefix);
     const first = pageQuery(t, name, PHASE.ready, undefined, undefined, 51);
     const top = await handlerReads(session.probe, first.sql, first.params);

@@ -10,11 +10,11 @@ export function queueMaintenance<Tx>(ctx: () => SuiteContext<Tx>): void {
     const name = freshName('q');
     const q = session.taskrow.queue<number>(name, { maxAttempts: 1 });
     await q.enqueueMany([1, 2, 3].map((payload) => ({ payload })));
-    for (const job of await q.claim({ limit: 3, lease: 60 })) await q.fail(job, `e${job.payload}`);
+    for (const job of await q.claim({ limit: 3, lease: 60_000 })) await q.fail(job, `e${job.payload}`);
     expect((await probeJobs(session.probe, prefix, name)).map((j) => j.state)).toEqual(['dead', 'dead', 'dead']);
     const ids = (await probeJobs(session.probe, prefix, name)).map((j) => j.id);
     expect(await q.retryDead({ ids: [ids[1]!, 999_999_999] })).toBe(1);
-    expect((await q.claim({ limit: 5, lease: 60 })).map((j) => [j.payload, j.attempt])).toEqual([[2, 1]]);
+    expect((await q.claim({ limit: 5, lease: 60_000 })).map((j) => [j.payload, j.attempt])).toEqual([[2, 1]]);
     expect(await q.retryDead()).toBe(2);
     const rows = await probeJobs(session.probe, prefix, name);
     expect(rows.filter((j) => j.state === 'ready').map((j) => [j.payload, j.attempt, j.lastError])).toEqual([
@@ -29,14 +29,14 @@ export function queueMaintenance<Tx>(ctx: () => SuiteContext<Tx>): void {
   it('keeps finished jobs for keepFinishedFor, then purge() deletes them', async () => {
     const { session, prefix } = ctx();
     const name = freshName('q');
-    const q = session.taskrow.queue<number>(name, { keepFinishedFor: 3600 });
+    const q = session.taskrow.queue<number>(name, { keepFinishedFor: 3_600_000 });
     await q.enqueueMany([1, 2, 3].map((payload) => ({ payload })));
-    const jobs = await q.claim({ limit: 3, lease: 60 });
+    const jobs = await q.claim({ limit: 3, lease: 60_000 });
     await q.complete(jobs);
     const kept = await probeJobs(session.probe, prefix, name);
     expect(kept.map((j) => j.state)).toEqual(['done', 'done', 'done']);
     expect(kept[0]!.dueIn).toBeGreaterThan(3590);
-    expect(await q.claim({ limit: 3, lease: 60 })).toEqual([]);
+    expect(await q.claim({ limit: 3, lease: 60_000 })).toEqual([]);
     expect(await q.purge()).toBe(0);
     await makeDue(session.probe, prefix, [kept[0]!.id, kept[1]!.id]);
     expect(await q.purge()).toBe(2);
@@ -48,7 +48,7 @@ export function queueMaintenance<Tx>(ctx: () => SuiteContext<Tx>): void {
     const name = freshName('q');
     const q = session.taskrow.queue(name, { maxAttempts: 1 });
     await q.enqueueMany([1, 2, 3, 4].map((payload) => ({ payload })));
-    const jobs = await q.claim({ limit: 3, lease: 60 });
+    const jobs = await q.claim({ limit: 3, lease: 60_000 });
     for (const j of jobs) await q.fail(j, 'x');
     expect(await q.purgeDead({ ids: [jobs[0]!.id] })).toBe(1);
     expect(await q.purgeDead()).toBe(2);
@@ -58,7 +58,7 @@ export function queueMaintenance<Tx>(ctx: () => SuiteContext<Tx>): void {
   it('reports counts by state, the dead count and the oldest runnable age by the database clock', async () => {
     const { session, prefix } = ctx();
     const name = freshName('q');
-    const q = session.taskrow.queue(name, { keepFinishedFor: 60 });
+    const q = session.taskrow.queue(name, { keepFinishedFor: 60_000 });
     expect(await q.stats()).toEqual({
       queue: name,
       counts: { ready: 0, delayed: 0, running: 0, done: 0, dead: 0, blocked: 0 },
@@ -73,25 +73,25 @@ export function queueMaintenance<Tx>(ctx: () => SuiteContext<Tx>): void {
         { payload: 'dead', maxAttempts: 1 },
         { payload: 'r1' },
         { payload: 'r2' },
-        { payload: 'later', delay: 600 },
+        { payload: 'later', delay: 600_000 },
       ])
     ).map((r) => r.id);
-    const jobs = await q.claim({ limit: 3, lease: 60 });
+    const jobs = await q.claim({ limit: 3, lease: 60_000 });
     await q.complete(jobs[1]!);
     await q.fail(jobs[2]!, 'x');
     await setDueOffset(session.probe, prefix, ids[3]!, -100);
     const s = await q.stats();
     expect(s.counts).toEqual({ ready: 2, delayed: 1, running: 1, done: 1, dead: 1, blocked: 0 });
     expect(s.dead).toBe(1);
-    expect(s.oldestRunnableAge).toBeGreaterThanOrEqual(100);
-    expect(s.oldestRunnableAge).toBeLessThan(130);
+    expect(s.oldestRunnableAge).toBeGreaterThanOrEqual(100_000);
+    expect(s.oldestRunnableAge).toBeLessThan(130_000);
     // an expired lease counts as runnable from its place in line (its run_at), before it is taken back
-    await q.claim({ limit: 2, lease: 60 });
+    await q.claim({ limit: 2, lease: 60_000 });
     expect((await q.stats()).oldestRunnableAge).toBeNull();
     await session.probe.query(`UPDATE \`${prefix}queue_jobs\` SET run_at = UTC_TIMESTAMP(6) - INTERVAL 500 SECOND WHERE id = ?`, [ids[0]]);
     await makeDue(session.probe, prefix, [ids[0]!]);
     const age = (await q.stats()).oldestRunnableAge!;
-    expect(age).toBeGreaterThanOrEqual(500);
-    expect(age).toBeLessThan(530);
+    expect(age).toBeGreaterThanOrEqual(500_000);
+    expect(age).toBeLessThan(530_000);
   });
 }

@@ -4,7 +4,7 @@ import type { SuiteContext } from '../session.js';
 import type { QueueWorker } from '../../queue/model/worker-types.js';
 import { probeJobs, probeNowMs, until } from './probe.js';
 
-const POLL = 0.25;
+const POLL = 250;
 /** Resolves once `ms` passed on the local clock: an observation window, not a wait for the database. */
 const watch = (ms: number): Promise<void> => {
   const end = performance.now() + ms;
@@ -36,9 +36,9 @@ export function queuePause<Tx>(ctx: () => SuiteContext<Tx>): void {
       expect(await q.isPaused()).toBe(true);
       expect(await elsewhere.isPaused()).toBe(true);
       expect((await q.stats()).pausedAt?.getTime()).toBe(Math.floor(pausedMs!));
-      expect(await q.claim({ limit: 10, lease: 60 })).toEqual([]);
-      expect(await elsewhere.claim({ limit: 10, lease: 60 })).toEqual([]);
-      expect((await other.claim({ limit: 10, lease: 60 })).map((j) => j.payload)).toEqual([9]);
+      expect(await q.claim({ limit: 10, lease: 60_000 })).toEqual([]);
+      expect(await elsewhere.claim({ limit: 10, lease: 60_000 })).toEqual([]);
+      expect((await other.claim({ limit: 10, lease: 60_000 })).map((j) => j.payload)).toEqual([9]);
       await q.enqueue(4);
       await q.pause(); // idempotent: the first pause time stays
       expect(await stored()).toEqual([pausedMs]);
@@ -46,7 +46,7 @@ export function queuePause<Tx>(ctx: () => SuiteContext<Tx>): void {
       await elsewhere.resume();
       expect(await q.isPaused()).toBe(false);
       expect((await q.stats()).pausedAt).toBeNull();
-      expect((await q.claim({ limit: 10, lease: 60 })).map((j) => j.payload)).toEqual([1, 2, 3, 4]);
+      expect((await q.claim({ limit: 10, lease: 60_000 })).map((j) => j.payload)).toEqual([1, 2, 3, 4]);
       await q.resume(); // idempotent
       expect(await q.isPaused()).toBe(false);
     } finally {
@@ -61,16 +61,16 @@ export function queuePause<Tx>(ctx: () => SuiteContext<Tx>): void {
     await q.enqueueMany([{ payload: 1 }, { payload: 2 }]);
     await session.withDriverTransaction('rollback', (tx) => session.taskrow.in(tx).queue(name).pause());
     expect(await q.isPaused()).toBe(false);
-    expect(await q.claim({ limit: 1, lease: 60 })).toHaveLength(1);
+    expect(await q.claim({ limit: 1, lease: 60_000 })).toHaveLength(1);
     await session.withDriverTransaction('commit', async (tx) => {
       await session.taskrow.in(tx).queue(name).pause();
       expect(await q.isPaused()).toBe(false); // not before the commit
     });
     expect(await q.isPaused()).toBe(true);
-    expect(await q.claim({ limit: 1, lease: 60 })).toEqual([]);
+    expect(await q.claim({ limit: 1, lease: 60_000 })).toEqual([]);
   });
 
-  it(`pause stops 4 busy workers within one poll interval (${POLL} s) and resume restarts them within one; every job runs once`, async () => {
+  it(`pause stops 4 busy workers within one poll interval (${POLL} ms) and resume restarts them within one; every job runs once`, async () => {
     const { session, prefix } = ctx();
     const name = freshName('q');
     const q = session.taskrow.queue<number>(name);
@@ -95,9 +95,9 @@ export function queuePause<Tx>(ctx: () => SuiteContext<Tx>): void {
       await until('50 jobs started', () => starts.length >= 50);
       await q.pause();
       // From one poll interval after the pause on, no claim takes a job: the ready count stays put.
-      await watch(POLL * 1000 * 2);
+      await watch(POLL * 2);
       const left = await ready();
-      await watch(POLL * 1000 * 3);
+      await watch(POLL * 3);
       expect(await ready()).toBe(left);
       expect(left).toBeGreaterThan(0);
       const before = starts.length;
@@ -108,7 +108,7 @@ export function queuePause<Tx>(ctx: () => SuiteContext<Tx>): void {
       // on different nodes: all but one lose the certification race at COMMIT and run again after a
       // backoff, so the first start may come several poll intervals later there.
       const polls = ctx().target.multiWriterCluster ? 20 : 2;
-      expect(starts[before]! - resumed).toBeLessThan(POLL * 1000 * polls);
+      expect(starts[before]! - resumed).toBeLessThan(POLL * polls);
       await until('every job ran', () => runs.size === JOBS, 60);
       await Promise.all(workers.map((w) => w.stop()));
       expect([...runs.values()].every((n) => n === 1)).toBe(true);

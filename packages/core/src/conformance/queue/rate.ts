@@ -5,7 +5,7 @@ import type { QueueWorker } from '../../queue/model/worker-types.js';
 import { rejection } from '../expect.js';
 import { until } from './probe.js';
 
-const LEASE = 60;
+const LEASE = 60_000;
 
 /** Rate limits: at most N starts in any window, fleet-wide, by the database clock. */
 export function queueRate<Tx>(ctx: () => SuiteContext<Tx>): void {
@@ -13,7 +13,7 @@ export function queueRate<Tx>(ctx: () => SuiteContext<Tx>): void {
     const { session } = ctx();
     const name = freshName('q');
     const q = session.taskrow.queue<number>(name);
-    await q.setRateLimit({ limit: 4, per: 0.3 });
+    await q.setRateLimit({ limit: 4, per: 300 });
     const JOBS = 16;
     await q.enqueueMany(Array.from({ length: JOBS }, (_, i) => ({ payload: i })));
     // When each job started: its claim's database time (the lease's end less its length).
@@ -22,15 +22,15 @@ export function queueRate<Tx>(ctx: () => SuiteContext<Tx>): void {
     const { clients, close } = await session.openClients(3);
     let workers: QueueWorker[] = [];
     try {
-      expect(await clients[0]!.queue(name).getRateLimit()).toEqual({ limit: 4, per: 0.3 });
+      expect(await clients[0]!.queue(name).getRateLimit()).toEqual({ limit: 4, per: 300 });
       workers = clients.flatMap((c) =>
         [0, 1].map(() =>
           c.queue<number>(name).work(
             async (job) => {
               if (starts.has(job.payload)) twice += 1;
-              starts.set(job.payload, job.leaseUntil.getTime() - LEASE * 1000);
+              starts.set(job.payload, job.leaseUntil.getTime() - LEASE);
             },
-            { concurrency: 4, batchSize: 4, lease: LEASE, pollInterval: 0.02 },
+            { concurrency: 4, batchSize: 4, lease: LEASE, pollInterval: 20 },
           ),
         ),
       );
@@ -52,7 +52,7 @@ export function queueRate<Tx>(ctx: () => SuiteContext<Tx>): void {
     const { session, prefix } = ctx();
     const name = freshName('q');
     const q = session.taskrow.queue<number>(name);
-    await q.setRateLimit({ limit: 2, per: 3600 });
+    await q.setRateLimit({ limit: 2, per: 3_600_000 });
     await q.enqueueMany([1, 2, 3, 4, 5].map((payload) => ({ payload })));
     const first = await q.claim({ limit: 10, lease: LEASE });
     expect(first.map((j) => j.payload)).toEqual([1, 2]);
@@ -67,7 +67,7 @@ export function queueRate<Tx>(ctx: () => SuiteContext<Tx>): void {
     // One window later (moved through the probe) the two slots serve two starts again.
     await session.probe.query(`UPDATE \`${prefix}queue_rate_slots\` SET free_at = UTC_TIMESTAMP(6) - INTERVAL 1 SECOND WHERE queue = ?`, [name]);
     expect((await q.claim({ limit: 10, lease: LEASE })).map((j) => j.payload)).toEqual([1, 2]);
-    await q.setRateLimit({ limit: 3, per: 3600 });
+    await q.setRateLimit({ limit: 3, per: 3_600_000 });
     expect((await q.claim({ limit: 10, lease: LEASE })).map((j) => j.payload)).toEqual([3]);
     await q.setRateLimit(null);
     expect(await q.getRateLimit()).toBeNull();
@@ -79,12 +79,13 @@ export function queueRate<Tx>(ctx: () => SuiteContext<Tx>): void {
     const name = freshName('q');
     const q = session.taskrow.queue(name);
     const bad: [unknown, string][] = [
-      [{ limit: 0, per: 1 }, 'setRateLimit() limit'],
-      [{ limit: 1.5, per: 1 }, 'setRateLimit() limit'],
+      [{ limit: 0, per: 1000 }, 'setRateLimit() limit'],
+      [{ limit: 1.5, per: 1000 }, 'setRateLimit() limit'],
       [{ limit: 1, per: 0 }, 'setRateLimit() per'],
       [{ limit: 1, per: Number.NaN }, 'setRateLimit() per'],
+      [{ limit: 1, per: 86_400_001 }, 'setRateLimit() per must be a finite number of milliseconds from 1 to 86,400,000, got 86400001'],
       [{ limit: 1 }, 'setRateLimit() per'],
-      [{ limit: 1, per: 1, burst: 2 }, 'burst'],
+      [{ limit: 1, per: 1000, burst: 2 }, 'burst'],
       [5, 'setRateLimit()'],
       [undefined, 'setRateLimit()'],
     ];

@@ -10,13 +10,13 @@ import { refusesOption } from './strict.js';
 export function queueResults<Tx>(ctx: () => SuiteContext<Tx>): void {
   it("stores a handler's return value with the kept job: getJob, list and waitFor show it", async () => {
     const { session, prefix } = ctx();
-    const q = session.taskrow.queue<{ a: number; b: number }>(freshName('q'), { keepFinishedFor: 600 });
+    const q = session.taskrow.queue<{ a: number; b: number }>(freshName('q'), { keepFinishedFor: 600_000 });
     const [x, y] = await q.enqueueMany([{ payload: { a: 1, b: 2 } }, { payload: { a: 5, b: 5 } }]);
-    const outcome = q.waitFor(x!.id, { timeout: 30 });
-    const w = q.work(async (job) => ({ sum: job.payload.a + job.payload.b, at: [job.id] }), { pollInterval: 0.05 });
+    const outcome = q.waitFor(x!.id, { timeout: 30_000 });
+    const w = q.work(async (job) => ({ sum: job.payload.a + job.payload.b, at: [job.id] }), { pollInterval: 50 });
     try {
       expect(await outcome).toEqual({ state: 'done', result: { sum: 3, at: [x!.id] } });
-      expect(await q.waitFor(y!.id, { timeout: 30 })).toEqual({ state: 'done', result: { sum: 10, at: [y!.id] } });
+      expect(await q.waitFor(y!.id, { timeout: 30_000 })).toEqual({ state: 'done', result: { sum: 10, at: [y!.id] } });
     } finally {
       await w.stop();
     }
@@ -31,12 +31,12 @@ export function queueResults<Tx>(ctx: () => SuiteContext<Tx>): void {
 
   it('complete(job, { result }) stores it when jobs are kept; a deleted job keeps nothing and waitFor says gone', async () => {
     const { session } = ctx();
-    const kept = session.taskrow.queue(freshName('q'), { keepFinishedFor: 600 });
+    const kept = session.taskrow.queue(freshName('q'), { keepFinishedFor: 600_000 });
     const deleted = session.taskrow.queue(freshName('q'));
     const { id: k } = await kept.enqueue('k');
     const { id: d } = await deleted.enqueue('d');
-    await kept.complete(await kept.claim({ limit: 1, lease: 60 }), { result: 'ok' });
-    await deleted.complete(await deleted.claim({ limit: 1, lease: 60 }), { result: 'lost' });
+    await kept.complete(await kept.claim({ limit: 1, lease: 60_000 }), { result: 'ok' });
+    await deleted.complete(await deleted.claim({ limit: 1, lease: 60_000 }), { result: 'lost' });
     expect(await kept.waitFor(k)).toEqual({ state: 'done', result: 'ok' });
     expect(await deleted.getJob(d)).toBeNull();
     expect(await deleted.waitFor(d)).toEqual({ state: 'gone' });
@@ -44,17 +44,17 @@ export function queueResults<Tx>(ctx: () => SuiteContext<Tx>): void {
 
   it('a result that would not round-trip is refused by complete() before any SQL; from a handler it is reported and the job still completes', async () => {
     const { session, prefix } = ctx();
-    const q = session.taskrow.queue(freshName('q'), { keepFinishedFor: 600 });
+    const q = session.taskrow.queue(freshName('q'), { keepFinishedFor: 600_000 });
     const [a, b] = await q.enqueueMany([{ payload: 'a' }, { payload: 'b' }]);
-    const [ja] = await q.claim({ limit: 1, lease: 60 });
+    const [ja] = await q.claim({ limit: 1, lease: 60_000 });
     expect((await rejection(q.complete(ja!, { result: Number.NaN }), 'INVALID_ARGUMENT')).message).toContain('complete() result');
     expect(await probeJob(session.probe, prefix, a!.id)).toMatchObject({ state: 'running' });
     await refusesOption(() => q.complete(ja!, { reslt: 1 } as never), 'reslt', ['result']);
     await q.complete(ja!);
     const errors: unknown[] = [];
-    const w = q.work(() => new Map([[1, 2]]), { pollInterval: 0.05, onError: (e) => void errors.push(e) });
+    const w = q.work(() => new Map([[1, 2]]), { pollInterval: 50, onError: (e) => void errors.push(e) });
     try {
-      expect(await q.waitFor(b!.id, { timeout: 30 })).toEqual({ state: 'done', result: null });
+      expect(await q.waitFor(b!.id, { timeout: 30_000 })).toEqual({ state: 'done', result: null });
     } finally {
       await w.stop();
     }
@@ -67,14 +67,14 @@ export function queueResults<Tx>(ctx: () => SuiteContext<Tx>): void {
     const { session, prefix } = ctx();
     const q = session.taskrow.queue(freshName('q'));
     const { id } = await q.enqueue('p');
-    const [job] = await q.claim({ limit: 1, lease: 60 });
+    const [job] = await q.claim({ limit: 1, lease: 60_000 });
     await q.progress(job!, { pct: 10 });
     await q.progress(job!, { pct: 50, step: 'copy' });
     expect((await q.getJob(id))?.progress).toEqual({ pct: 50, step: 'copy' });
     expect((await rejection(q.progress(job!, { pct: Infinity }), 'INVALID_ARGUMENT')).message).toContain('progress()');
     expect((await q.getJob(id))?.progress).toEqual({ pct: 50, step: 'copy' });
     await makeDue(session.probe, prefix, [id]); // the lease passed
-    const [again] = await q.claim({ limit: 1, lease: 60 });
+    const [again] = await q.claim({ limit: 1, lease: 60_000 });
     expect(again!.id).toBe(id);
     const lost = await rejection(q.progress(job!, { pct: 90 }), 'LEASE_LOST');
     expect(lost.message).toContain(String(id));
@@ -91,17 +91,17 @@ export function queueResults<Tx>(ctx: () => SuiteContext<Tx>): void {
 
   it("a worker's handler reports progress through its context", async () => {
     const { session } = ctx();
-    const q = session.taskrow.queue(freshName('q'), { keepFinishedFor: 600 });
+    const q = session.taskrow.queue(freshName('q'), { keepFinishedFor: 600_000 });
     const { id } = await q.enqueue('p');
     const w = q.work(
       async (_job, { progress }) => {
         await progress({ pct: 100 });
         return 'fine';
       },
-      { pollInterval: 0.05 },
+      { pollInterval: 50 },
     );
     try {
-      expect(await q.waitFor(id, { timeout: 30 })).toEqual({ state: 'done', result: 'fine' });
+      expect(await q.waitFor(id, { timeout: 30_000 })).toEqual({ state: 'done', result: 'fine' });
     } finally {
       await w.stop();
     }
@@ -112,11 +112,11 @@ export function queueResults<Tx>(ctx: () => SuiteContext<Tx>): void {
     const { session } = ctx();
     const q = session.taskrow.queue(freshName('q'), { maxAttempts: 1 });
     const [a, b] = await q.enqueueMany([{ payload: 'a' }, { payload: 'b' }]);
-    const [ja] = await q.claim({ limit: 1, lease: 60 });
+    const [ja] = await q.claim({ limit: 1, lease: 60_000 });
     await q.fail(ja!, new Error('broken'));
     expect(await q.waitFor(a!.id)).toEqual({ state: 'dead', error: expect.stringContaining('broken') });
     const t0 = performance.now();
-    const timeout = await rejection(q.waitFor(b!.id, { timeout: 0.3 }), 'TIMEOUT');
+    const timeout = await rejection(q.waitFor(b!.id, { timeout: 300 }), 'TIMEOUT');
     expect(performance.now() - t0).toBeGreaterThanOrEqual(300);
     expect(timeout.message).toContain(String(b!.id));
     const controller = new AbortController();

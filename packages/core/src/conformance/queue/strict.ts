@@ -23,7 +23,7 @@ export function queueStrict<Tx>(ctx: () => SuiteContext<Tx>): void {
     await refusesOption(() => session.taskrow.queue(name, { backoff: { bas: 1 } } as never), 'bas', ['base', 'max']);
     await refusesOption(() => q.enqueue(1, { dely: 60 } as never), 'dely', ['delay', 'runAt', 'priority', 'dedupKey', 'group']);
     await refusesOption(() => q.enqueueMany([{ payload: 1, grop: 'eu' } as never]), 'grop', ['group']);
-    await refusesOption(() => q.claim({ limit: 1, lease: 5, grop: 'eu' } as never), 'grop', ['limit', 'lease', 'group']);
+    await refusesOption(() => q.claim({ limit: 1, lease: 5000, grop: 'eu' } as never), 'grop', ['limit', 'lease', 'group']);
     await refusesOption(() => q.work(() => undefined, { concurency: 4 } as never), 'concurency', ['concurrency', 'batchSize', 'lease', 'pollInterval']);
     await refusesOption(() => q.list({ limt: 1 } as never), 'limt', ['state', 'group', 'limit', 'after']);
     await refusesOption(() => q.retryDead({ id: [1] } as never), 'id', ['ids', 'limit']);
@@ -31,7 +31,7 @@ export function queueStrict<Tx>(ctx: () => SuiteContext<Tx>): void {
     expect(await probeTotal(session.probe, prefix)).toBe(before);
     const [job] = await (async () => {
       await q.enqueue('held');
-      return q.claim({ limit: 1, lease: 60 });
+      return q.claim({ limit: 1, lease: 60_000 });
     })();
     await refusesOption(() => q.fail(job!, 'x', { retryInn: 1 } as never), 'retryInn', ['retryIn']);
     await refusesOption(() => q.release(job!, { dealy: 1 } as never), 'dealy', ['delay']);
@@ -74,7 +74,7 @@ export function queueStrict<Tx>(ctx: () => SuiteContext<Tx>): void {
     const { session } = ctx();
     const q = session.taskrow.queue(freshName('q'));
     expect((await rejection(q.enqueue(1, { priority: '5' as never }), 'INVALID_ARGUMENT')).message).toContain('"5"');
-    expect((await rejection(q.claim({ limit: 1.5, lease: 5 }), 'INVALID_ARGUMENT')).message).toContain('1.5 (a number)');
+    expect((await rejection(q.claim({ limit: 1.5, lease: 5000 }), 'INVALID_ARGUMENT')).message).toContain('1.5 (a number)');
     const many = Array.from({ length: 100_001 }, () => ({ payload: 1 }));
     const err = await rejection(q.enqueueMany(many), 'INVALID_ARGUMENT');
     expect(err.message).toContain('100001');

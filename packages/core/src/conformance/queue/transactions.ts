@@ -16,7 +16,7 @@ export function queueTransactions<Tx>(ctx: () => SuiteContext<Tx>): void {
     });
     expect(ids.length).toBe(2);
     expect(await probeJobs(session.probe, prefix, name)).toEqual([]);
-    expect(await session.taskrow.queue(name).claim({ limit: 10, lease: 60 })).toEqual([]);
+    expect(await session.taskrow.queue(name).claim({ limit: 10, lease: 60_000 })).toEqual([]);
     expect((await session.taskrow.queue(name).enqueue(4, { dedupKey: 'k' })).deduplicated).toBe(false);
   });
 
@@ -30,11 +30,11 @@ export function queueTransactions<Tx>(ctx: () => SuiteContext<Tx>): void {
         .queue<number>(name)
         .enqueueMany([{ payload: 1 }, { payload: 2 }]);
       expect(await probeJobs(session.probe, prefix, name)).toEqual([]);
-      expect(await outside.claim({ limit: 10, lease: 60 })).toEqual([]);
+      expect(await outside.claim({ limit: 10, lease: 60_000 })).toEqual([]);
       return res.map((r) => r.id);
     });
     expect((await probeJobs(session.probe, prefix, name)).map((j) => j.id)).toEqual(ids);
-    expect((await outside.claim({ limit: 10, lease: 60 })).map((j) => j.payload)).toEqual([1, 2]);
+    expect((await outside.claim({ limit: 10, lease: 60_000 })).map((j) => j.payload)).toEqual([1, 2]);
   });
 
   it('completes a job in the same transaction as the work it did: both commit or neither', async () => {
@@ -42,7 +42,7 @@ export function queueTransactions<Tx>(ctx: () => SuiteContext<Tx>): void {
     const [name, next] = [freshName('q'), freshName('q')];
     const q = session.taskrow.queue<number>(name);
     await q.enqueueMany([{ payload: 1 }, { payload: 2 }]);
-    const [a, b] = await q.claim({ limit: 2, lease: 60 });
+    const [a, b] = await q.claim({ limit: 2, lease: 60_000 });
     // The work: enqueue a follow-up job; the ack commits with it.
     const work = async (tx: Tx, job: typeof a): Promise<void> => {
       const inTx = session.taskrow.in(tx);

@@ -33,7 +33,7 @@ export function queueWorker<Tx>(ctx: () => SuiteContext<Tx>): void {
         seen.push(job.payload);
         active -= 1;
       },
-      { concurrency: 4, batchSize: 10, pollInterval: 0.05, onError: (e) => void errors.push(e) },
+      { concurrency: 4, batchSize: 10, pollInterval: 50, onError: (e) => void errors.push(e) },
     );
     await until('60 jobs handled', () => seen.length >= 60);
     await w.stop();
@@ -48,7 +48,7 @@ export function queueWorker<Tx>(ctx: () => SuiteContext<Tx>): void {
   it('fails a throwing handler: retried after backoff, dead after maxAttempts with the error kept', async () => {
     const { session, prefix } = ctx();
     const name = freshName('q');
-    const q = session.taskrow.queue<string>(name, { backoff: { base: 0.001, max: 0.001 } });
+    const q = session.taskrow.queue<string>(name, { backoff: { base: 1, max: 1 } });
     await q.enqueueMany([{ payload: 'flaky' }, { payload: 'broken', maxAttempts: 2 }, { payload: 'fine' }]);
     const runs: string[] = [];
     const w = q.work(
@@ -56,7 +56,7 @@ export function queueWorker<Tx>(ctx: () => SuiteContext<Tx>): void {
         runs.push(`${job.payload}#${job.attempt}`);
         if (job.payload === 'broken' || (job.payload === 'flaky' && job.attempt === 1)) throw new Error(`${job.payload} failed`);
       },
-      { concurrency: 2, pollInterval: 0.02 },
+      { concurrency: 2, pollInterval: 20 },
     );
     await until('all settled', async () => (await probeJobs(session.probe, prefix, name)).every((j) => j.state === 'dead'));
     await w.stop();
@@ -81,7 +81,7 @@ export function queueWorker<Tx>(ctx: () => SuiteContext<Tx>): void {
         attempts.push(job.attempt);
         await g.wait;
       },
-      { lease, pollInterval: 0.05, onError: (e) => void errors.push(e) },
+      { lease, pollInterval: 50, onError: (e) => void errors.push(e) },
     );
     await until('job claimed', () => attempts.length === 1);
     const first = (await probeJob(session.probe, prefix, id))!.dueAtMs;
@@ -91,10 +91,10 @@ export function queueWorker<Tx>(ctx: () => SuiteContext<Tx>): void {
       return now > first && (await probeJob(session.probe, prefix, id))!.dueAtMs > now;
     };
     const seen = (): string => `worker errors: ${errors.map(String).join(' | ') || 'none'}; counts ${JSON.stringify(w.counts)}; attempts ${attempts.join(',')}`;
-    await until('the first lease passed with the job still leased', stillLeased, 10 + 3 * lease).catch((e: Error) => {
+    await until('the first lease passed with the job still leased', stillLeased, 10 + (3 * lease) / 1000).catch((e: Error) => {
       throw new Error(`${e.message}; ${seen()}`);
     });
-    expect(await q.claim({ limit: 1, lease: 60 })).toEqual([]);
+    expect(await q.claim({ limit: 1, lease: 60_000 })).toEqual([]);
     g.open();
     await until('job completed', async () => (await probeJob(session.probe, prefix, id)) === undefined);
     await w.stop();
@@ -116,7 +116,7 @@ export function queueWorker<Tx>(ctx: () => SuiteContext<Tx>): void {
         await g.wait;
         late = context.signal;
       },
-      { lease: 1, pollInterval: 0.05 },
+      { lease: 1000, pollInterval: 50 },
     );
     await until('job started', () => started);
     await session.probe.query(`UPDATE \`${prefix}queue_jobs\` SET token = token + 1 WHERE id = ?`, [id]);
@@ -140,7 +140,7 @@ export function queueWorker<Tx>(ctx: () => SuiteContext<Tx>): void {
         started = true;
         reason = await aborted(signal);
       },
-      { lease: 1, pollInterval: 0.05 },
+      { lease: 1000, pollInterval: 50 },
     );
     await until('job started', () => started);
     // Another claim took the job: its fencing token moved on.
@@ -165,10 +165,10 @@ export function queueWorker<Tx>(ctx: () => SuiteContext<Tx>): void {
         running.add(job.payload);
         reasons.push(await aborted(signal));
       },
-      { concurrency: 2, batchSize: 5, pollInterval: 0.05 },
+      { concurrency: 2, batchSize: 5, pollInterval: 50 },
     );
     await until('two blocked handlers', () => running.size === 2);
-    const res = await w.stop({ timeout: 0.2 });
+    const res = await w.stop({ timeout: 200 });
     expect(res.released).toBe(4);
     expect(reasons.length).toBe(2);
     expect(reasons.every((r) => r instanceof DOMException && r.name === 'AbortError')).toBe(true);
@@ -190,10 +190,10 @@ export function queueWorker<Tx>(ctx: () => SuiteContext<Tx>): void {
         started = true;
         await g.wait;
       },
-      { pollInterval: 0.05 },
+      { pollInterval: 50 },
     );
     await until('started', () => started);
-    const stopping = w.stop({ timeout: 30 });
+    const stopping = w.stop({ timeout: 30_000 });
     g.open();
     expect(await stopping).toEqual({ released: 0 });
     expect(w.counts.completed).toBe(1);
@@ -205,7 +205,7 @@ export function queueWorker<Tx>(ctx: () => SuiteContext<Tx>): void {
     const name = freshName('q');
     const q = session.taskrow.queue<string>(name);
     const done: string[] = [];
-    const w = q.work((job: Job<string>) => void done.push(job.payload), { pollInterval: 0.1, group: 'mine' });
+    const w = q.work((job: Job<string>) => void done.push(job.payload), { pollInterval: 100, group: 'mine' });
     let idle = false;
     w.on('idle', () => void (idle = true));
     await until('the worker found nothing', () => idle);
@@ -223,9 +223,9 @@ export function queueWorker<Tx>(ctx: () => SuiteContext<Tx>): void {
     await q.enqueueMany([{ payload: 1 }, { payload: 2 }]);
     const w = q.work(
       async (job) => {
-        if (job.payload === 1) await q.release(job, { delay: 600 });
+        if (job.payload === 1) await q.release(job, { delay: 600_000 });
       },
-      { pollInterval: 0.05 },
+      { pollInterval: 50 },
     );
     await until('one completed', () => w.counts.completed === 1);
     await w.stop();

@@ -10,7 +10,7 @@ export function resourcesAdmin<Tx>(ctx: () => SuiteContext<Tx>): void {
     const { session, prefix } = ctx();
     const r = session.taskrow.resources();
     const [a, b] = [freshName('hand.'), freshName('hand.')];
-    expect(await r.produce([a, b, a], { ttl: 600, by: 'operator' })).toBe(2);
+    expect(await r.produce([a, b, a], { ttl: 600_000, by: 'operator' })).toBe(2);
     expect(await probeExisting(session.probe, prefix, [a, b])).toEqual([a, b].sort());
     const row = await probeKey(session.probe, prefix, a);
     expect(row?.producedBy).toBe('operator');

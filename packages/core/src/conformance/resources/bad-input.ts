@@ -53,15 +53,16 @@ export function resourcesBadInput<Tx>(ctx: () => SuiteContext<Tx>): void {
     const out = freshName('opt.');
     const before = await allRows(c);
     const cases: [object, string][] = [
-      [{ lease: -1 }, 'lease'],
+      [{ lease: -1000 }, 'lease'],
       [{ lease: 0 }, 'lease'],
       [{ lease: Number.NaN }, 'lease'],
       [{ lease: Infinity }, 'lease'],
-      [{ lease: '60' }, 'lease'],
-      [{ wait: -0.5 }, 'wait'],
+      [{ lease: '60000' }, 'lease'],
+      [{ lease: 366 * 86_400_000 + 1 }, 'lease must be a finite number of milliseconds from 1 to 31,622,400,000, got 31622400001'],
+      [{ wait: -500 }, 'wait'],
       [{ wait: Number.NaN }, 'wait'],
       [{ wait: Infinity }, 'wait'],
-      [{ outputTtl: -5 }, 'outputTtl'],
+      [{ outputTtl: -5000 }, 'outputTtl'],
       [{ outputTtl: Number.NaN }, 'outputTtl'],
       [{ overwrite: 'yes' }, 'overwrite'],
       [{ autoRefresh: 1 }, 'autoRefresh'],
@@ -72,7 +73,7 @@ export function resourcesBadInput<Tx>(ctx: () => SuiteContext<Tx>): void {
       expect(onAcquire.message).toContain(field);
       expect((await rejection(() => r.acquire('job', { outputs: [out], ...options }))).code).toBe('INVALID_ARGUMENT');
     }
-    expect((await rejection(() => r.produce(out, { ttl: -1 }))).code).toBe('INVALID_ARGUMENT');
+    expect((await rejection(() => r.produce(out, { ttl: -1000 }))).code).toBe('INVALID_ARGUMENT');
     expect((await rejection(() => c.session.taskrow.resources({ history: 'no' as unknown as boolean }))).code).toBe('INVALID_ARGUMENT');
     expect((await rejection(() => r.edges({ after: 'yesterday' as unknown as Date }))).code).toBe('INVALID_ARGUMENT');
     expect((await rejection(() => r.downstream('x', { depth: 0 }))).code).toBe('INVALID_ARGUMENT');

@@ -12,7 +12,7 @@ export function resourcesBasics<Tx>(ctx: () => SuiteContext<Tx>): void {
     const r = session.taskrow.resources();
     const [a, b, y, z] = ['a', 'b', 'y', 'z'].map((x) => freshName(`${x}.`));
     await r.produce([a!, b!]);
-    const job = await r.acquire(freshName('build.'), { inputs: [a!, b!], outputs: [y!, z!], lease: 60 });
+    const job = await r.acquire(freshName('build.'), { inputs: [a!, b!], outputs: [y!, z!], lease: 60_000 });
     expect(job.held).toBe(true);
     expect(job.id).toMatch(/^[0-9a-f]{32}$/);
     expect(await liveLocks(session.probe, prefix, [a!, b!, y!, z!])).toEqual([`${a}:reader`, `${b}:reader`, `${y}:writer`, `${z}:writer`].sort());
@@ -61,7 +61,7 @@ export function resourcesBasics<Tx>(ctx: () => SuiteContext<Tx>): void {
     const out = freshName('exists.');
     await r.produce(out);
     const started = Date.now();
-    const err = await rejection<ResourceUnavailableError>(r.acquire('job', { outputs: [out], overwrite: false, wait: 30 }));
+    const err = await rejection<ResourceUnavailableError>(r.acquire('job', { outputs: [out], overwrite: false, wait: 30_000 }));
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(err.reasons).toEqual([{ key: out, reason: 'output_exists' }]);
     expect(await probeLocks(session.probe, prefix, [out])).toEqual([]);
@@ -120,8 +120,8 @@ export function resourcesBasics<Tx>(ctx: () => SuiteContext<Tx>): void {
     const { session, prefix } = ctx();
     const r = session.taskrow.resources();
     const out = freshName('alt.');
-    const job = r.job('alternating', { outputs: [out], lease: 120 });
-    await job.acquire({ lease: 3600 });
+    const job = r.job('alternating', { outputs: [out], lease: 120_000 });
+    await job.acquire({ lease: 3_600_000 });
     const first = job.id;
     expect(await leaseLeft(session.probe, prefix, first!)).toBeGreaterThan(3500);
     await job.release({ failed: true });

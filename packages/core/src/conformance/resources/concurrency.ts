@@ -107,7 +107,7 @@ export function resourcesConcurrency<Tx>(ctx: () => SuiteContext<Tx>): void {
       await Promise.all(
         plan.map(async (p, i) => {
           const r = clients[i]!.resources({ releaseOnExit: false });
-          const job = r.job(p.name, { inputs: p.inputs, outputs: p.outputs, lease: 60, wait: 45 });
+          const job = r.job(p.name, { inputs: p.inputs, outputs: p.outputs, lease: 60_000, wait: 45_000 });
           for (let round = 0; round < ROUNDS; round++) {
             try {
               await job.acquire();

@@ -13,7 +13,7 @@ export function resourcesHolding<Tx>(ctx: () => SuiteContext<Tx>): void {
     const { session, prefix } = ctx();
     const r = session.taskrow.resources({ releaseOnExit: false });
     const out = freshName('stuck.');
-    const job = await r.acquire('stuck', { outputs: [out], lease: 3, autoRefresh: true });
+    const job = await r.acquire('stuck', { outputs: [out], lease: 3000, autoRefresh: true });
     let seen: { reason: unknown; leftS: number | null; held: boolean } | undefined;
     // Another transaction holds the output's key row: every refresh waits on it.
     await session.withDriverTransaction('rollback', async (tx) => {
@@ -37,7 +37,7 @@ export function resourcesHolding<Tx>(ctx: () => SuiteContext<Tx>): void {
     const r = session.taskrow.resources({ releaseOnExit: false });
     const [inp, out] = [freshName('in.'), freshName('out.')];
     await r.produce(inp);
-    const job = await r.acquire('reader', { inputs: [inp], outputs: [out], lease: 60, overwrite: false });
+    const job = await r.acquire('reader', { inputs: [inp], outputs: [out], lease: 60_000, overwrite: false });
     const before = await leaseLeft(session.probe, prefix, job.id!);
     await r.unproduce(inp);
     await r.produce(out);

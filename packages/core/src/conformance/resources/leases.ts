@@ -13,7 +13,7 @@ export function resourcesLeases<Tx>(ctx: () => SuiteContext<Tx>): void {
     const out = freshName('busy.');
     const first = await r.acquire('first', { outputs: [out] });
     let settled = false;
-    const second = r.acquire('second', { outputs: [out], wait: 30 }).finally(() => (settled = true));
+    const second = r.acquire('second', { outputs: [out], wait: 30_000 }).finally(() => (settled = true));
     // The waiter keeps retrying while the writer holds the key.
     expect(await liveLocks(session.probe, prefix, [out])).toEqual([`${out}:writer`]);
     expect((await probeLocks(session.probe, prefix, [out])).map((l) => l.holder)).toEqual([first.id]);
@@ -28,7 +28,7 @@ export function resourcesLeases<Tx>(ctx: () => SuiteContext<Tx>): void {
     const { session, prefix } = ctx();
     const r = session.taskrow.resources();
     const [mid, final] = [freshName('mid.'), freshName('final.')];
-    const downstream = r.acquire('downstream', { inputs: [mid], outputs: [final], wait: 30 });
+    const downstream = r.acquire('downstream', { inputs: [mid], outputs: [final], wait: 30_000 });
     const upstream = await r.acquire('upstream', { outputs: [mid] });
     await upstream.release();
     const job = await downstream;
@@ -42,7 +42,7 @@ export function resourcesLeases<Tx>(ctx: () => SuiteContext<Tx>): void {
     const r = session.taskrow.resources();
     const [inp, out] = [freshName('in.'), freshName('out.')];
     const started = Date.now();
-    const err = await rejection<ResourceUnavailableError>(r.acquire('late', { inputs: [inp], outputs: [out], wait: 0.3 }));
+    const err = await rejection<ResourceUnavailableError>(r.acquire('late', { inputs: [inp], outputs: [out], wait: 300 }));
     expect(Date.now() - started).toBeGreaterThanOrEqual(300);
     expect(err.reasons).toEqual([{ key: inp, reason: 'input_missing' }]);
     expect(await probeLocks(session.probe, prefix, [inp, out])).toEqual([]);
@@ -53,7 +53,7 @@ export function resourcesLeases<Tx>(ctx: () => SuiteContext<Tx>): void {
     const r = session.taskrow.resources();
     const [inp, out] = [freshName('in.'), freshName('out.')];
     await r.produce(inp);
-    const old = await r.acquire('old', { inputs: [inp], outputs: [out], lease: 3600 });
+    const old = await r.acquire('old', { inputs: [inp], outputs: [out], lease: 3_600_000 });
     await rejection(r.acquire('new', { outputs: [out] }));
     await expireHolder(session.probe, prefix, old.id!);
     const fresh = await r.acquire('new', { outputs: [out, inp] });
@@ -92,7 +92,7 @@ export function resourcesLeases<Tx>(ctx: () => SuiteContext<Tx>): void {
   it('refresh() extends the lease by the database clock', async () => {
     const { session, prefix } = ctx();
     const r = session.taskrow.resources();
-    const job = await r.acquire('long', { outputs: [freshName('out.')], lease: 120 });
+    const job = await r.acquire('long', { outputs: [freshName('out.')], lease: 120_000 });
     expect(await leaseLeft(session.probe, prefix, job.id!)).toBeGreaterThan(100);
     await expireHolder(session.probe, prefix, job.id!, -5); // 5 s left
     expect(await leaseLeft(session.probe, prefix, job.id!)).toBeLessThan(6);
@@ -106,7 +106,7 @@ export function resourcesLeases<Tx>(ctx: () => SuiteContext<Tx>): void {
     const { session, prefix } = ctx();
     const r = session.taskrow.resources();
     // A 3 s lease refreshes every second; with 2 s left, only a refresh can bring it back over 2.5 s.
-    const job = await r.acquire('auto', { outputs: [freshName('out.')], lease: 3, autoRefresh: true });
+    const job = await r.acquire('auto', { outputs: [freshName('out.')], lease: 3000, autoRefresh: true });
     await expireHolder(session.probe, prefix, job.id!, -2);
     let left = await leaseLeft(session.probe, prefix, job.id!);
     expect(left).toBeLessThanOrEqual(2);
@@ -124,7 +124,7 @@ export function resourcesLeases<Tx>(ctx: () => SuiteContext<Tx>): void {
     const { session, prefix } = ctx();
     const r = session.taskrow.resources();
     const [out, next] = [freshName('ttl.'), freshName('next.')];
-    await (await r.acquire('ttl', { outputs: [out], outputTtl: 3600 })).release();
+    await (await r.acquire('ttl', { outputs: [out], outputTtl: 3_600_000 })).release();
     const row = await probeKey(session.probe, prefix, out);
     expect(row?.expiresIn).toBeGreaterThan(3500);
     expect(row?.expiresIn).toBeLessThanOrEqual(3600);

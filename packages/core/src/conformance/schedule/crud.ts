@@ -12,11 +12,11 @@ export function scheduleCrud<Tx>(ctx: () => SuiteContext<Tx>): void {
     const { session, prefix } = ctx();
     const s = session.taskrow.schedules();
     const [name, queue] = [freshName('s'), freshName('q')];
-    const info = await s.upsert(name, { queue, every: 60, payload: { report: 'daily' }, options: { priority: 3, group: 'g1' } });
+    const info = await s.upsert(name, { queue, every: 60_000, payload: { report: 'daily' }, options: { priority: 3, group: 'g1' } });
     const row = (await probeSchedule(session.probe, prefix, name))!;
     expect(row).toMatchObject({
       queue,
-      every: 60,
+      every: 60, // the table keeps whole seconds
       cron: null,
       payload: { report: 'daily' },
       options: { priority: 3, group: 'g1' },
@@ -27,7 +27,7 @@ export function scheduleCrud<Tx>(ctx: () => SuiteContext<Tx>): void {
     expect(row.nextUs! % 1e6).toBe(0);
     expect(row.nextUs! - row.nowUs).toBeGreaterThan(58e6);
     expect(row.nextUs! - row.nowUs).toBeLessThanOrEqual(60e6);
-    expect(info).toMatchObject({ name, queue, every: 60, cron: null, tz: null, payload: { report: 'daily' }, missed: 'once', lastAt: null });
+    expect(info).toMatchObject({ name, queue, every: 60_000, cron: null, tz: null, payload: { report: 'daily' }, missed: 'once', lastAt: null });
     expect(info.nextAt!.getTime()).toBe(row.nextUs! / 1000);
     expect(await s.get(name)).toEqual(info);
     expect((await s.list()).filter((x) => x.name === name)).toEqual([info]);
@@ -41,9 +41,9 @@ export function scheduleCrud<Tx>(ctx: () => SuiteContext<Tx>): void {
     const { session, prefix } = ctx();
     const s = session.taskrow.schedules();
     const name = freshName('s');
-    await s.upsert(name, { queue: 'a', every: 60 });
+    await s.upsert(name, { queue: 'a', every: 60_000 });
     const first = (await probeSchedule(session.probe, prefix, name))!;
-    await s.upsert(name, { queue: 'b', every: 60, payload: [1], missed: { each: 4 } });
+    await s.upsert(name, { queue: 'b', every: 60_000, payload: [1], missed: { each: 4 } });
     const kept = (await probeSchedule(session.probe, prefix, name))!;
     expect(kept).toMatchObject({ queue: 'b', payload: [1], missed: 'each', nextUs: first.nextUs });
     expect((await s.get(name))!.missed).toEqual({ each: 4 });
@@ -62,10 +62,10 @@ export function scheduleCrud<Tx>(ctx: () => SuiteContext<Tx>): void {
   it('upsert and remove inside the application transaction commit or roll back with it; schedulers refuse to run inside it', async () => {
     const { session, prefix } = ctx();
     const [name, kept] = [freshName('s'), freshName('s')];
-    await session.withDriverTransaction('rollback', (tx) => session.taskrow.in(tx).schedules().upsert(name, { queue: 'q', every: 5 }));
+    await session.withDriverTransaction('rollback', (tx) => session.taskrow.in(tx).schedules().upsert(name, { queue: 'q', every: 5000 }));
     expect(await probeSchedule(session.probe, prefix, name)).toBeUndefined();
     await session.withDriverTransaction('commit', async (tx) => {
-      await session.taskrow.in(tx).schedules().upsert(kept, { queue: 'q', every: 5 });
+      await session.taskrow.in(tx).schedules().upsert(kept, { queue: 'q', every: 5000 });
       expect(await probeSchedule(session.probe, prefix, kept)).toBeUndefined(); // not before the commit
     });
     expect(await probeSchedule(session.probe, prefix, kept)).toBeDefined();
@@ -83,42 +83,48 @@ export function scheduleCrud<Tx>(ctx: () => SuiteContext<Tx>): void {
     const { session, prefix } = ctx();
     const s = session.taskrow.schedules();
     const name = freshName('s');
-    await s.upsert(name, { queue: 'q', every: 60 });
+    await s.upsert(name, { queue: 'q', every: 60_000 });
     const before = await probeSchedules(session.probe, prefix);
     const bad: [unknown, unknown, string, string][] = [
       [
         name,
-        { queue: 'q', every: 60, every_ms: 5 },
+        { queue: 'q', every: 60_000, every_ms: 5 },
         'INVALID_ARGUMENT',
         'no option "every_ms"; its options are queue, cron, tz, every, payload, options, missed',
       ],
       [name, { queue: 'q' }, 'INVALID_ARGUMENT', 'exactly one of cron and every, got neither'],
-      [name, { queue: 'q', every: 1, cron: '* * * * *' }, 'INVALID_ARGUMENT', 'exactly one of cron and every, got cron "* * * * *" and every 1'],
+      [name, { queue: 'q', every: 1000, cron: '* * * * *' }, 'INVALID_ARGUMENT', 'exactly one of cron and every, got cron "* * * * *" and every 1000'],
       [name, { queue: 'q', cron: '61 * * * *' }, 'INVALID_ARGUMENT', '"61 * * * *" is not a cron pattern'],
       [name, { queue: 'q', cron: '* * * * * * *' }, 'INVALID_ARGUMENT', 'is not a cron pattern of 5 or 6 fields'],
       [name, { queue: 'q', cron: '0 0 30 2 *' }, 'INVALID_ARGUMENT', '"0 0 30 2 *" has no tick after now'],
       [name, { queue: 'q', cron: '* * * * *', tz: 'Mars/Base' }, 'INVALID_ARGUMENT', 'IANA time zone name such as "Europe/Berlin" or "UTC", got "Mars/Base"'],
-      [name, { queue: 'q', every: 5, tz: 'UTC' }, 'INVALID_ARGUMENT', 'tz applies to cron patterns only'],
-      [name, { queue: 'q', every: 0 }, 'INVALID_ARGUMENT', 'every (whole seconds) must be an integer from 1 to 315360000, got 0'],
+      [name, { queue: 'q', every: 5000, tz: 'UTC' }, 'INVALID_ARGUMENT', 'tz applies to cron patterns only'],
+      [
+        name,
+        { queue: 'q', every: 0 },
+        'INVALID_ARGUMENT',
+        'every must be whole seconds in milliseconds (a multiple of 1000) from 1,000 to 315,360,000,000, got 0 (a number)',
+      ],
+      [name, { queue: 'q', every: 1500 }, 'INVALID_ARGUMENT', 'got 1500 (a number)'],
       [name, { queue: 'q', every: 1.5 }, 'INVALID_ARGUMENT', 'got 1.5 (a number)'],
       [
         name,
-        { queue: 'q', every: 5, missed: 'sometimes' },
+        { queue: 'q', every: 5000, missed: 'sometimes' },
         'INVALID_ARGUMENT',
         'missed must be "skip", "once" or { each: N } (N from 1 to 1000), got "sometimes"',
       ],
-      [name, { queue: 'q', every: 5, missed: { each: 1001 } }, 'INVALID_ARGUMENT', 'missed.each must be an integer from 1 to 1000, got 1001'],
-      [name, { queue: 'q', every: 5, missed: { each: 2, max: 3 } }, 'INVALID_ARGUMENT', 'no option "max"; its options are each'],
+      [name, { queue: 'q', every: 5000, missed: { each: 1001 } }, 'INVALID_ARGUMENT', 'missed.each must be an integer from 1 to 1000, got 1001'],
+      [name, { queue: 'q', every: 5000, missed: { each: 2, max: 3 } }, 'INVALID_ARGUMENT', 'no option "max"; its options are each'],
       [
         name,
-        { queue: 'q', every: 5, options: { runAt: new Date() } },
+        { queue: 'q', every: 5000, options: { runAt: new Date() } },
         'INVALID_ARGUMENT',
         'no option "runAt"; its options are delay, priority, maxAttempts, dedupKey, group, concurrencyKey',
       ],
-      [name, { queue: 'q', every: 5, options: { priority: 40000 } }, 'INVALID_ARGUMENT', 'priority must be an integer from -32768 to 32767, got 40000'],
-      [name, { queue: 'q', every: 5, payload: () => 1 }, 'INVALID_ARGUMENT', 'payload'],
-      [name, { queue: 'bad queue', every: 5 }, 'INVALID_NAME', 'invalid queue name "bad queue"'],
-      ['-bad', { queue: 'q', every: 5 }, 'INVALID_NAME', 'invalid schedule name "-bad"'],
+      [name, { queue: 'q', every: 5000, options: { priority: 40000 } }, 'INVALID_ARGUMENT', 'priority must be an integer from -32768 to 32767, got 40000'],
+      [name, { queue: 'q', every: 5000, payload: () => 1 }, 'INVALID_ARGUMENT', 'payload'],
+      [name, { queue: 'bad queue', every: 5000 }, 'INVALID_NAME', 'invalid queue name "bad queue"'],
+      ['-bad', { queue: 'q', every: 5000 }, 'INVALID_NAME', 'invalid schedule name "-bad"'],
       [name, null, 'INVALID_ARGUMENT', 'needs { queue, cron | every, ... }, got null'],
     ];
     for (const [n, spec, code, text] of bad) {
@@ -126,9 +132,9 @@ export function scheduleCrud<Tx>(ctx: () => SuiteContext<Tx>): void {
       expect(err.message, JSON.stringify(spec)).toContain(text);
     }
     expect((await rejection(() => s.start({ pollInterval: 0 }), 'INVALID_ARGUMENT')).message).toContain(
-      'pollInterval must be a finite number of seconds from 0.01 to 3600, got 0',
+      'pollInterval must be a finite number of milliseconds from 10 to 3,600,000, got 0',
     );
-    expect((await rejection(() => s.start({ poll: 1 } as never), 'INVALID_ARGUMENT')).message).toContain('its options are pollInterval, onError');
+    expect((await rejection(() => s.start({ poll: 1000 } as never), 'INVALID_ARGUMENT')).message).toContain('its options are pollInterval, onError');
     await rejection(() => s.get('no such name'), 'INVALID_NAME');
     await rejection(() => s.remove(''), 'INVALID_NAME');
     expect(await probeSchedules(session.probe, prefix)).toEqual(before.map((r) => ({ ...r, nowUs: expect.any(Number) })));

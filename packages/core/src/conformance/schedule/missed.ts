@@ -13,7 +13,7 @@ export function scheduleMissed<Tx>(ctx: () => SuiteContext<Tx>): void {
     const { session, prefix } = ctx();
     const s = session.taskrow.schedules();
     const [name, queue] = [freshName('s'), freshName('q')];
-    await s.upsert(name, { queue, every: 60, missed });
+    await s.upsert(name, { queue, every: 60_000, missed });
     const n0 = (await probeSchedule(session.probe, prefix, name))!.nextUs!;
     await shiftNextAt(session.probe, prefix, name, -60 * gap);
     await s.runDue();

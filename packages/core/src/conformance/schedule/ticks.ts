@@ -12,7 +12,7 @@ export function scheduleTicks<Tx>(ctx: () => SuiteContext<Tx>): void {
     const { session, prefix } = ctx();
     const s = session.taskrow.schedules();
     const [name, queue] = [freshName('s'), freshName('q')];
-    await s.upsert(name, { queue, every: 60, payload: { n: 1 }, options: { priority: 7, group: 'g', maxAttempts: 2 } });
+    await s.upsert(name, { queue, every: 60_000, payload: { n: 1 }, options: { priority: 7, group: 'g', maxAttempts: 2 } });
     expect(await s.runDue()).toBe(0); // not due yet
     const tick = (await probeSchedule(session.probe, prefix, name))!.nextUs! - 60e6;
     await shiftNextAt(session.probe, prefix, name, -60);
@@ -32,7 +32,7 @@ export function scheduleTicks<Tx>(ctx: () => SuiteContext<Tx>): void {
     const { session, prefix } = ctx();
     const s = session.taskrow.schedules();
     const [name, queue] = [freshName('s'), freshName('q')];
-    await s.upsert(name, { queue, every: 60, options: { delay: 30, dedupKey: 'one-at-a-time' } });
+    await s.upsert(name, { queue, every: 60_000, options: { delay: 30_000, dedupKey: 'one-at-a-time' } });
     const tick = (await probeSchedule(session.probe, prefix, name))!.nextUs! - 60e6;
     await shiftNextAt(session.probe, prefix, name, -60);
     expect(await s.runDue()).toBe(1);
@@ -49,8 +49,8 @@ export function scheduleTicks<Tx>(ctx: () => SuiteContext<Tx>): void {
     const { session, prefix } = ctx();
     const s = session.taskrow.schedules();
     const [bad, good, queue] = [freshName('s'), freshName('s'), freshName('q')];
-    await s.upsert(bad, { queue, every: 60, payload: 'bad' });
-    await s.upsert(good, { queue, every: 60, payload: 'good' });
+    await s.upsert(bad, { queue, every: 60_000, payload: 'bad' });
+    await s.upsert(good, { queue, every: 60_000, payload: 'good' });
     await session.probe.query(`UPDATE \`${prefix}queue_schedules\` SET options = '{"priority":99999}' WHERE name = ?`, [bad]);
     for (const name of [bad, good]) await shiftNextAt(session.probe, prefix, name, -60);
     expect((await rejection(() => s.runDue(), 'INVALID_ARGUMENT')).message).toContain(
@@ -68,7 +68,7 @@ export function scheduleTicks<Tx>(ctx: () => SuiteContext<Tx>): void {
     const queue = freshName('q');
     const { clients, close } = await session.openClients(3);
     try {
-      for (const name of names) await session.taskrow.schedules().upsert(name, { queue, every: 60, payload: name });
+      for (const name of names) await session.taskrow.schedules().upsert(name, { queue, every: 60_000, payload: name });
       const firsts = await Promise.all(names.map(async (n) => (await probeSchedule(session.probe, prefix, n))!.nextUs!));
       for (let round = 0; round < 8; round += 1) {
         for (const name of names) await shiftNextAt(session.probe, prefix, name, -60);
@@ -92,13 +92,13 @@ export function scheduleTicks<Tx>(ctx: () => SuiteContext<Tx>): void {
     const [name, queue] = [freshName('s'), freshName('q')];
     const { clients, close } = await session.openClients(3);
     try {
-      const first = (await clients[0]!.schedules().upsert(name, { queue, every: 60, payload: -1 })).nextAt!.getTime() * 1000;
+      const first = (await clients[0]!.schedules().upsert(name, { queue, every: 60_000, payload: -1 })).nextAt!.getTime() * 1000;
       for (let round = 0; round < 8; round += 1) {
         await shiftNextAt(session.probe, prefix, name, -60);
         await Promise.all([
           clients[0]!.schedules().runDue(),
           clients[1]!.schedules().runDue(),
-          clients[2]!.schedules().upsert(name, { queue, every: 60, payload: round }),
+          clients[2]!.schedules().upsert(name, { queue, every: 60_000, payload: round }),
         ]);
         // A tick that lost its compare-and-set to the upsert is still due: a later pass takes it.
         await clients[0]!.schedules().runDue();
@@ -119,7 +119,7 @@ export function scheduleTicks<Tx>(ctx: () => SuiteContext<Tx>): void {
     let schedulers: Scheduler[] = [];
     try {
       await session.taskrow.schedules().upsert(name, { queue, cron: '* * * * * *', missed: { each: 5 } });
-      schedulers = clients.map((c) => c.schedules().start({ pollInterval: 0.5 }));
+      schedulers = clients.map((c) => c.schedules().start({ pollInterval: 500 }));
       await until('2 ticks enqueued', async () => (await probeRunAts(session.probe, prefix, queue)).length >= 2, 10);
       await Promise.all(schedulers.map((x) => x.stop()));
       const runAts = await probeRunAts(session.probe, prefix, queue);

@@ -35,6 +35,6 @@ export async function queueStats(exec: Executor, t: QueueTables, queue: string):
     queue,
     counts,
     dead: counts.dead,
-    oldestRunnableAge: since.length === 0 ? null : Math.max(0, (now - Math.min(...since)) / 1e6),
+    oldestRunnableAge: since.length === 0 ? null : Math.max(0, (now - Math.min(...since)) / 1000),
   };
 }

@@ -1,17 +1,17 @@
 import type { Executor } from '../../engine/executor.js';
 import { invalid } from '../../errors.js';
 import type { SqlConnection } from '../../port.js';
-import { intArg, optionsOf, secondsArg, show, toNumber } from '../../validate.js';
+import { intArg, msArg, optionsOf, show, toNumber } from '../../validate.js';
 import { placeholderList } from '../../chunk.js';
 import type { QueueTables } from '../model/tables.js';
 
 /** The most starts a rate limit allows per window. */
 export const MAX_RATE_LIMIT = 100_000;
-/** The longest and shortest rate window, in seconds. */
-export const MAX_RATE_WINDOW_SECONDS = 24 * 3600;
-export const MIN_RATE_WINDOW_SECONDS = 0.001;
+/** The longest and shortest rate window, in milliseconds. */
+export const MAX_RATE_WINDOW_MS = 24 * 3600 * 1000;
+export const MIN_RATE_WINDOW_MS = 1;
 
-/** A queue's rate limit: at most `limit` jobs start in any `per` seconds. */
+/** A queue's rate limit: at most `limit` jobs start in any `per` milliseconds. */
 export interface RateLimit {
   readonly limit: number;
   readonly per: number;
@@ -24,7 +24,7 @@ export function rateArg(value: unknown): RateLimit | null {
   const o = optionsOf('setRateLimit()', value, ['limit', 'per']);
   return {
     limit: intArg('setRateLimit() limit', o['limit'], 1, MAX_RATE_LIMIT),
-    per: secondsArg('setRateLimit() per', o['per'], MIN_RATE_WINDOW_SECONDS, MAX_RATE_WINDOW_SECONDS),
+    per: msArg('setRateLimit() per', o['per'], MIN_RATE_WINDOW_MS, MAX_RATE_WINDOW_MS),
   };
 }
 
@@ -37,7 +37,7 @@ export async function setRate(exec: Executor, t: QueueTables, queue: string, rat
   await exec.transaction(async (conn) => {
     await conn.query(`DELETE FROM ${t.rateSlots} WHERE \`queue\` = ? AND \`slot\` >= ?`, [queue, rate?.limit ?? 0]);
     if (rate === null) return;
-    const windowUs = Math.round(rate.per * 1e6);
+    const windowUs = Math.round(rate.per * 1000);
     await conn.query(`UPDATE ${t.rateSlots} SET \`window_us\` = ? WHERE \`queue\` = ?`, [windowUs, queue]);
     for (let from = 0; from < rate.limit; from += 1000) {
       const slots = Array.from({ length: Math.min(1000, rate.limit - from) }, (_, i) => from + i);
@@ -55,7 +55,7 @@ export async function getRate(exec: Executor, t: QueueTables, queue: string): Pr
     queue,
   ]);
   const n = toNumber(rows[0]?.n ?? 0);
-  return n === 0 ? null : { limit: n, per: toNumber(rows[0]!.w) / 1e6 };
+  return n === 0 ? null : { limit: n, per: toNumber(rows[0]!.w) / 1000 };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { invalid, InvalidArgumentError } from '../../errors.js';
 import { encodeKey } from '../../keys.js';
 import { validateName } from '../../names.js';
-import { intArg, optionsOf, secondsArg, show } from '../../validate.js';
+import { intArg, msArg, optionsOf, show } from '../../validate.js';
 import { encodePayloadSized } from './payload.js';
 import type { ClaimOptions, EnqueueOptions, QueueOptions } from './types.js';
 import { PHASE } from './tables.js';
@@ -22,9 +22,9 @@ export function concurrencyKeyArg(what: string, value: unknown): string {
   return value as string;
 }
 
-/** The longest lease, delay or retention: 7 days for leases, 10 years for delays. */
-export const MAX_LEASE_SECONDS = 7 * 24 * 3600;
-export const MAX_DELAY_SECONDS = 10 * 365 * 24 * 3600;
+/** The longest lease, delay or retention, in milliseconds: 7 days for leases, 10 years for delays. */
+export const MAX_LEASE_MS = 7 * 24 * 3600 * 1000;
+export const MAX_DELAY_MS = 10 * 365 * 24 * 3600 * 1000;
 /** Most jobs one claim returns. */
 export const MAX_CLAIM = 1000;
 export const MAX_ATTEMPTS = 1000;
@@ -36,7 +36,7 @@ export const MAX_PRIORITY = 32767;
 export const ENQUEUE_LIMITS = {
   priority: { min: MIN_PRIORITY, max: MAX_PRIORITY },
   maxAttempts: { min: 1, max: MAX_ATTEMPTS },
-  delaySeconds: { min: 0, max: MAX_DELAY_SECONDS },
+  delayMs: { min: 0, max: MAX_DELAY_MS },
 } as const;
 /** Last errors are cut to this many characters. */
 export const MAX_ERROR_CHARS = 4000;
@@ -44,6 +44,7 @@ export const MAX_ERROR_CHARS = 4000;
 /** Resolved settings of a queue handle. */
 export interface QueueSettings {
   readonly maxAttempts: number;
+  /** Milliseconds, as every duration here. */
   readonly backoffBase: number;
   readonly backoffMax: number;
   readonly keepFinishedFor: number;
@@ -77,27 +78,27 @@ export function startState(row: JobRow): [phase: number, priority: number, ready
   return [waits ? PHASE.delayed : PHASE.ready, row.priority, waits ? 0 : row.priority];
 }
 
-/** A lease, delay or other duration that must be more than 0 seconds. */
-export function positiveSeconds(what: string, value: unknown, max: number): number {
-  const s = secondsArg(what, value, 0, max);
-  if (s <= 0) throw invalid(`${what} must be more than 0 seconds, got ${show(value)}`);
-  return s;
+/** A lease or other duration that must be more than 0 milliseconds, at most `max`. */
+export function positiveMs(what: string, value: unknown, max: number): number {
+  const ms = msArg(what, value, 0, max);
+  if (ms <= 0) throw invalid(`${what} must be more than 0 milliseconds, got ${show(value)}`);
+  return ms;
 }
 
-/** Whole microseconds of `seconds`. */
-export const toMicros = (seconds: number): number => Math.round(seconds * 1e6);
+/** Whole microseconds of `ms` milliseconds. */
+export const toMicros = (ms: number): number => Math.round(ms * 1000);
 
 export function queueSettings(options: QueueOptions | undefined): QueueSettings {
   const o = optionsOf('queue()', options, ['maxAttempts', 'backoff', 'keepFinishedFor']) as QueueOptions;
   optionsOf('queue() backoff', o.backoff, ['base', 'max']);
-  const base = secondsArg('backoff.base', o.backoff?.base ?? 1, 0, MAX_DELAY_SECONDS);
-  const max = secondsArg('backoff.max', o.backoff?.max ?? 3600, 0, MAX_DELAY_SECONDS);
+  const base = msArg('backoff.base', o.backoff?.base ?? 1000, 0, MAX_DELAY_MS);
+  const max = msArg('backoff.max', o.backoff?.max ?? 3_600_000, 0, MAX_DELAY_MS);
   if (max < base) throw invalid(`backoff.max (${max}) must not be less than backoff.base (${base})`);
   return {
     maxAttempts: intArg('maxAttempts', o.maxAttempts ?? 5, 1, MAX_ATTEMPTS),
     backoffBase: base,
     backoffMax: max,
-    keepFinishedFor: secondsArg('keepFinishedFor', o.keepFinishedFor ?? 0, 0, MAX_DELAY_SECONDS),
+    keepFinishedFor: msArg('keepFinishedFor', o.keepFinishedFor ?? 0, 0, MAX_DELAY_MS),
   };
 }
 
@@ -116,7 +117,7 @@ export function jobRow(payload: unknown, options: EnqueueOptions | undefined, se
   const o = optionsOf(what, options, ENQUEUE_OPTIONS) as EnqueueOptions;
   if (o.runAt !== undefined && o.delay !== undefined) throw invalid(`${what}: give runAt or delay, not both`);
   const { text, bytes } = encodePayloadSized(payload, `${what} payload`);
-  const delay = o.delay === undefined ? 0 : secondsArg(`${what} delay`, o.delay, 0, MAX_DELAY_SECONDS);
+  const delay = o.delay === undefined ? 0 : msArg(`${what} delay`, o.delay, 0, MAX_DELAY_MS);
   return {
     payload: text,
     payloadBytes: bytes,
@@ -157,7 +158,7 @@ export function claimArgs(options: ClaimOptions): { limit: number; leaseMicros: 
   optionsOf('claim()', options, ['limit', 'lease', 'group']);
   return {
     limit: intArg('claim() limit', options.limit, 0, MAX_CLAIM),
-    leaseMicros: toMicros(positiveSeconds('claim() lease', options.lease, MAX_LEASE_SECONDS)),
+    leaseMicros: toMicros(positiveMs('claim() lease', options.lease, MAX_LEASE_MS)),
     group: options.group === undefined ? undefined : validateName('group', options.group),
   };
 }
@@ -178,8 +179,8 @@ export function errorText(error: unknown): string {
   return (text as string & { toWellFormed(): string }).toWellFormed();
 }
 
-/** Seconds to wait before attempt `attempt + 1`: `base * 2^(attempt-1)` capped at `max`, then between half and all of it. */
-export function backoffSeconds(attempt: number, s: QueueSettings): number {
+/** Milliseconds to wait before attempt `attempt + 1`: `base * 2^(attempt-1)` capped at `max`, then between half and all of it. */
+export function backoffMs(attempt: number, s: QueueSettings): number {
   const full = Math.min(s.backoffMax, s.backoffBase * 2 ** Math.max(0, attempt - 1));
   return full / 2 + (Math.random() * full) / 2;
 }

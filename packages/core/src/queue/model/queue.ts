@@ -36,7 +36,7 @@ export interface Queue<Payload = unknown> {
   /**
    * Claims up to `limit` runnable jobs: ready ones by priority, then due time, then id; due
    * delayed jobs and expired leases are made ready first (an expired lease whose attempts are used
-   * up makes its job dead). Each claimed job gets a lease of `lease` seconds by the database clock,
+   * up makes its job dead). Each claimed job gets a lease of `lease` milliseconds by the database clock,
    * its attempt counted and a new fencing token. MUST hand each job to at most one live lease;
    * MUST NOT wait on rows other claimers or ackers hold (they are skipped). A job with a concurrency
    * key becomes ready only within its key's limit (the others turn `blocked`); a rate-limited queue
@@ -60,12 +60,12 @@ export interface Queue<Payload = unknown> {
   /**
    * Resolves once job `id` of this queue finished: `done` with its result (when finished jobs are
    * kept), `dead` with its last error, or `gone` (see `JobOutcome`). Polls `getJob` (10 ms,
-   * doubling up to 500 ms). Rejects with `TIMEOUT` after `timeout` seconds, or with the signal's
+   * doubling up to 500 ms). Rejects with `TIMEOUT` after `timeout` milliseconds, or with the signal's
    * reason when `signal` aborts. Read-only.
    */
   waitFor(id: number, options?: { timeout?: number; signal?: AbortSignal }): Promise<JobOutcome>;
   /**
-   * Fails a job: it runs again after an exponential backoff with jitter (or `retryIn` seconds),
+   * Fails a job: it runs again after an exponential backoff with jitter (or `retryIn` milliseconds),
    * or, once its attempts are used up, becomes `dead` keeping `error` as its last error. With
    * `retry: false` (the default when `error` is an `UnrecoverableError`) it is dead at once,
    * whatever attempts it has left; `retry: false` with `retryIn` is refused. Rejects with
@@ -74,14 +74,14 @@ export interface Queue<Payload = unknown> {
   fail(job: JobRef, error: unknown, options?: { retryIn?: number; retry?: boolean }): Promise<FailOutcome>;
   /**
    * Gives jobs back without counting the attempt: they are ready again in their old place in line
-   * (or after `delay` seconds). Same lease checks and errors as `complete`.
+   * (or after `delay` milliseconds). Same lease checks and errors as `complete`.
    */
   release(jobs: JobRef | readonly JobRef[], options?: { delay?: number }): Promise<void>;
   /**
-   * Extends leases to `seconds` from now (heartbeat). Resolves to the new expiry. Same lease
-   * checks and errors as `complete`: a lost lease is never revived.
+   * Extends leases to `ms` milliseconds from now (heartbeat). Resolves to the new expiry. Same
+   * lease checks and errors as `complete`: a lost lease is never revived.
    */
-  extend(jobs: JobRef | readonly JobRef[], seconds: number): Promise<Date>;
+  extend(jobs: JobRef | readonly JobRef[], ms: number): Promise<Date>;
   /**
    * Makes dead jobs ready again with their attempts reset and their dedup keys back: the given ids,
    * or all (up to `limit`). MUST NOT make two live jobs share a dedup key: a dead job whose key a
@@ -137,7 +137,7 @@ export interface Queue<Payload = unknown> {
    */
   setConcurrencyLimit(limit: number | null, options?: { key?: string }): Promise<void>;
   /**
-   * Limits how many jobs of the queue start (are claimed) in any window of `per` seconds, across
+   * Limits how many jobs of the queue start (are claimed) in any window of `per` milliseconds, across
    * every process, by the database clock: at most `limit`, however many workers claim. Retries
    * and releases start again and count again. `null` removes the limit. Persisted; takes effect at
    * the commit; a lowered limit holds fully one window later. A claim of a rate-limited queue

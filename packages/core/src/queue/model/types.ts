@@ -55,7 +55,7 @@ export interface Job<Payload = unknown> extends JobRef, JobFields<Payload> {
 export interface EnqueueOptions {
   /** Run no earlier than this time. Excludes `delay`. */
   readonly runAt?: Date;
-  /** Run no earlier than this many seconds from now, by the database clock. Excludes `runAt`. */
+  /** Run no earlier than this many milliseconds from now, by the database clock. Excludes `runAt`. */
   readonly delay?: number;
   /** Lower runs first; -32768 to 32767, default 0. */
   readonly priority?: number;
@@ -93,7 +93,7 @@ export interface Enqueued {
 export interface ClaimOptions {
   /** Most jobs to claim, 0 to 1000. */
   readonly limit: number;
-  /** Lease length in seconds (database clock), more than 0 and at most 7 days. */
+  /** Lease length in milliseconds (database clock), more than 0 and at most 7 days (604,800,000). */
   readonly lease: number;
   /** Claim only jobs of this group. */
   readonly group?: string;
@@ -103,10 +103,10 @@ export interface ClaimOptions {
 export interface QueueOptions {
   /** Default `maxAttempts` of jobs enqueued through this handle; default 5. */
   readonly maxAttempts?: number;
-  /** Retry backoff after `fail`: `base * 2^(attempt - 1)` seconds capped at `max`, with jitter. Defaults 1 and 3600. */
+  /** Retry backoff after `fail`: `base * 2^(attempt - 1)` milliseconds capped at `max`, with jitter. Defaults 1,000 and 3,600,000 (an hour). */
   readonly backoff?: { readonly base?: number; readonly max?: number };
   /**
-   * Seconds to keep finished jobs (state `done`) before `purge()` deletes them. 0 (the default)
+   * Milliseconds to keep finished jobs (state `done`) before `purge()` deletes them. 0 (the default)
    * deletes a job when it completes.
    */
   readonly keepFinishedFor?: number;
@@ -121,7 +121,7 @@ export interface QueueStats {
   /** Jobs per state; `running` includes expired leases not yet taken back. */
   readonly counts: Readonly<Record<JobState, number>>;
   readonly dead: number;
-  /** Seconds the oldest runnable job has waited since it became due (database clock); null when none is runnable. */
+  /** Milliseconds the oldest runnable job has waited since it became due (database clock); null when none is runnable. */
   readonly oldestRunnableAge: number | null;
   /** When the queue was paused (database clock), or null while it is not paused. */
   readonly pausedAt: Date | null;

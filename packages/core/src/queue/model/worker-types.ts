@@ -31,9 +31,9 @@ export interface WorkerOptions {
    * jobs that have not started; their leases are extended while they wait.
    */
   readonly batchSize?: number;
-  /** Lease in seconds; extended while a job runs (at half-life). Default 30. */
+  /** Lease in milliseconds; extended while a job runs (at half-life). Default 30,000. */
   readonly lease?: number;
-  /** Longest wait between claims while the queue is idle, in seconds; default 1. */
+  /** Longest wait between claims while the queue is idle, in milliseconds; default 1,000. */
   readonly pollInterval?: number;
   /**
    * Sleep on the queue's doorbell (default false): an enqueue that commits in another process on
@@ -72,7 +72,7 @@ export interface WorkerCounts {
 export interface QueueWorker<P = unknown> extends EventEmitter<WorkerEventMap<P>> {
   /**
    * Stops claiming, gives back the claimed jobs that have not started, waits up to `timeout`
-   * seconds (default 30) for running handlers, then aborts the rest (their signal fires) and
+   * milliseconds (default 30,000) for running handlers, then aborts the rest (their signal fires) and
    * gives them back. Resolves once every ack has been written and, when it was the process's
    * last doorbell worker of the queue, once the doorbell's sleeping connection is back in the pool
    * (its sleep lasts at most a second). Safe to call twice.

@@ -1,6 +1,6 @@
 import type { Executor } from '../../engine/executor.js';
 import { TaskrowError } from '../../errors.js';
-import { optionsOf, secondsArg } from '../../validate.js';
+import { msArg, optionsOf } from '../../validate.js';
 import { fence } from './ack.js';
 import { LeaseLostError } from '../model/errors.js';
 import { encodePayload } from '../model/payload.js';
@@ -34,7 +34,7 @@ export function waitForArgs(options: unknown): WaitForArgs {
   const signal = o['signal'];
   if (signal !== undefined && !(signal instanceof AbortSignal)) throw new TaskrowError('INVALID_ARGUMENT', 'waitFor() signal must be an AbortSignal');
   return {
-    timeoutMs: o['timeout'] === undefined ? undefined : secondsArg('waitFor() timeout', o['timeout'], 0.001, 365 * 24 * 3600) * 1000,
+    timeoutMs: o['timeout'] === undefined ? undefined : msArg('waitFor() timeout', o['timeout'], 1, 365 * 24 * 3600 * 1000),
     signal: signal as AbortSignal | undefined,
   };
 }

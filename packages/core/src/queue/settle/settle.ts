@@ -7,7 +7,7 @@ import { claimCursor } from '../model/cursor.js';
 import { LeaseLostError } from '../model/errors.js';
 import { leaseConfirmed } from '../model/held.js';
 import { ackFast, ackHeld, expectAll, fence, type FastTail, type HeldRow } from './ack.js';
-import { backoffSeconds, errorText, toMicros } from '../model/options.js';
+import { backoffMs, errorText, toMicros } from '../model/options.js';
 import { toNumber } from '../../validate.js';
 import { deleteById, NOW_MICROS, NOW_PLUS, PHASE, updateById } from '../model/tables.js';
 import type { FailOutcome, JobRef } from '../model/types.js';
@@ -122,7 +122,7 @@ export async function completeThen<T>(
 }
 
 /**
- * Schedules a retry with backoff (or after `retryIn` seconds), or makes the job dead on its last
+ * Schedules a retry with backoff (or after `retryIn` milliseconds), or makes the job dead on its last
  * attempt, or at once with `'never'`; see `Queue.fail`.
  */
 export async function failJob(c: AckContext, ref: JobRef, error: unknown, retryIn: number | 'never' | undefined): Promise<FailOutcome> {
@@ -147,7 +147,7 @@ export async function failJob(c: AckContext, ref: JobRef, error: unknown, retryI
       await freed();
       return { state: 'dead' };
     }
-    const delay = toMicros(retryIn ?? backoffSeconds(h.attempt, c.settings));
+    const delay = toMicros(retryIn ?? backoffMs(h.attempt, c.settings));
     const res = await conn.query(
       `${updateById(c.t.jobs)} SET \`last_error\` = ?, \`run_at\` = ${NOW_PLUS}, \`due_at\` = ${NOW_PLUS}, \`phase\` = ${PHASE.delayed} WHERE ${f.sql}`,
       [text, delay, delay, ...f.params],
@@ -201,9 +201,9 @@ export async function releaseJobs(c: AckContext, refs: readonly JobRef[], delay:
   slots.ring();
 }
 
-/** Moves lease expiries to `seconds` from now; see `Queue.extend`. */
-export async function extendJobs(c: AckContext, refs: readonly JobRef[], seconds: number): Promise<Date> {
-  const micros = toMicros(seconds);
+/** Moves lease expiries to `ms` milliseconds from now; see `Queue.extend`. */
+export async function extendJobs(c: AckContext, refs: readonly JobRef[], ms: number): Promise<Date> {
+  const micros = toMicros(ms);
   if (refs.length === 0) {
     const { rows } = await c.exec.query<{ now_us: unknown }>(`SELECT ${NOW_MICROS} AS now_us`);
     return new Date((toNumber(rows[0]?.now_us) + micros) / 1000);

@@ -50,8 +50,8 @@ export interface Held<P> {
   result?: string;
 }
 
-/** Extends leases by `seconds`, giving up waiting after `boundMs` (see `Executor.within`). */
-export type ExtendFn = (refs: readonly JobRef[], seconds: number, boundMs: number) => Promise<unknown>;
+/** Extends leases by `ms` milliseconds, giving up waiting after `boundMs` (see `Executor.within`). */
+export type ExtendFn = (refs: readonly JobRef[], ms: number, boundMs: number) => Promise<unknown>;
 
 /** The abort reason of a job whose lease ended on the local clock before an extension was confirmed. */
 export function leaseEnded(id: number): LeaseLostError {
@@ -71,12 +71,12 @@ export class Heartbeat<P> {
 
   constructor(
     private readonly held: Map<number, Held<P>>,
-    private readonly leaseSeconds: number,
+    private readonly leaseMs: number,
     private readonly extend: ExtendFn,
     private readonly lose: (id: number, reason: LeaseLostError) => void,
     private readonly report: (err: unknown) => void,
   ) {
-    this.timer = setInterval(() => this.beat(), Math.max(20, (leaseSeconds * 1000) / 4));
+    this.timer = setInterval(() => this.beat(), Math.max(20, leaseMs / 4));
   }
 
   stop(): void {
@@ -86,7 +86,7 @@ export class Heartbeat<P> {
   /** One beat: picks the due jobs and starts their extends. */
   beat(): void {
     const now = performance.now();
-    const halfLife = (this.leaseSeconds * 1000) / 2;
+    const halfLife = this.leaseMs / 2;
     const due: Held<P>[] = [];
     for (const h of this.held.values()) {
       if (h.acking || h.extending || h.lease.expired) continue;
@@ -107,7 +107,7 @@ export class Heartbeat<P> {
     try {
       await this.extend(
         part.map((h) => h.job),
-        this.leaseSeconds,
+        this.leaseMs,
         bound,
       );
       for (const h of part) h.lease.renewed(sentAt);

@@ -1,7 +1,7 @@
 import { invalid } from '../../errors.js';
 import { validateName } from '../../names.js';
-import { intArg, optionsOf, secondsArg, show } from '../../validate.js';
-import { MAX_CLAIM, MAX_LEASE_SECONDS, positiveSeconds } from '../model/options.js';
+import { intArg, msArg, optionsOf, show } from '../../validate.js';
+import { MAX_CLAIM, MAX_LEASE_MS, positiveMs } from '../model/options.js';
 import type { WorkerLogger } from '../model/events.js';
 import type { WorkerOptions } from '../model/worker-types.js';
 
@@ -9,8 +9,8 @@ import type { WorkerOptions } from '../model/worker-types.js';
 export interface WorkerSettings {
   readonly concurrency: number;
   readonly batchSize: number;
-  /** Lease length in seconds. */
-  readonly lease: number;
+  /** Lease length in milliseconds. */
+  readonly leaseMs: number;
   readonly pollMs: number;
   readonly doorbell: boolean;
   readonly group: string | undefined;
@@ -43,8 +43,8 @@ export function workerSettings(handler: unknown, options: WorkerOptions | undefi
   return {
     concurrency,
     batchSize: intArg('work() batchSize', o.batchSize ?? Math.min(concurrency, MAX_CLAIM), 1, MAX_CLAIM),
-    lease: positiveSeconds('work() lease', o.lease ?? 30, MAX_LEASE_SECONDS),
-    pollMs: secondsArg('work() pollInterval', o.pollInterval ?? 1, 0.001, 3600) * 1000,
+    leaseMs: positiveMs('work() lease', o.lease ?? 30_000, MAX_LEASE_MS),
+    pollMs: msArg('work() pollInterval', o.pollInterval ?? 1000, 1, 3_600_000),
     doorbell: o.doorbell ?? false,
     group: o.group === undefined ? undefined : validateName('group', o.group),
     onError: o.onError,

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { LeaseDeadline } from '../../engine/deadline.js';
-import { secondsArg } from '../../validate.js';
+import { msArg } from '../../validate.js';
 import { isSettled } from '../model/held.js';
 import { isClientClosed } from '../../errors.js';
 import type { LeaseLostError } from '../model/errors.js';
@@ -78,7 +78,7 @@ class Handle<P> extends EventEmitter<WorkerEventMap<P>> implements QueueWorker<P
   }
 
   stop(options: { timeout?: number } = {}): Promise<StopResult> {
-    return this.stopWith(secondsArg('stop() timeout', options.timeout ?? 30, 0, 24 * 3600) * 1000);
+    return this.stopWith(msArg('stop() timeout', options.timeout ?? 30_000, 0, 24 * 3600 * 1000));
   }
 }
 
@@ -146,7 +146,7 @@ class Worker<P> {
     );
     this.signals = new WorkerSignals(this.handle, queue.name, s.logger, s.onError);
     this.acks = new AckBatcher(queue, this.counts, (h) => this.drop(h), this.signals);
-    this.heartbeat = new Heartbeat(this.held, s.lease, queue.extend, (id, reason) => this.lose(id, reason), report);
+    this.heartbeat = new Heartbeat(this.held, s.leaseMs, queue.extend, (id, reason) => this.lose(id, reason), report);
     this.purger = setInterval(() => void queue.purge().catch(report), PURGE_EVERY_MS);
     this.siblings = queue.onEnqueue({
       group: s.group,
@@ -168,7 +168,7 @@ class Worker<P> {
   /** This worker as the runner of jobs a ring hands over: held and started as a claim's would be, or released once it is stopping. */
   private handee(): Handee<P> {
     return {
-      leaseMicros: toMicros(this.s.lease),
+      leaseMicros: toMicros(this.s.leaseMs),
       free: () => !this.stopping && this.running + this.pending.length + this.reserved < this.s.concurrency,
       take: (handed, readAt) => this.takeHanded(handed, readAt),
     };
@@ -187,7 +187,7 @@ class Worker<P> {
       if (held) [held, this.reserved] = [false, this.reserved - jobs];
     };
     return {
-      leaseMicros: toMicros(this.s.lease),
+      leaseMicros: toMicros(this.s.leaseMs),
       take: (handed, sentAt) => {
         free();
         this.takeHanded(handed as Handed<P>, sentAt);
@@ -314,7 +314,7 @@ class Worker<P> {
   }
 
   private hold(job: Job<P>, sentAt: number): void {
-    const lease = new LeaseDeadline(this.s.lease * 1000, sentAt, () => this.lose(job.id, leaseEnded(job.id)));
+    const lease = new LeaseDeadline(this.s.leaseMs, sentAt, () => this.lose(job.id, leaseEnded(job.id)));
     const h: Held<P> = { job, abort: new JobAbort(), lease, started: false, acking: false, extending: false };
     this.held.set(job.id, h);
     this.pending.push(h);
@@ -428,7 +428,7 @@ class Worker<P> {
   }
 
   private async claimNow(): Promise<Job<P>[]> {
-    const options = { limit: this.s.batchSize, lease: this.s.lease, group: this.s.group };
+    const options = { limit: this.s.batchSize, lease: this.s.leaseMs, group: this.s.group };
     const riders = this.acks.take();
     if (riders.length === 0) return this.queue.claim(options, this.read);
     let jobs: Job<P>[] = [];
