@@ -20,6 +20,7 @@ commands:
   queue list QUEUE [--state S[,S...]] [--group G] [--limit N] [--after CURSOR]
                                            a page of jobs: id, state, attempt/max, priority, group, due, payload
   queue show QUEUE ID                      one job, every field, its last error included
+  queue remove QUEUE ID...                 delete jobs that have not started (ready, delayed, blocked); prints how many
   queue stats QUEUE | queue retry-dead QUEUE [--limit N]
   queue purge-keys QUEUE                   delete the rows of concurrency keys no job holds or waits for, with no limit of their own
   queue pause QUEUE | queue resume QUEUE   stop / restart claims of the queue in every process

@@ -271,6 +271,22 @@ describe(`taskrow loop, queue, resources and demo against ${target.engine} ${tar
     expect(bad.stderr).toContain('job ID must be a whole number from 1, got "12x"');
   });
 
+  it('removes jobs that have not started by id, prints how many, and refuses a bad id with exit 2', async () => {
+    expect((await taskrow(['queue', 'enqueue', 'rm', '1', '2', '3', ...common], { env })).code).toBe(0);
+    const ids = async (): Promise<number[]> =>
+      (await probe.query<mysql.RowDataPacket[]>(`SELECT id FROM \`${prefix}queue_jobs\` WHERE queue = 'rm' ORDER BY id`))[0].map((r) => Number(r['id']));
+    const [a, b, c] = await ids();
+    const removed = await taskrow(['queue', 'remove', 'rm', String(a), String(c), '999999999', ...common], { env });
+    expect([removed.code, removed.stdout]).toEqual([0, '2\n']);
+    expect(await ids()).toEqual([b]);
+    const json = await taskrow(['queue', 'remove', 'rm', String(b), '--json', ...common], { env });
+    expect(JSON.parse(json.stdout)).toEqual({ queue: 'rm', removed: 1 });
+    for (const args of [['x1'], []]) {
+      const bad = await taskrow(['queue', 'remove', 'rm', ...args, ...common], { env });
+      expect(bad.code).toBe(2);
+    }
+  });
+
   it('produces outputs by hand and shows them in resources commands', async () => {
     const p = await taskrow(['resources', 'produce', 'raw.2026-11-22', ...common], { env });
     expect(p.code).toBe(0);

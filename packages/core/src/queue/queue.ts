@@ -22,7 +22,7 @@ import {
   waitForJob,
 } from './settle/index.js';
 import { claimable, claimJobs, handedJobs, type ClaimArgs, claimCursor } from './claim/index.js';
-import { purgeDeadJobs, purgeFinished, retryDeadJobs, getJobInfo, listArgs, listJobs, queueStats } from './admin/index.js';
+import { purgeDeadJobs, purgeFinished, retryDeadJobs, getJobInfo, listArgs, listJobs, queueStats, removeIdsArg, removeJobs } from './admin/index.js';
 import { insertJobs, jobRows, callable, batchCallable, coalescedEnqueue, coalescible, producerOf, purgeStaleKeys, purgeStaleKeysNow } from './enqueue/index.js';
 import {
   purgeIdleKeys,
@@ -130,6 +130,7 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
     async extend(jobs, ms) {
       return extendJobs(c, refsArg(queue, jobs, 'extend'), positiveMs('extend() ms', ms, MAX_LEASE_MS));
     },
+    remove: async (ids) => removeJobs(c, removeIdsArg(ids)),
     retryDead: async (opts) => retryDeadJobs(c, optionsArg('retryDead()', opts, ['ids', 'limit'])),
     purge: async () => purgeFinished(c),
     purgeDead: async (opts) => purgeDeadJobs(c, optionsArg('purgeDead()', opts, ['ids'])),

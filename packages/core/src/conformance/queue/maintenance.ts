@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { freshName } from '../harness.js';
 import type { SuiteContext } from '../session.js';
-import { makeDue, probeJobs, setDueOffset } from './probe.js';
+import { makeDue, probeJobs, probeKeyed, setDueOffset } from './probe.js';
 
 /** retryDead, retention of finished jobs, purges and stats. */
 export function queueMaintenance<Tx>(ctx: () => SuiteContext<Tx>): void {
@@ -24,6 +24,54 @@ export function queueMaintenance<Tx>(ctx: () => SuiteContext<Tx>): void {
     expect(await q.retryDead()).toBe(0);
     // another queue's dead job is not touched
     expect(await session.taskrow.queue(freshName('q')).retryDead({ ids })).toBe(0);
+  });
+
+  it("remove() deletes jobs that have not started (ready, delayed, blocked), frees their dedup and concurrency keys, and leaves running, dead and other queues' jobs alone", async () => {
+    const { session, prefix } = ctx();
+    const name = freshName('q');
+    const q = session.taskrow.queue<string>(name, { maxAttempts: 1 });
+    const states = async (): Promise<Record<string, string>> =>
+      Object.fromEntries((await probeKeyed(session.probe, prefix, name)).map((j) => [j.payload as string, j.state]));
+    const [running, dead] = await q.enqueueMany([{ payload: 'running' }, { payload: 'dead' }]);
+    const held = await q.claim({ limit: 2, lease: 60_000 });
+    await q.fail(held[1]!, 'x');
+    const [k1, k2] = await q.enqueueMany(['k1', 'k2', 'k3'].map((payload) => ({ payload, concurrencyKey: 'k' })));
+    await q.complete(await q.claim({ limit: 1, lease: 60_000 })); // k1 done: k2 admitted, holding the key's one slot
+    const ready = await q.enqueue('ready', { dedupKey: 'd' });
+    const delayed = await q.enqueue('delayed', { delay: 3_600_000 });
+    const otherQueue = session.taskrow.queue(freshName('q'));
+    const other = await otherQueue.enqueue('other');
+    expect(await states()).toEqual({ running: 'running', dead: 'dead', k2: 'ready', k3: 'blocked', ready: 'ready', delayed: 'delayed' });
+    expect(await q.remove([k1!.id, k2!.id, running!.id, dead!.id, ready.id, delayed.id, other.id, 999_999_999])).toBe(3);
+    // k2's slot went to k3 in the same transaction; the dedup key is free again.
+    expect(await states()).toEqual({ running: 'running', dead: 'dead', k3: 'ready' });
+    expect((await otherQueue.getJob(other.id))?.state).toBe('ready');
+    expect((await q.enqueue('again', { dedupKey: 'd' })).deduplicated).toBe(false);
+    // A blocked job goes too, given alone; removing it again finds nothing.
+    const [k4] = await q.enqueueMany([{ payload: 'k4', concurrencyKey: 'k' }]);
+    expect((await q.claim({ limit: 10, lease: 60_000 })).map((j) => j.payload).sort()).toEqual(['again', 'k3']);
+    expect((await states())['k4']).toBe('blocked');
+    expect(await q.remove(k4!.id)).toBe(1);
+    expect(await q.remove([k4!.id, k4!.id])).toBe(0);
+    expect(Object.keys(await states())).toEqual(['running', 'dead', 'k3', 'again']);
+  });
+
+  it('remove() refuses bad ids before changing anything, and inside an application transaction commits or rolls back with it', async () => {
+    const { session, prefix } = ctx();
+    const name = freshName('q');
+    const q = session.taskrow.queue(name);
+    const [a, b] = await q.enqueueMany([{ payload: 1 }, { payload: 2 }]);
+    for (const bad of ['1', [a!.id, 0], [a!.id, 1.5], null, Array.from({ length: 1001 }, (_, i) => i + 1)]) {
+      await expect(q.remove(bad as never)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    }
+    await session.withDriverTransaction('rollback', async (tx) => {
+      expect(await session.taskrow.in(tx).queue(name).remove([a!.id, b!.id])).toBe(2);
+    });
+    expect((await probeJobs(session.probe, prefix, name)).map((j) => j.id)).toEqual([a!.id, b!.id]);
+    await session.withDriverTransaction('commit', async (tx) => {
+      expect(await session.taskrow.in(tx).queue(name).remove(a!.id)).toBe(1);
+    });
+    expect((await probeJobs(session.probe, prefix, name)).map((j) => j.id)).toEqual([b!.id]);
   });
 
   it('keeps finished jobs for keepFinishedFor, then purge() deletes them', async () => {

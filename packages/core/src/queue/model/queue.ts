@@ -83,6 +83,16 @@ export interface Queue<Payload = unknown> {
    */
   extend(jobs: JobRef | readonly JobRef[], ms: number): Promise<Date>;
   /**
+   * Deletes jobs that have not started: ready, delayed (waiting to run or to retry) or blocked
+   * behind their concurrency key. A running, finished or dead job, another queue's job and an
+   * unknown id are left alone (a running job ends through its worker's ack). A removed job frees
+   * its dedup key and its concurrency key's slot: the key's next blocked job is admitted in the
+   * same transaction. Takes one id or up to 1,000; resolves to the number removed. Inside
+   * `tr.in(tx)` it commits with the application's transaction. A call retried after a lost reply
+   * counts only what its own run removed.
+   */
+  remove(ids: number | readonly number[]): Promise<number>;
+  /**
    * Makes dead jobs ready again with their attempts reset and their dedup keys back: the given ids,
    * or all (up to `limit`). MUST NOT make two live jobs share a dedup key: a dead job whose key a
    * live job holds stays dead and is not counted. Resolves to the number re-driven.
