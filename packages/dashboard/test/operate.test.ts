@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserAvailable, clickLoad, login, openBrowser, openDb, recordingLogger, serve, target, type Db, type Served } from './harness.js';
 import { deadJobs } from './seed.js';
 
+const SHOTS = new URL('../../../docs/dashboard/', import.meta.url).pathname;
 const TOKEN = 'operate-actions-token-0123456789';
 const t = target();
 
@@ -13,6 +14,7 @@ describe.skipIf(!browserAvailable())(`operating queues, jobs and schedules in Ch
   let browser: Awaited<ReturnType<typeof openBrowser>>;
   let page: Page;
   const logger = recordingLogger();
+  const readOnlyLogger = recordingLogger();
   const pausedAt = async (queue: string) =>
     (await db.rows(`SELECT \`paused_at\` AS p FROM \`${db.prefix}queues\` WHERE \`queue\` = ?`, [queue]))[0]?.['p'] ?? null;
   const phases = async (ids: readonly number[]) =>
@@ -22,7 +24,7 @@ describe.skipIf(!browserAvailable())(`operating queues, jobs and schedules in Ch
   beforeAll(async () => {
     db = await openDb('o');
     web = await serve({ taskrow: db.tr, actions: { token: TOKEN }, refreshSeconds: 60, logger }, '/ops');
-    readOnly = await serve({ taskrow: db.tr, logger: recordingLogger() });
+    readOnly = await serve({ taskrow: db.tr, logger: readOnlyLogger });
     browser = await openBrowser();
     page = browser.context.pages()[0] ?? (await browser.context.newPage());
     await login(page, web.base, TOKEN);
@@ -75,6 +77,7 @@ describe.skipIf(!browserAvailable())(`operating queues, jobs and schedules in Ch
     await page.check(`input.pick[value="${ids[0]}"]`);
     await page.check(`input.pick[value="${ids[1]}"]`);
     expect(await text('.pick-count')).toBe('2 selected');
+    await page.screenshot({ path: `${SHOTS}queue-actions.png`, fullPage: true });
     await clickLoad(page, 'form.selection button:has-text("Delete selected")');
     expect(await text('.confirm-question')).toBe(`Delete 2 selected dead job(s) of queue sel (ids ${ids[0]}, ${ids[1]})?`);
     await clickLoad(page, 'a.cancel');
@@ -126,6 +129,7 @@ describe.skipIf(!browserAvailable())(`operating queues, jobs and schedules in Ch
     const row = (name: string) => `table.schedules tr:has(td.schedule-name:text-is("${name}"))`;
     expect(await text(`${row('nightly')} code`)).toBe('cron 0 3 * * * (Europe/Berlin)');
     expect(await text(`${row('tick')} code`)).toBe('every 60 s');
+    await page.screenshot({ path: `${SHOTS}schedules.png`, fullPage: true });
     expect(await text(`${row('nightly')} .next-at`)).toBe(nightly.nextAt!.toISOString().replace('T', ' ').replace('Z', ' UTC'));
     await clickLoad(page, `${row('nightly')} form.action button`);
     expect(await text('.confirm-question')).toBe('Remove schedule nightly? Jobs it already enqueued stay.');
@@ -154,6 +158,11 @@ describe.skipIf(!browserAvailable())(`operating queues, jobs and schedules in Ch
     }
     expect(await pausedAt('ro')).toBeNull();
     expect(await db.tr.schedules().get('kept')).not.toBeNull();
+    expect(readOnlyLogger.entries.map((e) => [e.level, e.obj['action'], e.obj['status']])).toEqual([
+      ['warn', 'pause', 403],
+      ['warn', 'remove-schedule', 403],
+      ['warn', 'selected', 403],
+    ]);
   });
 
   it('refuses an action from a browser without the session, and logs the refusal', async () => {

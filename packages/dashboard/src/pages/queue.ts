@@ -51,7 +51,7 @@ async function controls(ctx: PageContext, path: string, queue: Queue): Promise<H
   const flip = paused ? actionForm(ctx, `${path}/resume`, 'Resume queue') : actionForm(ctx, `${path}/pause`, 'Pause queue');
   const state = paused ? html`<strong class="paused bad">paused</strong>` : html`<strong class="paused ok">running</strong>`;
   const rateText = rate === null ? 'none' : `${num(rate.limit)} starts per ${num(rate.per)} s`;
-  return html`<p class="controls">Queue is ${state} ${flip}</p>
+  return html`<div class="controls">Queue is ${state} ${flip}</div>
 <p class="muted limits">Concurrency per key (queue default): <span class="concurrency">${num(concurrency)}</span> · rate limit: <span class="rate">${rateText}</span></p>`;
 }
 
