@@ -79,7 +79,7 @@ describe('dashboard hardening: Host names, oversized forms, options and the acti
     }
   });
 
-  it('answers an oversized form with the 413 page, on a connection that stays usable', async () => {
+  it('answers an oversized form with the 413 page instead of resetting the connection', async () => {
     const origin = new URL(acting.base).origin;
     const login = await fetch(acting.url('/login'), {
       method: 'POST',
