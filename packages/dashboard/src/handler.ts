@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { TaskrowError } from '@taskrow/core';
-import { checkAction, Refused, runAction } from './actions.js';
+import { ACTIONS, performAction } from './actions/index.js';
 import { linker, type ActionsView, type Page, type PageContext } from './context.js';
 import { html } from './html/escape.js';
 import { document } from './html/layout.js';
@@ -9,10 +9,12 @@ import { securityHeaders, send } from './http.js';
 import { loginPage, postLogin, postLogout } from './login.js';
 import { registerTaskrowMetrics } from './metrics/collector.js';
 import { dashboardSettings, type DashboardOptions, type DashboardSettings } from './options.js';
-import { ACTIONS, match, PAGES } from './routes.js';
+import { Refused } from './refused.js';
+import { match, PAGES } from './routes.js';
 import { Sessions } from './session.js';
 
 const HTML = 'text/html; charset=utf-8';
+const HEADINGS: Record<number, string> = { 503: 'The database cannot be read', 404: 'Not found', 413: 'Form too large', 421: 'Wrong host name' };
 
 /** The status and message for an error met while serving: bad input 400, unknown 404, else the database (503). */
 function classify(err: unknown): { status: number; message: string } {
@@ -43,7 +45,7 @@ function fail(r: Request, settings: DashboardSettings, err: unknown): void {
     send(r.res, status, 'text/plain; charset=utf-8', message);
     return;
   }
-  const heading = status === 503 ? 'The database cannot be read' : status === 404 ? 'Not found' : 'Refused';
+  const heading = HEADINGS[status] ?? 'Refused';
   const body = html`<h1>${heading}</h1><p class="error-message">${message}</p>`;
   respond(r, settings, { title: `Error ${status}`, body, refresh: status === 503 ? undefined : 0 }, status, status === 503 ? message : undefined);
 }
@@ -72,8 +74,19 @@ async function route(
   if (path === '/logout') return postLogout(r.req, r.res, r.ctx, sessions);
   const found = match(ACTIONS, path);
   if (!found) throw new TaskrowError('NOT_FOUND', `no action ${JSON.stringify(path)}`);
-  const { form } = await checkAction(r.req, sessions);
-  return respond(r, settings, await runAction({ ...r.ctx, params: found.params }, settings, found.route.action, form));
+  return respond(r, settings, await performAction(r.req, { ...r.ctx, params: found.params }, settings, sessions, found.route, path));
+}
+
+/** The path below `basePath` (`/` for the base itself), or undefined for a path outside it. */
+function pathUnder(pathname: string, basePath: string): string | undefined {
+  if (pathname !== basePath && !pathname.startsWith(`${basePath}/`)) return undefined;
+  return pathname.slice(basePath.length) || '/';
+}
+
+/** The 421 refusal of a request for a host name the dashboard was not told it has. */
+function misdirected(host: string | undefined): Refused {
+  const name = JSON.stringify(String(host ?? '').slice(0, 100));
+  return new Refused(421, `This dashboard does not answer to the host name ${name}. Add it to the allowedHosts option if it is yours.`);
 }
 
 function actionsView(req: IncomingMessage, sessions: Sessions | undefined): ActionsView | undefined {
@@ -87,9 +100,11 @@ function actionsView(req: IncomingMessage, sessions: Sessions | undefined): Acti
  * mounting in Express, Fastify or Hono (see the README). Pages are rendered on the server from
  * taskrow's read APIs, every database value escaped; they refresh themselves without a reload and
  * show a banner while the database cannot be read. `/metrics` serves the Prometheus text format.
- * Actions (retry / delete dead jobs, force-release a key) exist only when `actions.token` is given,
- * and then MUST pass the same-origin, session and CSRF checks. Throws `INVALID_ARGUMENT` on bad or
- * unknown options, naming the option and the accepted names.
+ * Actions (pause / resume a queue, retry / delete dead jobs, remove a schedule, force-release a
+ * key) exist only when `actions.token` is given, and then MUST pass the same-origin, session and
+ * CSRF checks; each is logged. A request whose `Host` is not an allowed name MUST get 421 before
+ * anything is read. Throws `INVALID_ARGUMENT` on bad or unknown options, naming the option and
+ * the accepted names.
  */
 export function dashboardHandler(options: DashboardOptions): (req: IncomingMessage, res: ServerResponse) => void {
   const settings = dashboardSettings(options);
@@ -103,9 +118,12 @@ export function dashboardHandler(options: DashboardOptions): (req: IncomingMessa
     securityHeaders(res, nonce);
     const ctx: PageContext = { taskrow: settings.taskrow, url, params: [], link, actions: actionsView(req, sessions) };
     const r: Request = { req, res, ctx, nonce, fragment: req.headers['x-taskrow-fragment'] === '1' };
-    const inside = url.pathname === settings.basePath || url.pathname.startsWith(`${settings.basePath}/`);
-    const path = inside ? url.pathname.slice(settings.basePath.length) || '/' : '';
-    const work = inside ? route(r, settings, sessions, metrics, path) : Promise.reject(new TaskrowError('NOT_FOUND', `outside ${settings.basePath}`));
+    const path = pathUnder(url.pathname, settings.basePath);
+    const work = !settings.hostAllowed(req.headers.host)
+      ? Promise.reject(misdirected(req.headers.host))
+      : path !== undefined
+        ? route(r, settings, sessions, metrics, path)
+        : Promise.reject(new TaskrowError('NOT_FOUND', `outside ${settings.basePath}`));
     work.catch((err: unknown) => {
       if (res.headersSent) res.destroy();
       else fail(r, settings, err);

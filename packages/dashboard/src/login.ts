@@ -1,8 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { checkAction, Refused } from './actions.js';
+import { checkAction, READ_ONLY } from './actions/index.js';
 import type { Page, PageContext } from './context.js';
 import { html } from './html/escape.js';
 import { readForm, sameOrigin, send } from './http.js';
+import { Refused } from './refused.js';
 import { COOKIE, type Sessions } from './session.js';
 
 /** The form that takes the actions token. */
@@ -32,11 +33,9 @@ export async function postLogin(
   sessions: Sessions | undefined,
   render: (page: Page, status: number) => void,
 ): Promise<void> {
-  if (!sessions) throw new Refused(403, 'actions are off: start the dashboard with an actions token to enable them');
+  if (!sessions) throw new Refused(403, READ_ONLY);
   if (!sameOrigin(req)) throw new Refused(403, 'refused: the request does not come from the dashboard itself (Origin / Referer check)');
-  const form = await readForm(req).catch((e: Error) => {
-    throw new Refused(400, e.message);
-  });
+  const form = await readForm(req);
   if (!sessions.tokenMatches(form.get('token') ?? '')) return render(loginPage(ctx, 'That is not the actions token.'), 403);
   send(res, 303, 'text/plain', 'actions enabled', { Location: ctx.link('/'), 'Set-Cookie': cookie(ctx, sessions.create(), 12 * 3600) });
 }

@@ -1,12 +1,15 @@
-import { InvalidArgumentError, type Resources, type Taskrow } from '@taskrow/core';
+import { InvalidArgumentError, type Resources, type Taskrow, type WorkerLogger } from '@taskrow/core';
+import { CONSOLE_LOGGER } from './audit.js';
+import { hostCheck } from './hosts.js';
 
 /** Options of `dashboardHandler`. */
 export interface DashboardOptions {
   /** The taskrow to show (any adapter). */
   readonly taskrow: Taskrow;
   /**
-   * Retry / delete dead jobs and force-release resource keys. Default `false` (read-only). With a
-   * token (at least 16 characters), an operator enables actions in a browser by giving the token once.
+   * Pause / resume queues, retry / delete dead jobs, remove schedules, force-release resource keys.
+   * Default `false` (read-only). With a token (at least 16 characters), an operator enables actions
+   * in a browser by giving the token once.
    */
   readonly actions?: { readonly token: string } | false;
   /** Where the handler is mounted, e.g. `/admin/taskrow`; default `''` (the root). */
@@ -15,6 +18,13 @@ export interface DashboardOptions {
   readonly refreshSeconds?: number;
   /** Counts on the pages stop at this many rows per state (shown as `N+`), 1 to 10,000,000; default 10,000. `/metrics` counts up to 1,000,000. */
   readonly countLimit?: number;
+  /**
+   * Host names the dashboard answers to besides `localhost`, `*.localhost` and IP addresses
+   * (`'.example.com'` also allows its subdomains); `true` allows any. Other `Host` headers get 421.
+   */
+  readonly allowedHosts?: readonly string[] | true;
+  /** Where actions and refused actions are logged (pino's interface); default one line each on the console. */
+  readonly logger?: WorkerLogger;
 }
 
 /** Validated options. */
@@ -24,11 +34,15 @@ export interface DashboardSettings {
   readonly basePath: string;
   readonly refreshSeconds: number;
   readonly countLimit: number;
+  /** True when a request's `Host` header names this dashboard. */
+  hostAllowed(header: string | undefined): boolean;
+  readonly logger: WorkerLogger;
   /** One read-only Resources handle per taskrow (no exit hooks). */
   resources(tr: Taskrow): Resources;
 }
 
-const ACCEPTED = ['taskrow', 'actions', 'basePath', 'refreshSeconds', 'countLimit'] as const;
+const ACCEPTED = ['taskrow', 'actions', 'basePath', 'refreshSeconds', 'countLimit', 'allowedHosts', 'logger'] as const;
+const LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 const BASE = /^(\/[A-Za-z0-9._~-]+)*$/;
 
 const bad = (message: string): InvalidArgumentError => new InvalidArgumentError('INVALID_ARGUMENT', message);
@@ -71,6 +85,17 @@ function tokenOf(actions: unknown): string | undefined {
   return token;
 }
 
+/** A pino-compatible logger (every log method, where present, a function), or the console logger. */
+function loggerOf(value: unknown): WorkerLogger {
+  if (value === undefined) return CONSOLE_LOGGER;
+  if (typeof value !== 'object' || value === null) throw bad(`dashboardHandler() logger must be an object with pino's methods, got ${String(value)}`);
+  for (const level of LEVELS) {
+    const m = (value as Record<string, unknown>)[level];
+    if (m !== undefined && typeof m !== 'function') throw bad(`dashboardHandler() logger.${level} must be a function, got ${typeof m}`);
+  }
+  return value as WorkerLogger;
+}
+
 /** Validates `dashboardHandler` options. MUST refuse unknown names, naming them and the accepted names. */
 export function dashboardSettings(options: DashboardOptions): DashboardSettings {
   const o = strict('dashboardHandler()', options, ACCEPTED);
@@ -85,6 +110,8 @@ export function dashboardSettings(options: DashboardOptions): DashboardSettings 
     basePath,
     refreshSeconds: intOption('dashboardHandler() refreshSeconds', o['refreshSeconds'], 5, 1, 3600),
     countLimit: intOption('dashboardHandler() countLimit', o['countLimit'], 10_000, 1, 10_000_000),
+    hostAllowed: hostCheck(o['allowedHosts']),
+    logger: loggerOf(o['logger']),
     resources(tr) {
       let r = cache.get(tr);
       if (!r) cache.set(tr, (r = tr.resources({ releaseOnExit: false })));

@@ -6,6 +6,7 @@ import { loopPage } from './pages/loop.js';
 import { overviewPage } from './pages/overview.js';
 import { queuePage } from './pages/queue.js';
 import { resourcesPage } from './pages/resources.js';
+import { schedulesPage } from './pages/schedules.js';
 
 /** A GET page: its path pattern (captures are the params) and its renderer. */
 export interface Route {
@@ -23,13 +24,7 @@ export const PAGES: readonly Route[] = [
   { pattern: new RegExp(`^/loops/${SEG}$`), render: loopPage },
   { pattern: new RegExp(`^/dones/${SEG}$`), render: donesPage },
   { pattern: /^\/resources$/, render: resourcesPage },
-];
-
-/** Action paths (POST) and the action each runs. */
-export const ACTIONS: readonly { readonly pattern: RegExp; readonly action: string }[] = [
-  { pattern: new RegExp(`^/queues/${SEG}/retry-dead$`), action: 'retry-dead' },
-  { pattern: new RegExp(`^/queues/${SEG}/delete-dead$`), action: 'delete-dead' },
-  { pattern: /^\/resources\/force-release$/, action: 'force-release' },
+  { pattern: /^\/schedules$/, render: schedulesPage },
 ];
 
 /** The route matching `path` and its decoded captures, or undefined. */

@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TaskrowError } from '@taskrow/core';
 import { dashboardHandler } from '../src/index.js';
-import { browserAvailable, clickLoad, openBrowser, openDb, serve, target, type Db, type Served } from './harness.js';
+import { browserAvailable, clickLoad, openBrowser, openDb, recordingLogger, serve, target, type Db, type Served } from './harness.js';
 import { deadJobs } from './seed.js';
 
 const TOKEN = 'test-actions-token-0123456789';
@@ -28,8 +28,8 @@ describe.skipIf(!browserAvailable())(`dashboard actions in Chromium on ${t.engin
 
   beforeAll(async () => {
     db = await openDb('a');
-    web = await serve({ taskrow: db.tr, actions: { token: TOKEN }, refreshSeconds: 60 }, '/admin/taskrow');
-    readOnly = await serve({ taskrow: db.tr });
+    web = await serve({ taskrow: db.tr, actions: { token: TOKEN }, refreshSeconds: 60, logger: recordingLogger() }, '/admin/taskrow');
+    readOnly = await serve({ taskrow: db.tr, logger: recordingLogger() });
     browser = await openBrowser();
     page = browser.context.pages()[0] ?? (await browser.context.newPage());
   });
@@ -42,7 +42,9 @@ describe.skipIf(!browserAvailable())(`dashboard actions in Chromium on ${t.engin
 
   it('refuses unknown and bad options, naming them and the accepted names', () => {
     const bad = (o: unknown) => () => dashboardHandler(o as never);
-    expect(bad({ taskrow: db.tr, bogus: 1 })).toThrow(/no option "bogus"; accepted: taskrow, actions, basePath, refreshSeconds, countLimit/);
+    expect(bad({ taskrow: db.tr, bogus: 1 })).toThrow(
+      /no option "bogus"; accepted: taskrow, actions, basePath, refreshSeconds, countLimit, allowedHosts, logger/,
+    );
     expect(bad({ taskrow: db.tr, actions: { token: 'short' } })).toThrow(/actions.token must be a string of 16 to 1024 characters/);
     expect(bad({ taskrow: db.tr, basePath: 'admin/' })).toThrow(TaskrowError);
   });
@@ -58,6 +60,7 @@ describe.skipIf(!browserAvailable())(`dashboard actions in Chromium on ${t.engin
       body: '',
     });
     expect(res.status).toBe(403);
+    expect(await res.text()).toContain('This dashboard is read-only');
     expect(await phase(id!)).toBe(4);
   });
 
@@ -85,6 +88,9 @@ describe.skipIf(!browserAvailable())(`dashboard actions in Chromium on ${t.engin
     await page.goto(web.url('/queues/trash?state=dead'));
     expect(await page.locator('table.jobs tbody tr').count()).toBe(3);
     await clickLoad(page, 'form.action button:has-text("Delete every dead job")');
+    expect(await page.locator('.confirm-question').textContent()).toBe('Delete every dead job of queue trash?');
+    expect(Number((await db.rows(`SELECT COUNT(*) AS n FROM \`${db.prefix}queue_jobs\` WHERE \`queue\` = 'trash'`))[0]!['n'])).toBe(3);
+    await clickLoad(page, 'form.confirm button');
     expect(await page.locator('.action-result').textContent()).toBe('Queue trash: deleted 3 job(s) (every dead job).');
     expect((await db.rows(`SELECT COUNT(*) AS n FROM \`${db.prefix}queue_jobs\` WHERE \`queue\` = 'trash'`))[0]!['n']).toBe(0);
   });
@@ -97,6 +103,9 @@ describe.skipIf(!browserAvailable())(`dashboard actions in Chromium on ${t.engin
     expect(await page.locator('table.running').textContent()).toContain('locked.key');
     await page.fill('form.force-release input[name=key]', 'locked.key');
     await clickLoad(page, 'form.force-release button');
+    expect(await page.locator('.confirm-question').textContent()).toBe('Force-release the locks on key "locked.key"? Their holders see them lost.');
+    expect(Number((await locks())[0]!['n'])).toBe(1);
+    await clickLoad(page, 'form.confirm button');
     expect(await page.locator('.action-result').textContent()).toBe('Removed 1 lock(s) on key "locked.key".');
     expect(Number((await locks())[0]!['n'])).toBe(0);
     expect((await job.refresh()).map((r) => r.reason)).toEqual(['output_lock_lost']);

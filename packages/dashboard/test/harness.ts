@@ -132,3 +132,21 @@ export async function clickLoad(page: Page, selector: string): Promise<void> {
   await page.click(selector);
   await page.waitForLoadState('load');
 }
+
+/** Enables actions in the browser: gives `token` on the login page and waits for the overview. */
+export async function login(page: Page, base: string, token: string): Promise<void> {
+  await page.goto(`${base}/login`);
+  await page.fill('input[name=token]', token);
+  await clickLoad(page, 'form.login button');
+  await page.waitForURL(`${base}/`);
+}
+
+/** A logger that records what the dashboard logs, by level. */
+export function recordingLogger(): { entries: { level: string; obj: Record<string, unknown>; msg: string | undefined }[] } & Record<
+  'debug' | 'info' | 'warn' | 'error',
+  (obj: object, msg?: string) => void
+> {
+  const entries: { level: string; obj: Record<string, unknown>; msg: string | undefined }[] = [];
+  const at = (level: string) => (obj: object, msg?: string) => void entries.push({ level, obj: obj as Record<string, unknown>, msg });
+  return { entries, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+}

@@ -25,6 +25,8 @@ form.inline { display: inline; margin: 0; }
 button, input { font: inherit; } input[type=text], input[type=password] { padding: 4px 6px; border: 1px solid var(--line); border-radius: 4px; }
 .card button, main form button { padding: 4px 10px; border: 1px solid var(--line); border-radius: 4px; background: #fff; cursor: pointer; }
 dl { display: grid; grid-template-columns: max-content 1fr; gap: 4px 16px; margin: 0; } dt { color: var(--muted); }
+.controls { margin: 14px 0; } form.selection { margin: 0 0 8px; } .pick-count { font-weight: 600; margin-right: 8px; }
+.confirm-question { font-weight: 600; } main form button.danger { border-color: var(--bad); color: var(--bad); }
 svg.flow { background: #fff; border: 1px solid var(--line); border-radius: 8px; }
 svg.flow text { font: 12px system-ui, sans-serif; fill: var(--fg); }
 svg.flow .key rect { fill: #eef3fb; stroke: #8aa5d6; } svg.flow .job rect { fill: #fdf3e3; stroke: #d6a55a; }

@@ -1,4 +1,4 @@
-import { TaskrowError } from '@taskrow/core';
+import { TaskrowError, type JobState } from '@taskrow/core';
 import { seg, type Page, type PageContext } from '../context.js';
 import { html } from '../html/escape.js';
 import { pretty, time } from '../html/format.js';
@@ -13,7 +13,17 @@ export function jobId(text: string): number {
   return id;
 }
 
-/** One job by id (`getJob`): every field, the payload pretty-printed, its last error; actions when dead. */
+/** What a job's `dueAt` means in each state. */
+const STATE_TIME: Record<JobState, string> = {
+  ready: 'due since',
+  delayed: 'runs at',
+  running: 'lease expires',
+  done: 'kept until',
+  dead: 'died at',
+  blocked: 'state time',
+};
+
+/** One job by id (`getJob`): every field, progress, result and payload pretty-printed, its last error; actions when dead. */
 export async function jobPage(ctx: PageContext): Promise<Page> {
   const queue = ctx.taskrow.queue(ctx.params[0]!);
   const id = jobId(ctx.params[1]!);
@@ -35,10 +45,12 @@ export async function jobPage(ctx: PageContext): Promise<Page> {
     body: html`${back}<h1>Job ${id} <span class="state ${job.state === 'dead' ? 'bad' : ''}">${job.state}</span></h1>${actions}
 <div class="card"><dl>
 <dt>queue</dt><dd>${job.queue}</dd><dt>state</dt><dd class="job-state">${job.state}</dd>
-<dt>attempts</dt><dd>${job.attempt} of ${job.maxAttempts}</dd><dt>priority</dt><dd>${job.priority}</dd>
-<dt>group</dt><dd>${job.group ?? '—'}</dd><dt>run at</dt><dd>${time(job.runAt)}</dd>
-<dt>state time</dt><dd>${time(job.dueAt)}</dd><dt>created</dt><dd>${time(job.createdAt)}</dd><dt>finished</dt><dd>${time(job.finishedAt)}</dd>
+<dt>attempts</dt><dd class="job-attempts">${job.attempt} of ${job.maxAttempts}</dd><dt>priority</dt><dd>${job.priority}</dd>
+<dt>group</dt><dd>${job.group ?? '—'}</dd><dt>concurrency key</dt><dd>${job.concurrencyKey ?? '—'}</dd><dt>run at</dt><dd>${time(job.runAt)}</dd>
+<dt>${STATE_TIME[job.state]}</dt><dd class="job-due">${time(job.dueAt)}</dd><dt>created</dt><dd>${time(job.createdAt)}</dd><dt>finished</dt><dd>${time(job.finishedAt)}</dd>
 </dl></div>
+<h2>Progress</h2><div class="card"><pre class="progress">${job.progress === null ? '—' : pretty(job.progress)}</pre></div>
+<h2>Result</h2><div class="card"><pre class="result">${job.result === null ? '—' : pretty(job.result)}</pre></div>
 <h2>Payload</h2><div class="card"><pre class="payload">${pretty(job.payload)}</pre></div>
 <h2>Last error</h2><div class="card"><pre class="last-error">${job.lastError ?? '—'}</pre></div>`,
   };

@@ -1,7 +1,7 @@
-import type { JobInfo, JobState } from '@taskrow/core';
+import type { JobInfo, JobState, Queue } from '@taskrow/core';
 import { seg, type Page, type PageContext } from '../context.js';
 import { html, type Html } from '../html/escape.js';
-import { count, duration, pretty, time } from '../html/format.js';
+import { count, duration, num, pretty, time } from '../html/format.js';
 import type { DashboardSettings } from '../options.js';
 import { actionForm, pager, STATES } from './parts.js';
 
@@ -10,16 +10,24 @@ export const JOBS_PER_PAGE = 50;
 
 const preview = (text: string, max = 140): string => (text.length > max ? `${text.slice(0, max)}…` : text);
 
+/** A row's selection box: dead jobs only (the actions on a selection are the dead-job ones), when actions are usable. */
+const pick = (ctx: PageContext, j: JobInfo): Html | string =>
+  ctx.actions && !ctx.actions.loginNeeded
+    ? html`<td>${j.state === 'dead' ? html`<input type="checkbox" class="pick" name="id" value="${j.id}" form="selection" aria-label="select job ${j.id}">` : ''}</td>`
+    : '';
+
 function jobRows(ctx: PageContext, queue: string, jobs: readonly JobInfo[]): Html {
   if (jobs.length === 0) return html`<p class="muted">No jobs in this state.</p>`;
+  const picking = ctx.actions !== undefined && !ctx.actions.loginNeeded;
   const rows = jobs.map(
     (
       j,
-    ) => html`<tr><td class="n"><a href="${ctx.link(`/queues/${seg(queue)}/jobs/${j.id}`)}">${j.id}</a></td><td class="${j.state === 'dead' ? 'bad' : ''}">${j.state}</td>
+    ) => html`<tr>${pick(ctx, j)}<td class="n"><a href="${ctx.link(`/queues/${seg(queue)}/jobs/${j.id}`)}">${j.id}</a></td><td class="${j.state === 'dead' ? 'bad' : ''}">${j.state}</td>
 <td class="n">${j.attempt}/${j.maxAttempts}</td><td class="n">${j.priority}</td><td>${j.group ?? ''}</td><td>${time(j.dueAt)}</td>
 <td><pre>${preview(JSON.stringify(j.payload) ?? pretty(j.payload))}</pre></td><td><pre class="bad">${j.lastError === null ? '' : preview(j.lastError, 80)}</pre></td></tr>`,
   );
-  return html`<table class="jobs"><thead><tr><th class="n">id</th><th>state</th><th class="n">attempt</th><th class="n">priority</th><th>group</th><th>due / state time</th><th>payload</th><th>last error</th></tr></thead><tbody>${rows}</tbody></table>`;
+  const all = picking ? html`<th><input type="checkbox" class="pick-all" aria-label="select every dead job on this page"></th>` : '';
+  return html`<table class="jobs"><thead><tr>${all}<th class="n">id</th><th>state</th><th class="n">attempt</th><th class="n">priority</th><th>group</th><th>due / state time</th><th>payload</th><th>last error</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 function stateOf(ctx: PageContext): JobState | undefined {
@@ -27,7 +35,30 @@ function stateOf(ctx: PageContext): JobState | undefined {
   return s === null || s === '' ? undefined : (s as JobState);
 }
 
-/** A queue: counts by state, tabs per state, one page of jobs (`list()` with its cursor), dead-job actions. */
+/** The form the ticked jobs belong to: their count, and retry or delete (each confirmed on the next page). */
+function selectionForm(ctx: PageContext, path: string, jobs: readonly JobInfo[]): Html | string {
+  const a = ctx.actions;
+  if (!a || a.loginNeeded || !jobs.some((j) => j.state === 'dead')) return '';
+  return html`<form method="post" action="${ctx.link(`${path}/selected`)}" id="selection" class="selection"><input type="hidden" name="csrf" value="${a.csrf}">
+<span class="pick-count">0 selected</span> <button name="op" value="retry">Retry selected</button> <button name="op" value="delete">Delete selected</button></form>`;
+}
+
+/** Whether the queue is paused, with the button that flips it; its limits, read-only. */
+async function controls(ctx: PageContext, path: string, queue: Queue): Promise<Html> {
+  const paused = await queue.isPaused();
+  const concurrency = await queue.getConcurrencyLimit();
+  const rate = await queue.getRateLimit();
+  const flip = paused ? actionForm(ctx, `${path}/resume`, 'Resume queue') : actionForm(ctx, `${path}/pause`, 'Pause queue');
+  const state = paused ? html`<strong class="paused bad">paused</strong>` : html`<strong class="paused ok">running</strong>`;
+  const rateText = rate === null ? 'none' : `${num(rate.limit)} starts per ${num(rate.per)} s`;
+  return html`<div class="controls">Queue is ${state} ${flip}</div>
+<p class="muted limits">Concurrency per key (queue default): <span class="concurrency">${num(concurrency)}</span> · rate limit: <span class="rate">${rateText}</span></p>`;
+}
+
+/**
+ * A queue: paused or not (pause / resume), its limits, counts by state, tabs per state, one page of
+ * jobs (`list()` with its cursor), dead-job actions on one, every or the ticked jobs.
+ */
 export async function queuePage(ctx: PageContext, settings: DashboardSettings): Promise<Page> {
   const name = ctx.params[0]!;
   const queue = ctx.taskrow.queue(name);
@@ -47,8 +78,9 @@ export async function queuePage(ctx: PageContext, settings: DashboardSettings): 
   return {
     title: `Queue ${queue.name}`,
     body: html`<h1>Queue ${queue.name}</h1>
+${await controls(ctx, path, queue)}
 <p>Oldest runnable job waiting: <strong class="age">${duration(summary.oldestRunnableAge)}</strong></p>${dead}
 <div class="tabs">${tabs}</div>
-<div class="card">${jobRows(ctx, queue.name, page.jobs)}${pager(ctx, path, { state, limit: limitText ?? undefined }, 'after', page.next)}</div>`,
+<div class="card">${selectionForm(ctx, path, page.jobs)}${jobRows(ctx, queue.name, page.jobs)}${pager(ctx, path, { state, limit: limitText ?? undefined }, 'after', page.next)}</div>`,
   };
 }
