@@ -31,8 +31,9 @@ commands:
   resources edges [--since D] | upstream|downstream KEY          the flow graph (jobs.py history)
   resources produce KEY... [--ttl D] | force-release KEY...       create outputs / free keys by hand
   demo                                     the main demo, on an embedded server unless --url is given
-  dashboard [--port N] [--host H] [--actions-token T]   web dashboard and /metrics (default 127.0.0.1:8089;
-                                           actions only with a token, or $TASKROW_DASHBOARD_TOKEN)
+  dashboard [--port N] [--host H] [--actions-token T] [--allowed-host NAME,...]   web dashboard and /metrics
+                                           (default 127.0.0.1:8089; actions only with a token, or $TASKROW_DASHBOARD_TOKEN;
+                                           answers localhost, IP addresses and the --allowed-host names)
 
 connection:
   --url mysql://user:password@host:port/database   (or mariadb://; default: $TASKROW_URL)

@@ -26,7 +26,7 @@ export interface PageContext {
 export interface Page {
   readonly title: string;
   readonly body: Html;
-  /** Seconds between refreshes of this page; 0 never. Default the dashboard's `refreshSeconds`. */
+  /** Milliseconds between refreshes of this page; 0 never. Default the dashboard's `refreshInterval`. */
   readonly refresh?: number;
 }
 

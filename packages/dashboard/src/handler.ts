@@ -35,7 +35,7 @@ interface Request {
 
 function respond(r: Request, settings: DashboardSettings, page: Page, status = 200, error?: string): void {
   if (r.fragment) send(r.res, status, HTML, page.body.text);
-  else send(r.res, status, HTML, document(page, r.ctx, r.nonce, settings.refreshSeconds, error));
+  else send(r.res, status, HTML, document(page, r.ctx, r.nonce, settings.refreshInterval, error));
 }
 
 /** Answers an error: a fragment request gets the message as text (the banner shows it), a page the error page. */

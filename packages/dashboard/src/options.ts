@@ -14,8 +14,8 @@ export interface DashboardOptions {
   readonly actions?: { readonly token: string } | false;
   /** Where the handler is mounted, e.g. `/admin/taskrow`; default `''` (the root). */
   readonly basePath?: string;
-  /** Seconds between page refreshes, 1 to 3600; default 5. */
-  readonly refreshSeconds?: number;
+  /** Milliseconds between page refreshes, 1,000 to 3,600,000; default 5,000. */
+  readonly refreshInterval?: number;
   /** Counts on the pages stop at this many rows per state (shown as `N+`), 1 to 10,000,000; default 10,000. `/metrics` counts up to 1,000,000. */
   readonly countLimit?: number;
   /**
@@ -32,7 +32,7 @@ export interface DashboardSettings {
   readonly taskrow: Taskrow;
   readonly token: string | undefined;
   readonly basePath: string;
-  readonly refreshSeconds: number;
+  readonly refreshInterval: number;
   readonly countLimit: number;
   /** True when a request's `Host` header names this dashboard. */
   hostAllowed(header: string | undefined): boolean;
@@ -41,7 +41,7 @@ export interface DashboardSettings {
   resources(tr: Taskrow): Resources;
 }
 
-const ACCEPTED = ['taskrow', 'actions', 'basePath', 'refreshSeconds', 'countLimit', 'allowedHosts', 'logger'] as const;
+const ACCEPTED = ['taskrow', 'actions', 'basePath', 'refreshInterval', 'countLimit', 'allowedHosts', 'logger'] as const;
 const LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 const BASE = /^(\/[A-Za-z0-9._~-]+)*$/;
 
@@ -108,7 +108,7 @@ export function dashboardSettings(options: DashboardOptions): DashboardSettings 
     taskrow: taskrowOption('dashboardHandler()', o['taskrow']),
     token: tokenOf(o['actions']),
     basePath,
-    refreshSeconds: intOption('dashboardHandler() refreshSeconds', o['refreshSeconds'], 5, 1, 3600),
+    refreshInterval: intOption('dashboardHandler() refreshInterval', o['refreshInterval'], 5000, 1000, 3_600_000),
     countLimit: intOption('dashboardHandler() countLimit', o['countLimit'], 10_000, 1, 10_000_000),
     hostAllowed: hostCheck(o['allowedHosts']),
     logger: loggerOf(o['logger']),

@@ -28,7 +28,7 @@ describe.skipIf(!browserAvailable())(`dashboard actions in Chromium on ${t.engin
 
   beforeAll(async () => {
     db = await openDb('a');
-    web = await serve({ taskrow: db.tr, actions: { token: TOKEN }, refreshSeconds: 60, logger: recordingLogger() }, '/admin/taskrow');
+    web = await serve({ taskrow: db.tr, actions: { token: TOKEN }, refreshInterval: 60_000, logger: recordingLogger() }, '/admin/taskrow');
     readOnly = await serve({ taskrow: db.tr, logger: recordingLogger() });
     browser = await openBrowser();
     page = browser.context.pages()[0] ?? (await browser.context.newPage());
@@ -43,7 +43,7 @@ describe.skipIf(!browserAvailable())(`dashboard actions in Chromium on ${t.engin
   it('refuses unknown and bad options, naming them and the accepted names', () => {
     const bad = (o: unknown) => () => dashboardHandler(o as never);
     expect(bad({ taskrow: db.tr, bogus: 1 })).toThrow(
-      /no option "bogus"; accepted: taskrow, actions, basePath, refreshSeconds, countLimit, allowedHosts, logger/,
+      /no option "bogus"; accepted: taskrow, actions, basePath, refreshInterval, countLimit, allowedHosts, logger/,
     );
     expect(bad({ taskrow: db.tr, actions: { token: 'short' } })).toThrow(/actions.token must be a string of 16 to 1024 characters/);
     expect(bad({ taskrow: db.tr, basePath: 'admin/' })).toThrow(TaskrowError);

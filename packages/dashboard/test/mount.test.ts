@@ -13,7 +13,7 @@ describe.skipIf(!browserAvailable())(`the README's Express and Fastify recipes, 
   let page: Page;
   let stop: (() => Promise<void>) | undefined;
   const handler = () =>
-    dashboardHandler({ taskrow: db.tr, basePath: '/admin/taskrow', actions: { token: TOKEN }, refreshSeconds: 60, logger: recordingLogger() });
+    dashboardHandler({ taskrow: db.tr, basePath: '/admin/taskrow', actions: { token: TOKEN }, refreshInterval: 60_000, logger: recordingLogger() });
 
   /** Logs in through the mounted dashboard and pauses `queue` with the page's form; resolves once the probe sees it paused. */
   async function pauseThrough(base: string, queue: string): Promise<void> {

@@ -23,7 +23,7 @@ describe.skipIf(!browserAvailable())(`operating queues, jobs and schedules in Ch
 
   beforeAll(async () => {
     db = await openDb('o');
-    web = await serve({ taskrow: db.tr, actions: { token: TOKEN }, refreshSeconds: 60, logger }, '/ops');
+    web = await serve({ taskrow: db.tr, actions: { token: TOKEN }, refreshInterval: 60_000, logger }, '/ops');
     readOnly = await serve({ taskrow: db.tr, logger: readOnlyLogger });
     browser = await openBrowser();
     page = browser.context.pages()[0] ?? (await browser.context.newPage());
@@ -43,7 +43,7 @@ describe.skipIf(!browserAvailable())(`operating queues, jobs and schedules in Ch
     await clickLoad(page, 'form.action button:has-text("Pause queue")');
     expect(await text('.action-result')).toBe('Queue ops is paused: workers take none of its jobs until it is resumed.');
     expect(await pausedAt('ops')).not.toBeNull();
-    expect(await db.tr.queue('ops').claim({ limit: 1, lease: 60 })).toEqual([]);
+    expect(await db.tr.queue('ops').claim({ limit: 1, lease: 60_000 })).toEqual([]);
     await clickLoad(page, 'a:text-is("Back")');
     expect(await text('.paused')).toBe('paused');
     await clickLoad(page, 'form.action button:has-text("Resume queue")');
@@ -63,7 +63,7 @@ describe.skipIf(!browserAvailable())(`operating queues, jobs and schedules in Ch
 
   it('shows the queue limits read-only', async () => {
     await db.tr.queue('limited').setConcurrencyLimit(3);
-    await db.tr.queue('limited').setRateLimit({ limit: 20, per: 60 });
+    await db.tr.queue('limited').setRateLimit({ limit: 20, per: 60_000 });
     await db.tr.queue('limited').enqueue({ n: 1 });
     await page.goto(web.url('/queues/limited'));
     expect(await text('.limits .concurrency')).toBe('3');
@@ -101,9 +101,9 @@ describe.skipIf(!browserAvailable())(`operating queues, jobs and schedules in Ch
   });
 
   it('shows a running job with its progress and lease expiry, then its result once done', async () => {
-    const q = db.tr.queue('prog', { keepFinishedFor: 3600 });
+    const q = db.tr.queue('prog', { keepFinishedFor: 3_600_000 });
     const { id } = await q.enqueue({ file: 'a.csv' });
-    const [job] = await q.claim({ limit: 1, lease: 600 });
+    const [job] = await q.claim({ limit: 1, lease: 600_000 });
     await q.progress(job!, { rows: 40, of: 100 });
     const info = (await q.getJob(id))!;
     await page.goto(web.url(`/queues/prog/jobs/${id}`));
@@ -122,7 +122,7 @@ describe.skipIf(!browserAvailable())(`operating queues, jobs and schedules in Ch
   it('lists schedules and removes one after a confirmation; the probe finds it gone and the other kept', async () => {
     const s = db.tr.schedules();
     await s.upsert('nightly', { queue: 'reports', cron: '0 3 * * *', tz: 'Europe/Berlin' });
-    await s.upsert('tick', { queue: 'reports', every: 60 });
+    await s.upsert('tick', { queue: 'reports', every: 60_000 });
     const nightly = (await s.get('nightly'))!;
     const names = async () => (await db.rows(`SELECT \`name\` FROM \`${db.prefix}queue_schedules\` ORDER BY \`name\``)).map((r) => r['name']);
     await page.goto(web.url('/schedules'));
@@ -141,7 +141,7 @@ describe.skipIf(!browserAvailable())(`operating queues, jobs and schedules in Ch
 
   it('read-only: no action buttons, and every action is refused with the reason, logged, and changes nothing', async () => {
     await db.tr.queue('ro').enqueue({ n: 1 });
-    await db.tr.schedules().upsert('kept', { queue: 'ro', every: 30 });
+    await db.tr.schedules().upsert('kept', { queue: 'ro', every: 30_000 });
     const html = await (await fetch(readOnly.url('/queues/ro'))).text();
     expect(html).toContain('class="paused ok"');
     expect(html).not.toContain('Pause queue');

@@ -26,7 +26,7 @@ describe.skipIf(!browserAvailable())(`dashboard while the database goes away on 
     u.port = String(proxy.port);
     pool = mysql.createPool({ uri: u.toString(), connectionLimit: 4, connectTimeout: 2000 });
     tr = await taskrow(pool, { prefix: db.prefix, retry: { attempts: 1 } });
-    web = await serve({ taskrow: tr, refreshSeconds: 1 });
+    web = await serve({ taskrow: tr, refreshInterval: 1000 });
     browser = await openBrowser();
     page = browser.context.pages()[0] ?? (await browser.context.newPage());
   });

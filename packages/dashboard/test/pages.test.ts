@@ -29,7 +29,7 @@ describe.skipIf(!browserAvailable())(`dashboard pages in Chromium on ${t.engine}
     await db.tr
       .resources({ releaseOnExit: false })
       .acquire('publish.2026-11-02', { inputs: ['summary.2026-11-02'], outputs: ['site.2026-11-02'], lease: 600_000 });
-    web = await serve({ taskrow: db.tr, refreshSeconds: 1 });
+    web = await serve({ taskrow: db.tr, refreshInterval: 1000 });
     browser = await openBrowser();
     page = browser.context.pages()[0] ?? (await browser.context.newPage());
     mkdirSync(SHOTS, { recursive: true });

@@ -52,8 +52,8 @@ function nav(ctx: PageContext): Html {
 }
 
 /** A whole HTML document around `page`; `error` shows the banner from the start. */
-export function document(page: Page, ctx: PageContext, nonce: string, refreshSeconds: number, error?: string): string {
-  const every = (page.refresh ?? refreshSeconds) * 1000;
+export function document(page: Page, ctx: PageContext, nonce: string, refreshInterval: number, error?: string): string {
+  const every = page.refresh ?? refreshInterval;
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${page.title} · taskrow</title><style nonce="${nonce}">${raw(STYLE)}</style></head>

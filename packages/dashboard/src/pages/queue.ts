@@ -50,7 +50,7 @@ async function controls(ctx: PageContext, path: string, queue: Queue): Promise<H
   const rate = await queue.getRateLimit();
   const flip = paused ? actionForm(ctx, `${path}/resume`, 'Resume queue') : actionForm(ctx, `${path}/pause`, 'Pause queue');
   const state = paused ? html`<strong class="paused bad">paused</strong>` : html`<strong class="paused ok">running</strong>`;
-  const rateText = rate === null ? 'none' : `${num(rate.limit)} starts per ${num(rate.per)} s`;
+  const rateText = rate === null ? 'none' : `${num(rate.limit)} starts per ${rate.per % 1000 === 0 ? `${num(rate.per / 1000)} s` : `${num(rate.per)} ms`}`;
   return html`<div class="controls">Queue is ${state} ${flip}</div>
 <p class="muted limits">Concurrency per key (queue default): <span class="concurrency">${num(concurrency)}</span> · rate limit: <span class="rate">${rateText}</span></p>`;
 }

@@ -5,7 +5,7 @@ import { num, time } from '../html/format.js';
 import { actionForm } from './parts.js';
 
 /** When a schedule ticks: its cron pattern and time zone, or its interval. */
-const when = (s: ScheduleInfo): string => (s.cron !== null ? `cron ${s.cron} (${s.tz ?? 'UTC'})` : `every ${num(s.every ?? 0)} s`);
+const when = (s: ScheduleInfo): string => (s.cron !== null ? `cron ${s.cron} (${s.tz ?? 'UTC'})` : `every ${num((s.every ?? 0) / 1000)} s`);
 
 const missedText = (m: MissedPolicy): string => (typeof m === 'string' ? m : `each (latest ${m.each})`);
 
