@@ -22,6 +22,8 @@ commands:
   queue show QUEUE ID                      one job, every field, its last error included
   queue remove QUEUE ID...                 delete jobs that have not started (ready, delayed, blocked); prints how many
   queue stats QUEUE | queue retry-dead QUEUE [--limit N]
+  queue purge QUEUE [--keep-finished-count N] [--keep-dead-for D] [--keep-dead-count N]
+                                           delete finished jobs past their retention and dead jobs past these limits
   queue purge-keys QUEUE                   delete the rows of concurrency keys no job holds or waits for, with no limit of their own
   queue pause QUEUE | queue resume QUEUE   stop / restart claims of the queue in every process
   schedule add NAME --queue Q (--cron EXPR [--tz TZ] | --every D) [JSON]   create or replace a recurring

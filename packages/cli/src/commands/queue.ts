@@ -1,12 +1,12 @@
-import { JOB_STATES, TaskrowError, type JobInfo, type JobState, type Queue } from '@taskrow/core';
-import { intFlag, need, parse, type Parsed, unknownAction } from '../args.js';
+import { JOB_STATES, TaskrowError, type JobInfo, type JobState, type Queue, type RetentionOptions } from '@taskrow/core';
+import { durationFlag, intFlag, need, parse, type Parsed, unknownAction } from '../args.js';
 import { JOB_FLAGS, jobFlags } from '../job-flags.js';
 import { connect } from '../connect.js';
 import { UsageError } from '../errors.js';
 import { batches, stdinLines } from '../io.js';
 import type { Command } from './command.js';
 
-const USAGE = 'taskrow queue enqueue|list|show|stats|remove|retry-dead|purge-keys|pause|resume QUEUE [PAYLOAD_JSON... | ID...]';
+const USAGE = 'taskrow queue enqueue|list|show|stats|remove|retry-dead|purge|purge-keys|pause|resume QUEUE [PAYLOAD_JSON... | ID...]';
 
 /** `--state ready,dead`: the states to list, each checked. */
 function statesFlag(raw: string | boolean | undefined): JobState[] | undefined {
@@ -139,6 +139,18 @@ const enqueue: QueueAction = async ({ queue, name, rest, values, json, out }) =>
   return 0;
 };
 
+/** `purge`'s retention flags, each checked before anything connects. */
+function retentionFlags(values: Parsed['values']): RetentionOptions {
+  const count = (name: string): number | undefined => (values[name] === undefined ? undefined : intFlag(values, name, 0, 0, 1_000_000_000));
+  const finished = count('keep-finished-count');
+  const dead = count('keep-dead-count');
+  return {
+    ...(finished === undefined ? {} : { keepFinishedCount: finished }),
+    ...(values['keep-dead-for'] === undefined ? {} : { keepDeadFor: durationFlag(values, 'keep-dead-for', 0, 0, 315_360_000_000) }),
+    ...(dead === undefined ? {} : { keepDeadCount: dead }),
+  };
+}
+
 /** A count-returning action, printed as the count or `{queue, <field>: n}`. */
 function counted(field: string, act: (run: QueueRun) => Promise<number>): QueueAction {
   return async (run) => {
@@ -157,6 +169,7 @@ const ACTIONS: Readonly<Record<string, QueueAction>> = {
   'retry-dead': counted('retried', ({ queue, values }) =>
     queue.retryDead(values['limit'] === undefined ? {} : { limit: intFlag(values, 'limit', 1, 1, 1_000_000) }),
   ),
+  purge: counted('purged', ({ queue, values }) => queue.purge(retentionFlags(values))),
   'purge-keys': counted('purged', ({ queue }) => queue.purgeKeys()),
   pause: setPaused(true),
   resume: setPaused(false),
@@ -173,6 +186,7 @@ function checkArguments(action: string, rest: readonly string[], values: Parsed[
         throw new UsageError(`job ID must be a whole number from 1, got ${JSON.stringify(text)}`);
     }
   } else if (action !== 'enqueue' && rest.length > 0) throw new UsageError(`queue ${action} takes no payloads`);
+  if (action === 'purge') retentionFlags(values);
   if (action === 'enqueue') {
     jobFlags(values);
     if (values['dedup-key'] !== undefined && rest.length !== 1) throw new UsageError('--dedup-key takes exactly one payload argument');
@@ -186,6 +200,9 @@ export const queueCommand: Command = async (argv, out) => {
     limit: { type: 'string' },
     state: { type: 'string' },
     after: { type: 'string' },
+    'keep-finished-count': { type: 'string' },
+    'keep-dead-for': { type: 'string' },
+    'keep-dead-count': { type: 'string' },
   });
   const action = need(positionals, 0, `action (${USAGE})`);
   const run = Object.hasOwn(ACTIONS, action) ? ACTIONS[action] : undefined;

@@ -19,6 +19,7 @@ export type {
   JobRef,
   JobState,
   QueueOptions,
+  RetentionOptions,
   QueueStats,
 } from './model/types.js';
 export type { Queue } from './model/queue.js';

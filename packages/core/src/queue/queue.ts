@@ -2,7 +2,18 @@ import type { Executor } from '../engine/executor.js';
 import { invalid } from '../errors.js';
 import { validateName } from '../names.js';
 import { UnrecoverableError } from './model/errors.js';
-import { claimArgs, concurrencyKeyArg, jobRow, MAX_DELAY_MS, MAX_LEASE_MS, positiveMs, queueSettings, type JobRow } from './model/options.js';
+import {
+  claimArgs,
+  concurrencyKeyArg,
+  hasRetention,
+  jobRow,
+  MAX_DELAY_MS,
+  MAX_LEASE_MS,
+  positiveMs,
+  purgeRetention,
+  queueSettings,
+  type JobRow,
+} from './model/options.js';
 import { encodePayload } from './model/payload.js';
 import { lockingWithPlainReads } from '../dialect.js';
 import { dueWaiting, type QueueTables } from './model/tables.js';
@@ -22,7 +33,7 @@ import {
   waitForJob,
 } from './settle/index.js';
 import { claimable, claimJobs, handedJobs, type ClaimArgs, claimCursor } from './claim/index.js';
-import { purgeDeadJobs, purgeFinished, retryDeadJobs, getJobInfo, listArgs, listJobs, queueStats, removeIdsArg, removeJobs } from './admin/index.js';
+import { purgeDeadJobs, purgeRetained, retryDeadJobs, getJobInfo, listArgs, listJobs, queueStats, removeIdsArg, removeJobs } from './admin/index.js';
 import { insertJobs, jobRows, callable, batchCallable, coalescedEnqueue, coalescible, producerOf, purgeStaleKeys, purgeStaleKeysNow } from './enqueue/index.js';
 import {
   purgeIdleKeys,
@@ -132,7 +143,7 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
     },
     remove: async (ids) => removeJobs(c, removeIdsArg(ids)),
     retryDead: async (opts) => retryDeadJobs(c, optionsArg('retryDead()', opts, ['ids', 'limit'])),
-    purge: async () => purgeFinished(c),
+    purge: async (opts) => purgeRetained(c, purgeRetention(settings, opts)),
     purgeDead: async (opts) => purgeDeadJobs(c, optionsArg('purgeDead()', opts, ['ids'])),
     purgeKeys: async () => (await purgeIdleKeys(exec, t, queue)) + (await purgeStaleKeys(exec, t, queue)),
     list: async (opts) => listJobs<P>(exec, t, queue, listArgs(opts)),
@@ -170,9 +181,9 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
           progress,
           fail: (ref, error) => self.fail(ref, error),
           release: (refs) => self.release(refs),
-          // Kept finished jobs past their retention, idle concurrency key rows and stale dedup rows (once a minute per process).
+          // Finished and dead jobs past their retention, idle concurrency key rows and stale dedup rows (once a minute per process).
           purge: async () =>
-            (settings.keepFinishedFor > 0 ? await self.purge() : 0) + (await purgeIdleKeysNow(exec, t, queue)) + (await purgeStaleKeysNow(exec, t, queue)),
+            (hasRetention(settings) ? await self.purge() : 0) + (await purgeIdleKeysNow(exec, t, queue)) + (await purgeStaleKeysNow(exec, t, queue)),
           // The worker's own jobs, bounded by the time left on their leases.
           extend: (refs, ms, boundMs) => extendJobs({ ...c, exec: exec.within(boundMs) }, refs, ms),
           keepsFinished: settings.keepFinishedFor > 0,

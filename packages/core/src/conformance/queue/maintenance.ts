@@ -91,6 +91,39 @@ export function queueMaintenance<Tx>(ctx: () => SuiteContext<Tx>): void {
     expect((await probeJobs(session.probe, prefix, name)).map((j) => j.id)).toEqual([kept[2]!.id]);
   });
 
+  it("purge() applies retention by count and to dead jobs: the newest keepFinishedCount finished jobs stay, keepDeadFor and keepDeadCount limit dead ones, and a call's options override the handle's", async () => {
+    const { session, prefix } = ctx();
+    const name = freshName('q');
+    const kept = session.taskrow.queue<number>(name, { keepFinishedFor: 3_600_000, keepFinishedCount: 2 });
+    await kept.enqueueMany([1, 2, 3, 4].map((payload) => ({ payload })));
+    for (const job of await kept.claim({ limit: 4, lease: 60_000 })) await kept.complete(job); // one by one: each finishes later
+    const dying = session.taskrow.queue<number>(name, { maxAttempts: 1 });
+    await dying.enqueueMany([5, 6, 7].map((payload) => ({ payload })));
+    for (const job of await dying.claim({ limit: 3, lease: 60_000 })) await dying.fail(job, 'x');
+    const left = async (state: string): Promise<unknown[]> =>
+      (await probeJobs(session.probe, prefix, name)).filter((j) => j.state === state).map((j) => j.payload);
+    expect([await left('done'), await left('dead')]).toEqual([
+      [1, 2, 3, 4],
+      [5, 6, 7],
+    ]);
+    expect(await kept.purge()).toBe(2); // the two oldest finished; dead jobs are kept for ever by default
+    expect([await left('done'), await left('dead')]).toEqual([
+      [3, 4],
+      [5, 6, 7],
+    ]);
+    const five = (await probeJobs(session.probe, prefix, name)).find((j) => j.payload === 5)!;
+    await setDueOffset(session.probe, prefix, five.id, -7200); // died two hours ago
+    expect(await dying.purge({ keepDeadFor: 3_600_000 })).toBe(1);
+    expect(await dying.purge({ keepDeadCount: 1 })).toBe(1);
+    expect([await left('done'), await left('dead')]).toEqual([[3, 4], [7]]);
+    expect(await dying.purge({ keepDeadCount: 1 })).toBe(0);
+    for (const bad of [{ keepDeadCount: -1 }, { keepDeadFor: Number.NaN }, { keepFinishedCount: 1.5 }, { bogus: 1 }]) {
+      await expect(kept.purge(bad as never)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    }
+    expect(() => session.taskrow.queue(name, { keepDeadFor: -1 })).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+    expect([await left('done'), await left('dead')]).toEqual([[3, 4], [7]]);
+  });
+
   it('purgeDead deletes dead jobs, all or by id', async () => {
     const { session, prefix } = ctx();
     const name = freshName('q');

@@ -16,24 +16,45 @@ function idsArg(what: string, ids: unknown): number[] {
   return ids.map((id) => intArg(`${what} id`, id, 1));
 }
 
+/** Where a sweep stops: rows due at least `olderThanUs` ago (0: due now), and not past the row `upTo` in the index's order. */
+export interface SweepRange {
+  readonly olderThanUs?: number;
+  readonly upTo?: IndexPosition;
+}
+
+/** A row's place in the `claim` index within one queue and phase: due time (epoch microseconds), group, id. */
+export interface IndexPosition {
+  readonly dueUs: number;
+  readonly grp: string;
+  readonly id: number;
+}
+
 /**
- * Runs `write(ids)` over the ids of the queue's `phase` rows (due ones only with `dueOnly`), read
- * with a plain SELECT of the `claim` index range in its order (due time, group, id), STEP at a
- * time from where the last step ended, until none is left or `limit` rows were written. Each write
- * is by primary key and re-checks the phase, so rows that moved meanwhile are left alone, and rows
- * a write leaves in place are not read again.
+ * Runs `write(ids)` over the ids of the queue's `phase` rows within `range`, read with a plain
+ * SELECT of the `claim` index range in its order (due time, group, id), STEP at a time from where
+ * the last step ended, until none is left or `limit` rows were written. Each write is by primary
+ * key and re-checks the phase, so rows that moved meanwhile are left alone, and rows a write leaves
+ * in place are not read again.
  */
-async function sweep(c: AckContext, phase: number, dueOnly: boolean, limit: number, write: (ids: number[]) => Promise<number>): Promise<number> {
+export async function sweep(c: AckContext, phase: number, range: SweepRange, limit: number, write: (ids: number[]) => Promise<number>): Promise<number> {
   let total = 0;
-  let after: { dueUs: unknown; grp: string; id: number } | undefined;
+  let after: IndexPosition | undefined;
+  const bounds: string[] = [];
+  const boundParams: (string | number)[] = [];
+  if (range.olderThanUs !== undefined) {
+    bounds.push(`\`due_at\` <= UTC_TIMESTAMP(6) - INTERVAL ${Math.max(0, Math.round(range.olderThanUs))} MICROSECOND`);
+  }
+  if (range.upTo !== undefined) {
+    bounds.push(`(\`due_at\`, \`grp\`, \`id\`) <= (${FROM_MICROS}, ?, ?)`);
+    boundParams.push(range.upTo.dueUs, range.upTo.grp, range.upTo.id);
+  }
   while (total < limit) {
     const { rows } = await c.exec.query<{ id: unknown; grp: string; due_us: unknown }>(
       `SELECT \`id\`, \`grp\`, ${epochMicros('`due_at`')} AS due_us FROM ${c.t.jobs} FORCE INDEX (\`claim\`)
-       WHERE \`queue\` = ? AND \`phase\` = ${phase} AND \`ready_priority\` = 0` +
-        `${dueOnly ? ' AND `due_at` <= UTC_TIMESTAMP(6)' : ''}` +
+       WHERE \`queue\` = ? AND \`phase\` = ${phase} AND \`ready_priority\` = 0${bounds.map((b) => ` AND ${b}`).join('')}` +
         `${after ? ` AND (\`due_at\`, \`grp\`, \`id\`) > (${FROM_MICROS}, ?, ?)` : ''}
        ORDER BY \`due_at\`, \`grp\`, \`id\` LIMIT ${Math.min(STEP, limit - total)}`,
-      after ? [c.queue, after.dueUs as number, after.grp, after.id] : [c.queue],
+      [c.queue, ...boundParams, ...(after ? [after.dueUs, after.grp, after.id] : [])],
     );
     if (rows.length === 0) break;
     total += await write(rows.map((r) => toNumber(r.id)));
@@ -100,7 +121,7 @@ function redrive(c: AckContext, ids: number[]): Promise<number> {
 export async function retryDeadJobs(c: AckContext, options: { ids?: readonly number[]; limit?: number } = {}): Promise<number> {
   const limit = intArg('retryDead() limit', options.limit ?? Number.MAX_SAFE_INTEGER, 0);
   const write = (ids: number[]): Promise<number> => redrive(c, ids);
-  const n = options.ids !== undefined ? await inSteps(idsArg('retryDead()', options.ids), write) : await sweep(c, PHASE.dead, false, limit, write);
+  const n = options.ids !== undefined ? await inSteps(idsArg('retryDead()', options.ids), write) : await sweep(c, PHASE.dead, {}, limit, write);
   announce(c.exec, c.t, c.queue, n);
   return n;
 }
@@ -112,21 +133,9 @@ async function inSteps(ids: number[], write: (ids: number[]) => Promise<number>)
   return n;
 }
 
-/** Deletes kept finished jobs whose retention has passed. */
-export function purgeFinished(c: AckContext): Promise<number> {
-  return sweep(
-    c,
-    PHASE.done,
-    true,
-    Number.MAX_SAFE_INTEGER,
-    async (ids) =>
-      (await c.exec.query(`${deleteById(c.t.jobs)} WHERE \`id\` IN (${placeholderList(ids.length)}) AND \`phase\` = ${PHASE.done}`, ids)).affectedRows,
-  );
-}
-
-/** Deletes dead jobs: the given ids, or all of the queue. */
-export async function purgeDeadJobs(c: AckContext, options: { ids?: readonly number[] } = {}): Promise<number> {
-  const del = (ids: number[]): Promise<number> =>
+/** Deletes the dead jobs of `ids` (still dead, of this queue) in one transaction, their kept dedup keys with them. */
+export function deleteDead(c: AckContext): (ids: number[]) => Promise<number> {
+  return (ids) =>
     c.exec.transaction(async (conn) => {
       const n = (
         await conn.query(`${deleteById(c.t.jobs)} WHERE \`id\` IN (${placeholderList(ids.length)}) AND \`queue\` = ? AND \`phase\` = ${PHASE.dead}`, [
@@ -137,6 +146,10 @@ export async function purgeDeadJobs(c: AckContext, options: { ids?: readonly num
       await dropDeadKeys(conn, c.t, ids);
       return n;
     });
-  if (options.ids === undefined) return sweep(c, PHASE.dead, false, Number.MAX_SAFE_INTEGER, del);
-  return inSteps(idsArg('purgeDead()', options.ids), del);
+}
+
+/** Deletes dead jobs: the given ids, or all of the queue. */
+export async function purgeDeadJobs(c: AckContext, options: { ids?: readonly number[] } = {}): Promise<number> {
+  if (options.ids === undefined) return sweep(c, PHASE.dead, {}, Number.MAX_SAFE_INTEGER, deleteDead(c));
+  return inSteps(idsArg('purgeDead()', options.ids), deleteDead(c));
 }

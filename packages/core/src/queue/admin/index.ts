@@ -2,7 +2,8 @@
  * Administration: listing and reading jobs, queue stats, removing jobs that have not started, dead
  * jobs (retry, purge) and purges of finished jobs.
  */
-export { purgeDeadJobs, purgeFinished, retryDeadJobs } from './dead.js';
+export { purgeDeadJobs, retryDeadJobs } from './dead.js';
+export { purgeRetained } from './retention.js';
 export { getJobInfo, listArgs, listJobs } from './list.js';
 export { queueStats } from './stats.js';
 export { MAX_REMOVE, removeIdsArg, removeJobs } from './remove.js';

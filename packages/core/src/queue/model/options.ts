@@ -48,7 +48,40 @@ export interface QueueSettings {
   readonly backoffBase: number;
   readonly backoffMax: number;
   readonly keepFinishedFor: number;
+  /** Retention by count and of dead jobs; undefined: no limit (see `QueueOptions`). */
+  readonly keepFinishedCount: number | undefined;
+  readonly keepDeadFor: number | undefined;
+  readonly keepDeadCount: number | undefined;
 }
+
+/** The most jobs a retention count keeps. */
+export const MAX_KEEP_COUNT = 1_000_000_000;
+
+/** The retention options of `what` (a handle's or one `purge()` call's), each checked; undefined where not given. */
+export function retentionArgs(
+  what: string,
+  o: { keepFinishedCount?: unknown; keepDeadFor?: unknown; keepDeadCount?: unknown },
+): Pick<QueueSettings, 'keepFinishedCount' | 'keepDeadFor' | 'keepDeadCount'> {
+  const count = (name: string, v: unknown): number | undefined => (v === undefined ? undefined : intArg(`${what} ${name}`, v, 0, MAX_KEEP_COUNT));
+  return {
+    keepFinishedCount: count('keepFinishedCount', o.keepFinishedCount),
+    keepDeadFor: o.keepDeadFor === undefined ? undefined : msArg(`${what} keepDeadFor`, o.keepDeadFor, 0, MAX_DELAY_MS),
+    keepDeadCount: count('keepDeadCount', o.keepDeadCount),
+  };
+}
+
+/** The retention one `purge(options)` applies: the call's options (each checked) over the handle's settings `s`. */
+export function purgeRetention(s: QueueSettings, options: unknown): Pick<QueueSettings, 'keepFinishedCount' | 'keepDeadFor' | 'keepDeadCount'> {
+  const own = retentionArgs('purge()', optionsOf('purge()', options, ['keepFinishedCount', 'keepDeadFor', 'keepDeadCount']));
+  return {
+    keepFinishedCount: own.keepFinishedCount ?? s.keepFinishedCount,
+    keepDeadFor: own.keepDeadFor ?? s.keepDeadFor,
+    keepDeadCount: own.keepDeadCount ?? s.keepDeadCount,
+  };
+}
+
+/** Whether `s` asks `purge()` for anything: finished jobs kept, or a limit on dead ones. */
+export const hasRetention = (s: QueueSettings): boolean => s.keepFinishedFor > 0 || s.keepDeadFor !== undefined || s.keepDeadCount !== undefined;
 
 /** One validated job, ready to become a row. */
 export interface JobRow {
@@ -89,7 +122,7 @@ export function positiveMs(what: string, value: unknown, max: number): number {
 export const toMicros = (ms: number): number => Math.round(ms * 1000);
 
 export function queueSettings(options: QueueOptions | undefined): QueueSettings {
-  const o = optionsOf('queue()', options, ['maxAttempts', 'backoff', 'keepFinishedFor']) as QueueOptions;
+  const o = optionsOf('queue()', options, ['maxAttempts', 'backoff', 'keepFinishedFor', 'keepFinishedCount', 'keepDeadFor', 'keepDeadCount']) as QueueOptions;
   optionsOf('queue() backoff', o.backoff, ['base', 'max']);
   const base = msArg('backoff.base', o.backoff?.base ?? 1000, 0, MAX_DELAY_MS);
   const max = msArg('backoff.max', o.backoff?.max ?? 3_600_000, 0, MAX_DELAY_MS);
@@ -99,6 +132,7 @@ export function queueSettings(options: QueueOptions | undefined): QueueSettings 
     backoffBase: base,
     backoffMax: max,
     keepFinishedFor: msArg('keepFinishedFor', o.keepFinishedFor ?? 0, 0, MAX_DELAY_MS),
+    ...retentionArgs('queue()', o),
   };
 }
 

@@ -11,6 +11,7 @@ import type {
   JobRef,
   QueueListOptions,
   QueueStats,
+  RetentionOptions,
 } from './types.js';
 import type { QueueWorker, WorkerOptions, JobHandler } from './worker-types.js';
 
@@ -98,8 +99,14 @@ export interface Queue<Payload = unknown> {
    * live job holds stays dead and is not counted. Resolves to the number re-driven.
    */
   retryDead(options?: { ids?: readonly number[]; limit?: number }): Promise<number>;
-  /** Deletes finished jobs whose retention has passed. Resolves to the number deleted. */
-  purge(): Promise<number>;
+  /**
+   * Deletes finished and dead jobs past their retention (see `QueueOptions`): finished jobs past
+   * `keepFinishedFor` and beyond the newest `keepFinishedCount`, dead jobs that died `keepDeadFor`
+   * ago and beyond the newest `keepDeadCount`. `options` set those three for this call, over the
+   * handle's. Workers of a handle with any retention run it about once a minute; a process with no
+   * worker can run it from a schedule or `taskrow queue purge`. Resolves to the number deleted.
+   */
+  purge(options?: RetentionOptions): Promise<number>;
   /** Deletes dead jobs (the given ids, or all). Resolves to the number deleted. */
   purgeDead(options?: { ids?: readonly number[] }): Promise<number>;
   /**

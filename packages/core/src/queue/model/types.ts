@@ -110,7 +110,16 @@ export interface QueueOptions {
    * deletes a job when it completes.
    */
   readonly keepFinishedFor?: number;
+  /** The most finished jobs `purge()` keeps, the newest; default: no limit (only `keepFinishedFor`). */
+  readonly keepFinishedCount?: number;
+  /** Milliseconds to keep dead jobs before `purge()` deletes them; default: for ever. */
+  readonly keepDeadFor?: number;
+  /** The most dead jobs `purge()` keeps, the newest; default: no limit. */
+  readonly keepDeadCount?: number;
 }
+
+/** Retention `purge()` may be given for one call, instead of the handle's (see `QueueOptions`). */
+export type RetentionOptions = Pick<QueueOptions, 'keepFinishedCount' | 'keepDeadFor' | 'keepDeadCount'>;
 
 /** What `fail` did. */
 export type FailOutcome = { readonly state: 'delayed' /** When it runs again (database clock). */; readonly runAt: Date } | { readonly state: 'dead' };
