@@ -21,6 +21,7 @@ commands:
                                            a page of jobs: id, state, attempt/max, priority, group, due, payload
   queue show QUEUE ID                      one job, every field, its last error included
   queue remove QUEUE ID...                 delete jobs that have not started (ready, delayed, blocked); prints how many
+  queue promote QUEUE ID...                make delayed jobs due now; prints how many
   queue stats QUEUE | queue retry-dead QUEUE [--limit N]
   queue purge QUEUE [--keep-finished-count N] [--keep-dead-for D] [--keep-dead-count N]
                                            delete finished jobs past their retention and dead jobs past these limits

@@ -283,6 +283,9 @@ describe(`taskrow loop, queue, resources and demo against ${target.engine} ${tar
     const removed = await taskrow(['queue', 'remove', 'rm', String(a), String(c), '999999999', ...common], { env });
     expect([removed.code, removed.stdout]).toEqual([0, '2\n']);
     expect(await ids()).toEqual([b]);
+    await probe.query(`UPDATE \`${prefix}queue_jobs\` SET phase = 1, due_at = UTC_TIMESTAMP(6) + INTERVAL 1 HOUR WHERE id = ?`, [b]);
+    const promoted = await taskrow(['queue', 'promote', 'rm', String(b), String(a), ...common], { env });
+    expect([promoted.code, promoted.stdout]).toEqual([0, '1\n']);
     const json = await taskrow(['queue', 'remove', 'rm', String(b), '--json', ...common], { env });
     expect(JSON.parse(json.stdout)).toEqual({ queue: 'rm', removed: 1 });
     for (const args of [['x1'], []]) {

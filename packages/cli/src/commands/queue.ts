@@ -6,7 +6,7 @@ import { UsageError } from '../errors.js';
 import { batches, stdinLines } from '../io.js';
 import type { Command } from './command.js';
 
-const USAGE = 'taskrow queue enqueue|list|show|stats|remove|retry-dead|purge|purge-keys|pause|resume QUEUE [PAYLOAD_JSON... | ID...]';
+const USAGE = 'taskrow queue enqueue|list|show|stats|remove|promote|retry-dead|purge|purge-keys|pause|resume QUEUE [PAYLOAD_JSON... | ID...]';
 
 /** `--state ready,dead`: the states to list, each checked. */
 function statesFlag(raw: string | boolean | undefined): JobState[] | undefined {
@@ -166,6 +166,7 @@ const ACTIONS: Readonly<Record<string, QueueAction>> = {
   show,
   stats,
   remove: counted('removed', ({ queue, rest }) => queue.remove(rest.map(Number))),
+  promote: counted('promoted', ({ queue, rest }) => queue.promote(rest.map(Number))),
   'retry-dead': counted('retried', ({ queue, values }) =>
     queue.retryDead(values['limit'] === undefined ? {} : { limit: intFlag(values, 'limit', 1, 1, 1_000_000) }),
   ),
@@ -178,8 +179,9 @@ const ACTIONS: Readonly<Record<string, QueueAction>> = {
 /** Checks the positionals of `action` before anything connects (a UsageError names what is wrong). */
 function checkArguments(action: string, rest: readonly string[], values: Parsed['values']): void {
   if (action === 'show' && rest.length !== 1) throw new UsageError('queue show takes one job ID');
-  if (action === 'remove' && (rest.length === 0 || rest.length > 1000)) throw new UsageError('queue remove takes 1 to 1,000 job IDs');
-  if (action === 'show' || action === 'remove') {
+  if ((action === 'remove' || action === 'promote') && (rest.length === 0 || rest.length > 1000))
+    throw new UsageError(`queue ${action} takes 1 to 1,000 job IDs`);
+  if (action === 'show' || action === 'remove' || action === 'promote') {
     for (const text of rest) {
       const id = Number(text);
       if (!(/^\d+$/.test(text) && Number.isSafeInteger(id) && id > 0))

@@ -33,7 +33,7 @@ import {
   waitForJob,
 } from './settle/index.js';
 import { claimable, claimJobs, handedJobs, type ClaimArgs, claimCursor } from './claim/index.js';
-import { purgeDeadJobs, purgeRetained, retryDeadJobs, getJobInfo, listArgs, listJobs, queueStats, removeIdsArg, removeJobs } from './admin/index.js';
+import { purgeDeadJobs, purgeRetained, retryDeadJobs, getJobInfo, listArgs, listJobs, queueStats, jobIdsArg, promoteJobs, removeJobs } from './admin/index.js';
 import { insertJobs, jobRows, callable, batchCallable, coalescedEnqueue, coalescible, producerOf, purgeStaleKeys, purgeStaleKeysNow } from './enqueue/index.js';
 import {
   purgeIdleKeys,
@@ -141,7 +141,8 @@ export function createQueue<P>(exec: Executor, t: QueueTables, name: unknown, op
     async extend(jobs, ms) {
       return extendJobs(c, refsArg(queue, jobs, 'extend'), positiveMs('extend() ms', ms, MAX_LEASE_MS));
     },
-    remove: async (ids) => removeJobs(c, removeIdsArg(ids)),
+    remove: async (ids) => removeJobs(c, jobIdsArg('remove()', ids)),
+    promote: async (ids) => promoteJobs(c, jobIdsArg('promote()', ids)),
     retryDead: async (opts) => retryDeadJobs(c, optionsArg('retryDead()', opts, ['ids', 'limit'])),
     purge: async (opts) => purgeRetained(c, purgeRetention(settings, opts)),
     purgeDead: async (opts) => purgeDeadJobs(c, optionsArg('purgeDead()', opts, ['ids'])),

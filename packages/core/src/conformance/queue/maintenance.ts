@@ -56,6 +56,36 @@ export function queueMaintenance<Tx>(ctx: () => SuiteContext<Tx>): void {
     expect(Object.keys(await states())).toEqual(['running', 'dead', 'k3', 'again']);
   });
 
+  it('promote() makes delayed jobs due now (waiting to run or to retry): ready at once without a key, admitted by the next claim with one; other jobs and queues are left alone', async () => {
+    const { session, prefix } = ctx();
+    const name = freshName('q');
+    const q = session.taskrow.queue<string>(name, { backoff: { base: 3_600_000, max: 3_600_000 } });
+    const [later, keyed] = await q.enqueueMany([
+      { payload: 'later', delay: 3_600_000 },
+      { payload: 'keyed', delay: 3_600_000, concurrencyKey: 'k' },
+    ]);
+    await q.enqueue('retrying');
+    const [failed] = await q.claim({ limit: 1, lease: 60_000 });
+    expect((await q.fail(failed!, 'x')).state).toBe('delayed');
+    const running = await q.enqueue('running');
+    await q.claim({ limit: 1, lease: 60_000 });
+    const otherQueue = session.taskrow.queue(freshName('q'));
+    const other = await otherQueue.enqueue('other', { delay: 3_600_000 });
+    expect(await q.claim({ limit: 5, lease: 60_000 })).toEqual([]);
+    expect(await q.promote([later!.id, keyed!.id, failed!.id, running.id, other.id, 999_999_999])).toBe(3);
+    const states = new Map((await probeJobs(session.probe, prefix, name)).map((j) => [j.payload, [j.state, j.dueIn <= 0]]));
+    expect(Object.fromEntries(states)).toEqual({ later: ['ready', true], keyed: ['delayed', true], retrying: ['ready', true], running: ['running', false] });
+    const claimed = await q.claim({ limit: 5, lease: 60_000 });
+    expect(claimed.map((j) => [j.payload, j.attempt]).sort()).toEqual([
+      ['keyed', 1],
+      ['later', 1],
+      ['retrying', 2],
+    ]);
+    expect((await otherQueue.getJob(other.id))?.state).toBe('delayed');
+    expect(await q.promote(later!.id)).toBe(0);
+    await expect(q.promote([later!.id, -1])).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+  });
+
   it('remove() refuses bad ids before changing anything, and inside an application transaction commits or rolls back with it', async () => {
     const { session, prefix } = ctx();
     const name = freshName('q');

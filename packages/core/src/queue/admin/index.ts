@@ -6,4 +6,5 @@ export { purgeDeadJobs, retryDeadJobs } from './dead.js';
 export { purgeRetained } from './retention.js';
 export { getJobInfo, listArgs, listJobs } from './list.js';
 export { queueStats } from './stats.js';
-export { MAX_REMOVE, removeIdsArg, removeJobs } from './remove.js';
+export { MAX_IDS, jobIdsArg, removeJobs } from './remove.js';
+export { promoteJobs } from './promote.js';

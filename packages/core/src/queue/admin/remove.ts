@@ -6,17 +6,17 @@ import { deleteById, PHASE } from '../model/tables.js';
 import type { AckContext } from '../settle/context.js';
 import { announce } from '../wake/ring.js';
 
-/** Most ids one `remove()` takes. */
-export const MAX_REMOVE = 1000;
+/** Most ids one `remove()` or `promote()` takes. */
+export const MAX_IDS = 1000;
 
 /**
- * The ids `remove()` was given: one id, or an array of at most `MAX_REMOVE`; duplicates count
- * once. MUST throw `INVALID_ARGUMENT`, naming the value, before any SQL on bad input.
+ * The ids `what` (`remove()`, `promote()`) was given: one id, or an array of at most `MAX_IDS`;
+ * duplicates count once. MUST throw `INVALID_ARGUMENT`, naming the value, before any SQL on bad input.
  */
-export function removeIdsArg(ids: unknown): number[] {
+export function jobIdsArg(what: string, ids: unknown): number[] {
   const list: unknown[] = Array.isArray(ids) ? ids : [ids];
-  if (list.length > MAX_REMOVE) throw invalid(`remove() takes at most ${MAX_REMOVE} ids, got ${list.length}`);
-  return [...new Set(list.map((id) => intArg('remove() id', id, 1)))];
+  if (list.length > MAX_IDS) throw invalid(`${what} takes at most ${MAX_IDS} ids, got ${list.length}`);
+  return [...new Set(list.map((id) => intArg(`${what} id`, id, 1)))];
 }
 
 /**

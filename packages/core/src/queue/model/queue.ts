@@ -94,6 +94,14 @@ export interface Queue<Payload = unknown> {
    */
   remove(ids: number | readonly number[]): Promise<number>;
   /**
+   * Makes delayed jobs (waiting for their run time or for a retry) due now: one without a
+   * concurrency key becomes ready at the end of its priority's line; one with a key comes due for
+   * the next claim to admit. Other jobs and unknown ids are left alone. Takes one id or up to
+   * 1,000; resolves to the number promoted, and wakes idle workers of this process. A call retried
+   * after a lost reply counts only what its own run promoted.
+   */
+  promote(ids: number | readonly number[]): Promise<number>;
+  /**
    * Makes dead jobs ready again with their attempts reset and their dedup keys back: the given ids,
    * or all (up to `limit`). MUST NOT make two live jobs share a dedup key: a dead job whose key a
    * live job holds stays dead and is not counted. Resolves to the number re-driven.
