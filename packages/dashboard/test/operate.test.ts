@@ -78,14 +78,14 @@ describe.skipIf(!browserAvailable())(`operating queues, jobs and schedules in Ch
     await page.check(`input.pick[value="${ids[1]}"]`);
     expect(await text('.pick-count')).toBe('2 selected');
     await page.screenshot({ path: `${SHOTS}queue-actions.png`, fullPage: true });
-    await clickLoad(page, 'form.selection button:has-text("Delete selected")');
+    await clickLoad(page, 'form.selection button:has-text("Delete selected dead")');
     expect(await text('.confirm-question')).toBe(`Delete 2 selected dead job(s) of queue sel (ids ${ids[0]}, ${ids[1]})?`);
     await clickLoad(page, 'a.cancel');
     expect(page.url()).toBe(web.url('/queues/sel?state=dead'));
     expect(await phases(ids)).toEqual([4, 4, 4, 4]);
     await page.check(`input.pick[value="${ids[0]}"]`);
     await page.check(`input.pick[value="${ids[1]}"]`);
-    await clickLoad(page, 'form.selection button:has-text("Retry selected")');
+    await clickLoad(page, 'form.selection button:has-text("Retry selected dead")');
     expect(await text('.confirm-question')).toBe(`Retry 2 selected dead job(s) of queue sel (ids ${ids[0]}, ${ids[1]})?`);
     await clickLoad(page, 'form.confirm button');
     expect(await text('.action-result')).toBe('Queue sel: made 2 job(s) ready again (2 selected).');
@@ -93,7 +93,7 @@ describe.skipIf(!browserAvailable())(`operating queues, jobs and schedules in Ch
     await page.goto(web.url('/queues/sel?state=dead'));
     await page.check('input.pick-all');
     expect(await text('.pick-count')).toBe('2 selected');
-    await clickLoad(page, 'form.selection button:has-text("Delete selected")');
+    await clickLoad(page, 'form.selection button:has-text("Delete selected dead")');
     await clickLoad(page, 'form.confirm button');
     expect(await text('.action-result')).toBe('Queue sel: deleted 2 job(s) (2 selected).');
     expect(await phases(ids)).toEqual([0, 0]);

@@ -1,22 +1,11 @@
 import { seg } from '../context.js';
-import { jobId } from '../pages/job.js';
 import { Refused } from '../refused.js';
+import { idsOf, selectedIds } from './ids.js';
 import { SEG, type Action, type ActionInput, type Outcome } from './types.js';
-
-/** Most jobs one selection may hold (a page of the queue lists at most 1,000). */
-export const MAX_SELECTED = 1000;
 
 type Op = 'retry' | 'delete';
 
 const queueOf = (input: ActionInput) => input.ctx.taskrow.queue(input.ctx.params[0]!);
-
-/** The ids of a form's `id` fields (validated, duplicates dropped), or undefined when it has none. */
-function idsOf(form: URLSearchParams): number[] | undefined {
-  const texts = form.getAll('id');
-  if (texts.length === 0) return undefined;
-  if (texts.length > MAX_SELECTED) throw new Refused(400, `select at most ${MAX_SELECTED} jobs at once, got ${texts.length}`);
-  return [...new Set(texts.map(jobId))];
-}
 
 async function apply(input: ActionInput, op: Op, ids: readonly number[] | undefined, which: string): Promise<Outcome> {
   const queue = queueOf(input);
@@ -48,12 +37,6 @@ function opOf(form: URLSearchParams): Op {
   const op = form.get('op');
   if (op !== 'retry' && op !== 'delete') throw new Refused(400, `op must be retry or delete, got ${JSON.stringify(op?.slice(0, 20) ?? null)}`);
   return op;
-}
-
-function selectedIds(form: URLSearchParams): number[] {
-  const ids = idsOf(form);
-  if (ids === undefined) throw new Refused(400, 'no job selected: tick the jobs to act on first');
-  return ids;
 }
 
 /** The jobs ticked on the queue page (`id` fields), retried or deleted (`op`), after a confirmation. */

@@ -8,6 +8,7 @@ import type { Sessions } from '../session.js';
 import { checkAction } from './check.js';
 import { confirmPage } from './confirm.js';
 import { DEAD_ACTIONS } from './dead.js';
+import { PENDING_ACTIONS } from './pending.js';
 import { QUEUE_ACTIONS } from './queue.js';
 import { RESOURCE_ACTIONS } from './resources.js';
 import { SCHEDULE_ACTIONS } from './schedule.js';
@@ -17,7 +18,7 @@ export { checkAction, READ_ONLY } from './check.js';
 export type { Action } from './types.js';
 
 /** Every POST action. */
-export const ACTIONS: readonly Action[] = [...DEAD_ACTIONS, ...QUEUE_ACTIONS, ...SCHEDULE_ACTIONS, ...RESOURCE_ACTIONS];
+export const ACTIONS: readonly Action[] = [...DEAD_ACTIONS, ...PENDING_ACTIONS, ...QUEUE_ACTIONS, ...SCHEDULE_ACTIONS, ...RESOURCE_ACTIONS];
 
 /** Where Cancel on a confirmation page leads: the page the form was posted from, when it is the dashboard's. */
 function backOf(req: IncomingMessage, ctx: PageContext): string {

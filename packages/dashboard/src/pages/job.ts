@@ -23,7 +23,10 @@ const STATE_TIME: Record<JobState, string> = {
   blocked: 'state time',
 };
 
-/** One job by id (`getJob`): every field, progress, result and payload pretty-printed, its last error; actions when dead. */
+/** The states of a job not yet started: it can be deleted (and run now when delayed). */
+const PENDING: ReadonlySet<JobState> = new Set(['ready', 'delayed', 'blocked']);
+
+/** One job by id (`getJob`): every field, progress, result and payload pretty-printed, its last error; retry or delete when dead; delete when not started, and run now when delayed. */
 export async function jobPage(ctx: PageContext): Promise<Page> {
   const queue = ctx.taskrow.queue(ctx.params[0]!);
   const id = jobId(ctx.params[1]!);
@@ -36,10 +39,13 @@ export async function jobPage(ctx: PageContext): Promise<Page> {
     };
   }
   const path = `/queues/${seg(queue.name)}`;
+  const one = { id: String(id) };
   const actions =
     job.state === 'dead'
-      ? html`<p>${actionForm(ctx, `${path}/retry-dead`, 'Retry this job', { id: String(id) })} ${actionForm(ctx, `${path}/delete-dead`, 'Delete this job', { id: String(id) })}</p>`
-      : '';
+      ? html`<p>${actionForm(ctx, `${path}/retry-dead`, 'Retry this job', one)} ${actionForm(ctx, `${path}/delete-dead`, 'Delete this job', one)}</p>`
+      : PENDING.has(job.state)
+        ? html`<p>${job.state === 'delayed' ? html`${actionForm(ctx, `${path}/promote`, 'Run this job now', one)} ` : ''}${actionForm(ctx, `${path}/remove`, 'Delete this job', one)}</p>`
+        : '';
   return {
     title: `Job ${id}`,
     body: html`${back}<h1>Job ${id} <span class="state ${job.state === 'dead' ? 'bad' : ''}">${job.state}</span></h1>${actions}

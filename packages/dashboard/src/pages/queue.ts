@@ -4,21 +4,15 @@ import { html, type Html } from '../html/escape.js';
 import { count, duration, num, pretty, time } from '../html/format.js';
 import type { DashboardSettings } from '../options.js';
 import { actionForm, pager, STATES } from './parts.js';
+import { pick, pickAll, selectionForm } from './selection.js';
 
 /** Jobs per page on the queue page (`?limit=` 1 to 1000 overrides it). */
 export const JOBS_PER_PAGE = 50;
 
 const preview = (text: string, max = 140): string => (text.length > max ? `${text.slice(0, max)}…` : text);
 
-/** A row's selection box: dead jobs only (the actions on a selection are the dead-job ones), when actions are usable. */
-const pick = (ctx: PageContext, j: JobInfo): Html | string =>
-  ctx.actions && !ctx.actions.loginNeeded
-    ? html`<td>${j.state === 'dead' ? html`<input type="checkbox" class="pick" name="id" value="${j.id}" form="selection" aria-label="select job ${j.id}">` : ''}</td>`
-    : '';
-
 function jobRows(ctx: PageContext, queue: string, jobs: readonly JobInfo[]): Html {
   if (jobs.length === 0) return html`<p class="muted">No jobs in this state.</p>`;
-  const picking = ctx.actions !== undefined && !ctx.actions.loginNeeded;
   const rows = jobs.map(
     (
       j,
@@ -26,21 +20,12 @@ function jobRows(ctx: PageContext, queue: string, jobs: readonly JobInfo[]): Htm
 <td class="n">${j.attempt}/${j.maxAttempts}</td><td class="n">${j.priority}</td><td>${j.group ?? ''}</td><td>${time(j.dueAt)}</td>
 <td><pre>${preview(JSON.stringify(j.payload) ?? pretty(j.payload))}</pre></td><td><pre class="bad">${j.lastError === null ? '' : preview(j.lastError, 80)}</pre></td></tr>`,
   );
-  const all = picking ? html`<th><input type="checkbox" class="pick-all" aria-label="select every dead job on this page"></th>` : '';
-  return html`<table class="jobs"><thead><tr>${all}<th class="n">id</th><th>state</th><th class="n">attempt</th><th class="n">priority</th><th>group</th><th>due / state time</th><th>payload</th><th>last error</th></tr></thead><tbody>${rows}</tbody></table>`;
+  return html`<table class="jobs"><thead><tr>${pickAll(ctx)}<th class="n">id</th><th>state</th><th class="n">attempt</th><th class="n">priority</th><th>group</th><th>due / state time</th><th>payload</th><th>last error</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 function stateOf(ctx: PageContext): JobState | undefined {
   const s = ctx.url.searchParams.get('state');
   return s === null || s === '' ? undefined : (s as JobState);
-}
-
-/** The form the ticked jobs belong to: their count, and retry or delete (each confirmed on the next page). */
-function selectionForm(ctx: PageContext, path: string, jobs: readonly JobInfo[]): Html | string {
-  const a = ctx.actions;
-  if (!a || a.loginNeeded || !jobs.some((j) => j.state === 'dead')) return '';
-  return html`<form method="post" action="${ctx.link(`${path}/selected`)}" id="selection" class="selection"><input type="hidden" name="csrf" value="${a.csrf}">
-<span class="pick-count">0 selected</span> <button name="op" value="retry">Retry selected</button> <button name="op" value="delete">Delete selected</button></form>`;
 }
 
 /** Whether the queue is paused, with the button that flips it; its limits, read-only. */
@@ -57,7 +42,8 @@ async function controls(ctx: PageContext, path: string, queue: Queue): Promise<H
 
 /**
  * A queue: paused or not (pause / resume), its limits, counts by state, tabs per state, one page of
- * jobs (`list()` with its cursor), dead-job actions on one, every or the ticked jobs.
+ * jobs (`list()` with its cursor), dead-job actions on every dead job, and actions on the ticked
+ * jobs (dead: retry, delete; not started: delete; delayed: run now).
  */
 export async function queuePage(ctx: PageContext, settings: DashboardSettings): Promise<Page> {
   const name = ctx.params[0]!;
