@@ -2,6 +2,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserAvailable, clickLoad, login, openBrowser, openDb, recordingLogger, serve, target, type Db, type Served } from './harness.js';
 
+const SHOTS = new URL('../../../docs/dashboard/', import.meta.url).pathname;
 const TOKEN = 'pending-actions-token-0123456789';
 const HOUR = 3_600_000;
 /** `phase` values of `<prefix>queue_jobs`: ready, delayed, running, blocked. */
@@ -58,6 +59,7 @@ describe.skipIf(!browserAvailable())(`deleting and running jobs not yet started,
     await page.check(`input.pick[value="${ready}"]`);
     await page.check(`input.pick[value="${blocked}"]`);
     expect(await text('.pick-count')).toBe('2 selected');
+    await page.screenshot({ path: `${SHOTS}queue-pending.png`, fullPage: true });
     await clickLoad(page, 'form.selection button.remove');
     const ids = [ready, blocked].sort((a, b) => a - b).join(', ');
     expect(await text('.confirm-question')).toBe(
