@@ -30,7 +30,7 @@ for (const target of chaosTargets()) {
     beforeAll(async () => {
       const port = await freePortBelowEphemeral();
       server = await startServer({ engine: target.engine, version: label(target).split(' ')[1], sources: ['local'], durability: 'full', port });
-      scene = await openScene(server.url, 16, 2, { retry: RETRY });
+      scene = await openScene(server.url, 16, 2000, { retry: RETRY });
     });
     afterAll(async () => {
       await scene?.close();
