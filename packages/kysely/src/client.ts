@@ -1,4 +1,3 @@
-import * as kysely from 'kysely';
 import { CompiledQuery, type DatabaseConnection, type Kysely, type QueryResult, type Transaction } from 'kysely';
 import { rollingBackInterrupted, TaskrowError, type IsolationLevel, type SqlClient, type SqlConnection, type SqlValue } from '@taskrow/core';
 import { describeKyselyError, isDriverError } from './errors.js';
@@ -13,34 +12,34 @@ const ISOLATION = {
 // biome-ignore lint/suspicious/noExplicitAny: any database type is accepted
 type AnyKysely = Kysely<any>;
 
-/**
- * Kysely 0.29 made queries abortable (`executeQuery(query, { signal, inflightQueryAbortStrategy })`,
- * released with its `AbortedTransactionError`). Kysely 0.28 takes a deprecated query id in that
- * place and has no way to abort: a statement there is only abandoned by the engine.
- */
-const ABORTABLE = 'AbortedTransactionError' in kysely;
-
-/**
- * How a statement given `signal` runs: on Kysely 0.29, aborting it destroys the pooled mysql2
- * connection it runs on (so a silent socket never keeps its pool slot) and KILLs the server
- * session over a new connection (`'kill session'`), which rolls back what it held.
- */
-const abortable = (signal: AbortSignal | undefined): [] | [{ signal: AbortSignal; inflightQueryAbortStrategy: 'kill session' }] =>
-  ABORTABLE && signal ? [{ signal, inflightQueryAbortStrategy: 'kill session' }] : [];
-
 /** Runs one compiled query on a Kysely instance or transaction, given up when `signal` aborts. */
 type Runner = (on: AnyKysely, query: CompiledQuery, signal: AbortSignal) => Promise<QueryResult<unknown>>;
 
+/** Runs `consumer` on a connection of a Kysely instance's pool. */
+type ControlProvider = (consumer: (conn: DatabaseConnection) => Promise<void>) => Promise<void>;
+
+/** What Kysely 0.29's MySQL connection adds for its `'kill session'` abort strategy (0.28's has neither). */
+interface KillableConnection extends DatabaseConnection {
+  collectSessionInfo?(): Promise<void>;
+  killSession?(control: ControlProvider): Promise<void>;
+}
+
 /**
- * How a statement given `signal` is given up on Kysely 0.28, which can neither abort a query nor
- * hand out its mysql2 connection: each connection's session id is read once (`CONNECTION_ID()`),
- * and an abort while the statement is still in flight sends `KILL <id>` over another connection
- * of `db`. The server ends the statement and the session (so its locks go), mysql2 fails the
- * statement as a lost connection, and its pool drops the connection. The `KILL` needs a second
- * connection of the pool: in a pool of one it waits for the statement to end by itself, and is
- * then not sent. Its failure is dropped.
+ * How a statement given `signal` is given up: the server session it runs on is KILLed over another
+ * connection of `db`'s pool while the statement is still in flight, so the server ends it and rolls
+ * the session back (its locks go). On Kysely 0.29 through the connection's own `killSession`, which
+ * also destroys the pooled mysql2 connection (a silent socket never keeps its pool slot); Kysely's
+ * `executeQuery(query, { signal, inflightQueryAbortStrategy: 'kill session' })` is not used, since
+ * inside `db.connection()` or a transaction it would send that KILL on the very connection it
+ * gives up. Kysely 0.28 can neither abort a query nor hand out its mysql2 connection: each
+ * connection's session id is read once (`CONNECTION_ID()`), and the `KILL` needs a second
+ * connection of the pool (in a pool of one it waits for the statement to end by itself, and is then
+ * not sent); mysql2 then fails the statement as a lost connection and its pool drops the
+ * connection. A failed KILL is dropped.
  */
 function killingRunner(db: AnyKysely): Runner {
+  const executor = db.getExecutor();
+  const control: ControlProvider = (consumer) => executor.provideConnection(consumer);
   const threads = new WeakMap<DatabaseConnection, number>();
   const threadOf = async (conn: DatabaseConnection): Promise<number> => {
     let id = threads.get(conn);
@@ -51,19 +50,25 @@ function killingRunner(db: AnyKysely): Runner {
     }
     return id;
   };
-  const kill = (thread: number, running: () => boolean): void =>
-    void db
-      .connection()
-      .execute(async (side) => {
+  /** The kill of `conn`'s session, for a statement that `running()` tells is still in flight. */
+  const killerOf = async (conn: KillableConnection): Promise<(running: () => boolean) => Promise<unknown>> => {
+    if (conn.killSession && conn.collectSessionInfo) {
+      await conn.collectSessionInfo();
+      // Kysely checks that the statement still runs before it sends the KILL.
+      return () => conn.killSession!(control);
+    }
+    const thread = await threadOf(conn);
+    return (running) =>
+      control(async (side) => {
         if (running() && Number.isSafeInteger(thread) && thread > 0) await side.executeQuery(CompiledQuery.raw(`KILL ${thread}`));
-      })
-      .catch(() => undefined);
+      });
+  };
   return (on, query, signal) =>
     on.getExecutor().provideConnection(async (conn) => {
       signal.throwIfAborted();
-      const thread = await threadOf(conn);
+      const kill = await killerOf(conn);
       let running = true;
-      const onAbort = (): void => kill(thread, () => running);
+      const onAbort = (): void => void kill(() => running).catch(() => undefined);
       signal.addEventListener('abort', onAbort, { once: true });
       try {
         return await conn.executeQuery(query);
@@ -76,18 +81,12 @@ function killingRunner(db: AnyKysely): Runner {
 
 /**
  * Statements through `executeQuery` of a Kysely instance (any pooled connection) or of a
- * transaction (its connection), given up when `signal` aborts: on Kysely 0.29 by Kysely itself
- * (see `abortable`), on 0.28 by `kill` (see `killingRunner`). Kysely's `QueryResult` already
- * normalises the driver's answer: `numAffectedRows` and `insertId` arrive as bigints and leave as
- * numbers.
+ * transaction (its connection); one given `signal` and `kill` is given up as `killingRunner` says.
+ * Kysely's `QueryResult` already normalises the driver's answer: `numAffectedRows` and `insertId`
+ * arrive as bigints and leave as numbers.
  */
 function connectionOf(db: AnyKysely, signal?: AbortSignal, kill?: Runner): SqlConnection {
-  // Typed as Kysely 0.28 declares it; the options argument exists from 0.29 on (see ABORTABLE).
-  const execute = db.executeQuery.bind(db) as <Row>(
-    query: CompiledQuery<Row>,
-    ...options: ReturnType<typeof abortable>
-  ) => ReturnType<AnyKysely['executeQuery']>;
-  const run = (query: CompiledQuery): Promise<unknown> => (!ABORTABLE && signal && kill ? kill(db, query, signal) : execute(query, ...abortable(signal)));
+  const run = (query: CompiledQuery): Promise<QueryResult<unknown>> => (signal && kill ? kill(db, query, signal) : db.executeQuery(query));
   return {
     async query<Row>(sql: string, params: readonly SqlValue[] = []) {
       const r = (await run(CompiledQuery.raw(sql, params as unknown[]))) as {
