@@ -60,7 +60,7 @@ function killingRunner(db: AnyKysely): Runner {
     const thread = await threadOf(conn);
     return (running) =>
       control(async (side) => {
-        if (running() && Number.isSafeInteger(thread) && thread > 0) await side.executeQuery(CompiledQuery.raw(`KILL ${thread}`));
+        if (running() && Number.isSafeInteger(thread) && thread > 0) await side.executeQuery(CompiledQuery.raw(`KILL CONNECTION ${thread}`));
       });
   };
   return (on, query, signal) =>

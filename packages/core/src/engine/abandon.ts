@@ -35,7 +35,7 @@ export function killingAbandoned<P extends object, L extends Lender<P>>(pool: L,
     let broken = false;
     try {
       side = await pool.acquire();
-      await driver.connectionOf(side).query(`KILL ${thread}`);
+      await driver.connectionOf(side).query(`KILL CONNECTION ${thread}`);
     } catch (err) {
       broken = driver.describeError(err).lost === true;
     } finally {
