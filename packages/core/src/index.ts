@@ -51,6 +51,7 @@ export {
   type DriverTarget,
   type Lender,
 } from './engine/driver.js';
+export { killingAbandoned, type Abandonable, type SessionKiller } from './engine/abandon.js';
 export type {
   Resources,
   ResourcesOptions,

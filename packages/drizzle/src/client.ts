@@ -1,6 +1,7 @@
 import type { MySqlTransactionConfig } from 'drizzle-orm/mysql-core';
 import {
   driverClient,
+  killingAbandoned,
   rollingBackInterrupted,
   serialClient,
   toSqlResult,
@@ -75,6 +76,8 @@ interface CallbackConnection {
   release(): void;
   /** Closes it and takes it out of its pool. */
   destroy(): void;
+  /** The server's id of the connection's session, from its handshake. */
+  readonly threadId?: number | null;
 }
 
 /** mysql2's callback-API pool (the `$client` of a database over a callback Pool, or `.pool` of a promise Pool). */
@@ -154,7 +157,7 @@ export function overPool(db: DrizzleDatabase): boolean {
  * transactions run on connections lent from the database's mysql2 pool (`driverClient`, as the
  * mysql2 adapter does), read as Drizzle's `execute()` reads: each given back on every path,
  * destroyed when lost, interrupted (so a single enqueue is its `CALL`: `endsInterrupted`) or given
- * up by the engine on a silent socket; a worker keeps one between its transactions while the
+ * up by the engine (its server session killed when a statement was still in flight: `killingAbandoned`); a worker keeps one between its transactions while the
  * application waits for none. Over one mysql2 Connection, each of taskrow's transactions runs in
  * `db.transaction()` (the isolation level through Drizzle's `isolationLevel` option), taking turns
  * (`serialClient`) so two transactions never interleave on it.
@@ -170,11 +173,17 @@ export function drizzleClient(db: DrizzleDatabase): SqlClient {
     transaction: (fn, options) => transact((tx) => fn(connectionOf(tx)), options?.isolation ? { isolationLevel: ISOLATION[options.isolation] } : undefined),
   };
   if (overPool(db)) {
+    const connectionOf = (conn: LentConnection): SqlConnection => lentConnectionOf(conn.raw);
+    const killing = killingAbandoned(lenderOf(callbackPoolOf(db)), {
+      threadOf: (conn) => conn.raw.threadId ?? undefined,
+      connectionOf,
+      describeError: client.describeError,
+    });
     return driverClient<LentConnection>({
       adapter: 'drizzle',
       describeError: client.describeError,
-      connectionOf: (conn) => lentConnectionOf(conn.raw),
-      target: { pool: lenderOf(callbackPoolOf(db)) },
+      connectionOf: (conn) => killing.watch(conn, connectionOf(conn)),
+      target: { pool: killing.pool },
     });
   }
   // One connection: an interrupted statement is rolled back on it before the next takes its turn.

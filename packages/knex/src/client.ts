@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import {
+  killingAbandoned,
   lending,
   rollingBackInterrupted,
   toSqlResult,
@@ -36,6 +37,8 @@ interface Mysql2CallbackConnection {
   query(sql: string, values: unknown, cb: (err: unknown, result: unknown) => void): void;
   /** Closes it: Knex's pool then finds it invalid and makes another in its place. */
   destroy(): void;
+  /** The server's id of the connection's session, from its handshake. */
+  readonly threadId?: number | null;
 }
 
 /** Statements on one mysql2 connection Knex lent, through its callback API. */
@@ -79,7 +82,7 @@ export function knexClosed(db: Knex | Knex.Transaction): boolean {
  * The `SqlClient` over a Knex instance (mysql2 client). taskrow borrows one mysql2 connection of
  * Knex's pool for each of its statements and transactions (`lending`) and gives it back on every
  * path, closed when broken or when the engine stops waiting (`signal`: a silent socket never keeps
- * a pool slot). A transaction runs in `knex.transaction()` on that connection (Knex's `connection`
+ * a pool slot; a statement still in flight has its server session killed, `killingAbandoned`). A transaction runs in `knex.transaction()` on that connection (Knex's `connection`
  * option: BEGIN, COMMIT and ROLLBACK are Knex's, the isolation level goes through its
  * `isolationLevel` option), its statements sent straight to the connection, skipping Knex's query
  * builder on the engine's hot path. `joined` wraps the application's `Knex.Transaction`: statements
@@ -91,17 +94,22 @@ export function knexClient(db: Knex | Knex.Transaction, joined = false): SqlClie
   if (joined) {
     return { adapter: 'knex', joined: true, describeError, query: base.query, transaction: (fn) => fn(base) };
   }
-  const pool = lenderOf(db as Knex);
+  const killing = killingAbandoned(lenderOf(db as Knex), {
+    threadOf: (conn) => conn.threadId ?? undefined,
+    connectionOf: callbackConnectionOf,
+    describeError,
+  });
+  const pool = killing.pool;
+  const on = (conn: Mysql2CallbackConnection): SqlConnection => killing.watch(conn, callbackConnectionOf(conn));
   return {
     adapter: 'knex',
     joined: false,
     endsInterrupted: true,
     describeError,
-    query: (sql, params, options) =>
-      lending(pool, describeError, options?.signal, (conn) => rollingBackInterrupted(callbackConnectionOf(conn), describeError, sql, params)),
+    query: (sql, params, options) => lending(pool, describeError, options?.signal, (conn) => rollingBackInterrupted(on(conn), describeError, sql, params)),
     transaction: (fn, options) =>
       lending(pool, describeError, options?.signal, (conn) =>
-        (db as Knex).transaction(() => fn(callbackConnectionOf(conn)), {
+        (db as Knex).transaction(() => fn(on(conn)), {
           connection: conn,
           ...(options?.isolation ? { isolationLevel: ISOLATION[options.isolation] } : {}),
         }),

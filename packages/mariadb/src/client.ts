@@ -1,4 +1,14 @@
-import { driverClient, toSqlResult, waitsOf, type DriverPool, type EnqueueEmitter, type SqlClient, type SqlConnection, type SqlValue } from '@taskrow/core';
+import {
+  driverClient,
+  killingAbandoned,
+  toSqlResult,
+  waitsOf,
+  type DriverPool,
+  type EnqueueEmitter,
+  type SqlClient,
+  type SqlConnection,
+  type SqlValue,
+} from '@taskrow/core';
 import { describeMariadbError } from './errors.js';
 
 /** A statement with the per-query options taskrow sets (see `QUERY_OPTIONS`). */
@@ -21,6 +31,8 @@ export interface MariadbConnection {
 export interface MariadbPoolConnection extends MariadbConnection {
   release(): Promise<void>;
   destroy(): void;
+  /** The server's id of the connection's session. */
+  readonly threadId?: number | null;
 }
 
 /** The parts of a `mariadb` promise Pool taskrow uses. */
@@ -125,16 +137,27 @@ function poolOf(pool: MariadbPool): DriverPool<MariadbPoolConnection> {
 
 /**
  * The `SqlClient` over a `mariadb` promise client. A Pool lends one connection per transaction and
- * takes it back on every path (destroying it when it broke); a single connection is used in turns.
+ * takes it back on every path (destroying it when it broke, and killing its server session when a
+ * statement was still in flight: `killingAbandoned`); a single connection is used in turns.
  * `joined` wraps the application's connection inside its open transaction.
  */
 export function mariadbClient(target: MariadbClient, joined = false): SqlClient {
   const pool = isMariadbPool(target) ? target : undefined;
   const closed = (): boolean => (pool ? pool.closed : !(target as MariadbConnection).isValid());
+  const describeError = (err: unknown) => describeMariadbError(err, closed, pool === undefined);
+  if (joined || pool === undefined) {
+    return driverClient<MariadbConnection>({
+      adapter: 'mariadb',
+      describeError,
+      connectionOf,
+      target: joined ? { joined: connectionOf(target) } : { connection: target as MariadbConnection },
+    });
+  }
+  const killing = killingAbandoned(poolOf(pool), { threadOf: (conn: MariadbPoolConnection) => conn.threadId ?? undefined, connectionOf, describeError });
   return driverClient<MariadbConnection, MariadbPoolConnection>({
     adapter: 'mariadb',
-    describeError: (err) => describeMariadbError(err, closed, pool === undefined),
-    connectionOf,
-    target: joined ? { joined: connectionOf(target) } : isMariadbPool(target) ? { pool: poolOf(target) } : { connection: target },
+    describeError,
+    connectionOf: (conn) => killing.watch(conn, connectionOf(conn)),
+    target: { pool: killing.pool },
   });
 }

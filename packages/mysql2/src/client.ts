@@ -1,6 +1,7 @@
 import {
   describeMysql2Error,
   driverClient,
+  killingAbandoned,
   toSqlResult,
   waitsOf,
   type DriverPool,
@@ -105,16 +106,24 @@ function poolOf(pool: Mysql2Pool): DriverPool<Mysql2PoolConnection> {
   };
 }
 
+/** The server's id of a pooled connection's session, from its handshake. */
+const threadOf = (conn: Mysql2PoolConnection): number | undefined => (conn as { connection?: { threadId?: number } }).connection?.threadId;
+
 /**
  * The `SqlClient` over a mysql2 promise client. A Pool lends one connection per transaction and
- * takes it back on every path (destroying it when the connection failed); a single connection is
- * used in turns. `joined` wraps the application's connection inside its open transaction.
+ * takes it back on every path (destroying it when the connection failed, and killing its server
+ * session when a statement was still in flight: `killingAbandoned`); a single connection is used
+ * in turns. `joined` wraps the application's connection inside its open transaction.
  */
 export function mysql2Client(target: Mysql2Client, joined = false): SqlClient {
+  const describeError = (err: unknown) => describeMysql2Error(err, () => isClosed(target));
+  if (joined) return driverClient<Mysql2Connection>({ adapter: 'mysql2', describeError, connectionOf, target: { joined: connectionOf(target) } });
+  if (!isPool(target)) return driverClient<Mysql2Connection>({ adapter: 'mysql2', describeError, connectionOf, target: { connection: direct(target) } });
+  const killing = killingAbandoned(poolOf(target), { threadOf, connectionOf, describeError });
   return driverClient<Mysql2Connection, Mysql2PoolConnection>({
     adapter: 'mysql2',
-    describeError: (err) => describeMysql2Error(err, () => isClosed(target)),
-    connectionOf,
-    target: joined ? { joined: connectionOf(target) } : isPool(target) ? { pool: poolOf(target) } : { connection: direct(target) },
+    describeError,
+    connectionOf: (conn) => killing.watch(conn, connectionOf(conn)),
+    target: { pool: killing.pool },
   });
 }

@@ -1,4 +1,4 @@
-import { driverClient, toSqlResult, type DriverPool, type SqlClient, type SqlConnection, type SqlValue } from '@taskrow/core';
+import { driverClient, killingAbandoned, toSqlResult, type DriverPool, type SqlClient, type SqlConnection, type SqlValue } from '@taskrow/core';
 import { describeSequelizeError, isPlainError } from './errors.js';
 
 /** A mysql2 connection (callback API), as Sequelize's mysql dialect lends it. */
@@ -8,6 +8,8 @@ export interface Mysql2CallbackConnection {
   promise(): { beginTransaction(): Promise<void>; commit(): Promise<void>; rollback(): Promise<void> };
   /** Closes the socket at once (Sequelize's own disconnect waits for the server to answer a QUIT). */
   destroy(): void;
+  /** The server's id of the connection's session, from its handshake. */
+  readonly threadId?: number | null;
 }
 
 /** The parts of Sequelize's `connectionManager` taskrow uses (public API of Sequelize 6). */
@@ -75,15 +77,19 @@ function poolOf(db: SequelizeInstance, closedErrors: WeakSet<object>): DriverPoo
  * The `SqlClient` over a Sequelize instance (mysql dialect): taskrow's statements and transactions
  * run on mysql2 connections lent by Sequelize's own pool (`sequelize.connectionManager`), with core's
  * BEGIN / COMMIT / ROLLBACK and isolation statement (`driverClient`), so the connection goes back
- * on every path and a broken one is destroyed.
+ * on every path and a broken one is destroyed (its server session killed when a statement was
+ * still in flight: `killingAbandoned`).
  */
 export function sequelizeClient(db: SequelizeInstance): SqlClient {
   const closedErrors = new WeakSet<object>();
+  const describeError = (err: unknown) => describeSequelizeError(err, (e) => typeof e === 'object' && e !== null && closedErrors.has(e));
+  const on = (c: LentConnection): SqlConnection => connectionOf(c.conn);
+  const killing = killingAbandoned(poolOf(db, closedErrors), { threadOf: (c) => c.conn.threadId ?? undefined, connectionOf: on, describeError });
   return driverClient<LentConnection>({
     adapter: 'sequelize',
-    describeError: (err) => describeSequelizeError(err, (e) => typeof e === 'object' && e !== null && closedErrors.has(e)),
-    connectionOf: (c) => connectionOf(c.conn),
-    target: { pool: poolOf(db, closedErrors) },
+    describeError,
+    connectionOf: (c) => killing.watch(c, on(c)),
+    target: { pool: killing.pool },
   });
 }
 

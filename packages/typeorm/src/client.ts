@@ -1,4 +1,5 @@
 import {
+  killingAbandoned,
   lending,
   rollingBackInterrupted,
   toSqlResult,
@@ -48,6 +49,8 @@ interface Mysql2CallbackConnection {
   query(options: { sql: string; typeCast: TypeCast }, values: unknown, cb: (err: unknown, result: unknown) => void): unknown;
   /** Closes it and takes it out of its pool (a later `release()` of it does nothing). */
   destroy(): void;
+  /** The server's id of the connection's session, from its handshake. */
+  readonly threadId?: number | null;
 }
 
 /** A QueryRunner taskrow took, and the mysql2 connection it holds. */
@@ -119,17 +122,21 @@ export function runnerOf(tx: TypeormTransaction): TypeormQueryRunner {
  * The `SqlClient` over a TypeORM DataSource. Each of taskrow's statements and transactions takes a
  * QueryRunner of its own (one pooled connection) through `lending`, which releases it on every path
  * and destroys its connection first when it broke or when the engine stops waiting (`signal`: a
- * silent socket never keeps a slot of the pool). A transaction runs in that QueryRunner's
+ * silent socket never keeps a slot of the pool; a statement still in flight has its server session
+ * killed, `killingAbandoned`). A transaction runs in that QueryRunner's
  * `manager.transaction(isolationLevel?, ...)` (TypeORM sends `SET TRANSACTION ISOLATION LEVEL`,
  * `START TRANSACTION`, COMMIT or ROLLBACK); a single statement is rolled back first when the server
  * interrupted it (`endsInterrupted`). Statements go to the QueryRunner's mysql2 connection.
  */
 export function typeormClient(ds: TypeormDataSource): SqlClient {
-  const pool = lenderOf(ds);
   const describeError = (err: unknown) => describeTypeormError(err, () => !ds.isInitialized);
+  const on = ({ conn }: Taken): SqlConnection => connectionOf(async () => conn);
+  const killing = killingAbandoned(lenderOf(ds), { threadOf: ({ conn }) => conn.threadId ?? undefined, connectionOf: on, describeError });
+  const pool = killing.pool;
   const inTransaction = <T>(fn: (conn: SqlConnection) => Promise<T>, isolation: IsolationLevel | undefined, signal: AbortSignal | undefined): Promise<T> =>
-    lending(pool, describeError, signal, ({ runner, conn }) => {
-      const body = (): Promise<T> => fn(connectionOf(async () => conn));
+    lending(pool, describeError, signal, (taken) => {
+      const body = (): Promise<T> => fn(killing.watch(taken, on(taken)));
+      const { runner } = taken;
       return isolation ? runner.manager.transaction(isolation, body) : runner.manager.transaction(body);
     });
   return {
@@ -138,14 +145,7 @@ export function typeormClient(ds: TypeormDataSource): SqlClient {
     describeError,
     endsInterrupted: true,
     query: (sql, params, options) =>
-      lending(pool, describeError, options?.signal, ({ conn }) =>
-        rollingBackInterrupted(
-          connectionOf(async () => conn),
-          describeError,
-          sql,
-          params,
-        ),
-      ),
+      lending(pool, describeError, options?.signal, (taken) => rollingBackInterrupted(killing.watch(taken, on(taken)), describeError, sql, params)),
     transaction: (fn, options) => inTransaction(fn, options?.isolation, options?.signal),
   };
 }
