@@ -6,12 +6,12 @@ import { mysql2Probe } from './harnesses/mysql2.js';
 import { until, type OwnProbe } from './setup.js';
 import { label, targets } from './targets.js';
 
-/** taskrow's `statementTimeout` (seconds) in these cases: the longest taskrow waits for one statement. */
-export const STATEMENT_TIMEOUT = 0.5;
+/** taskrow's `statementTimeout` (milliseconds) in these cases: the longest taskrow waits for one statement. */
+export const STATEMENT_TIMEOUT = 500;
 /** taskrow's `retry.attempts`: the abandoned statement is tried this many times in all. */
 export const ATTEMPTS = 2;
-/** The lease (seconds) of the jobs the extend waits on: long enough never to pass during a case. */
-export const LEASE = 60;
+/** The lease (milliseconds) of the jobs the extend waits on: long enough never to pass during a case. */
+export const LEASE = 60_000;
 /** The server's `SLEEP` (seconds) of the statement the AbortSignal gives up: far longer than a case. */
 export const SLEEP = 60;
 /** The longest (seconds) the server may take to end an abandoned statement after taskrow gave it up. */
@@ -123,7 +123,7 @@ export function describeAbandonedStatement(adapters: Readonly<Record<string, Ope
           const tookMs = performance.now() - t0;
           expect(err?.code).toBe('CONNECTION_LOST');
           // Each attempt is given up after the timeout; the backoff between them is short.
-          expect(tookMs).toBeLessThan(ATTEMPTS * STATEMENT_TIMEOUT * 1000 + 2000);
+          expect(tookMs).toBeLessThan(ATTEMPTS * STATEMENT_TIMEOUT + 2000);
           await until('no statement of the extend runs on the server', async () => (await running(probe, target, jobs)).length === 0, ENDED_WITHIN);
           // Had the abandoned transaction lived on, it would hold the first job's row (the server
           // rolls a killed session back just after its statement ends).
