@@ -83,6 +83,14 @@ export interface SqlClient extends SqlConnection {
    */
   readonly joined: boolean;
   /**
+   * On a joined client, where the adapter can see the application's transaction end: calls `fn`
+   * once after that transaction commits, never after a rollback (Knex's `executionPromise`,
+   * Sequelize's `afterCommit`). taskrow wakes this process's idle workers with it for the jobs the
+   * transaction enqueued. Absent where the transaction's end cannot be seen: workers then find
+   * those jobs at their next poll.
+   */
+  readonly afterCommit?: (fn: () => void) => void;
+  /**
    * True when a statement of `query` that fails interrupted (`isInterrupted`: `KILL QUERY`, a
    * statement time limit) never leaves its connection inside a transaction: the adapter destroys
    * the pooled connection it lent the statement, or rolls back the one connection it runs on. MySQL

@@ -92,7 +92,16 @@ export function knexClient(db: Knex | Knex.Transaction, joined = false): SqlClie
   const describeError = (err: unknown) => describeKnexError(err, () => knexClosed(db));
   const base = connectionOf(db);
   if (joined) {
-    return { adapter: 'knex', joined: true, describeError, query: base.query, transaction: (fn) => fn(base) };
+    const committed = (db as Knex.Transaction).executionPromise;
+    return {
+      adapter: 'knex',
+      joined: true,
+      describeError,
+      query: base.query,
+      transaction: (fn) => fn(base),
+      // Knex resolves it after the COMMIT, and rejects it after a rollback.
+      afterCommit: (fn) => void committed?.then(fn, () => undefined),
+    };
   }
   const killing = killingAbandoned(lenderOf(db as Knex), {
     threadOf: (conn) => conn.threadId ?? undefined,

@@ -9,6 +9,8 @@ import { isPlainError } from './errors.js';
 export interface SequelizeTransaction {
   commit(): Promise<void>;
   rollback(): Promise<void>;
+  /** Runs `fn` after the transaction commits (Sequelize's hook). */
+  afterCommit(fn: () => void): void;
 }
 
 type Shape = Record<string, unknown> & { connectionManager?: Record<string, unknown>; sequelize?: unknown };
@@ -126,7 +128,11 @@ export async function taskrow(sequelize: SequelizeInstance, options?: TaskrowOpt
   await checkFoundRows(db);
   return createTaskrow<SequelizeTransaction>({
     client: sequelizeClient(db),
-    joinTransaction: (tx) => sequelizeTransactionClient(checkTransaction(tx)),
+    joinTransaction: (tx) => ({
+      ...sequelizeTransactionClient(checkTransaction(tx)),
+      // Sequelize runs these hooks after the COMMIT only.
+      afterCommit: (fn: () => void) => tx.afterCommit(fn),
+    }),
     options,
     closedClient: 'a Sequelize instance that has been closed',
   });

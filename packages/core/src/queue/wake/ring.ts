@@ -271,16 +271,23 @@ export function ringAhead(exec: Executor, t: QueueTables, queue: string): EarlyR
  * the queue from its head again (see `cursor.ts`), idle workers of this process are rung first,
  * then, for the jobs their claims do not cover, sleepers of other processes (through `early`, the
  * ring begun alongside the enqueue, when it still waits). `priority`: the jobs were enqueued ready
- * just now, the least of them with this priority. Not for a joined client: that commit is the
- * application's, and pollers see it.
+ * just now, the least of them with this priority. On a joined client the commit is the
+ * application's: where the adapter sees it (`SqlClient.afterCommit`), this process's workers are
+ * rung once it committed; other processes' workers find the jobs at their next poll.
  */
 export function announce(exec: Executor, t: QueueTables, queue: string, jobs: number, priority?: number, ahead?: EarlyRing | CallRing): void {
   if (exec.client.joined || jobs <= 0) {
     ahead?.close();
+    if (exec.client.joined && jobs > 0) exec.client.afterCommit?.(() => wakeHere(exec, t, queue, jobs, priority));
     return;
   }
-  claimCursor(exec.state, t.jobs, queue).rewind(priority);
-  const uncovered = jobs - enqueued(exec.state, t.jobs, queue, jobs, exec.owner);
+  const uncovered = jobs - wakeHere(exec, t, queue, jobs, priority);
   const rung = ahead instanceof CallRing ? ahead.covers(uncovered) : ahead?.ring(uncovered) === true ? uncovered : 0;
   if (uncovered > rung) ringSleepers(exec, t, queue, uncovered - rung);
+}
+
+/** Rewinds this process's claims of `queue` and rings its idle workers for `jobs` new jobs (see `enqueued`); resolves how many their claims cover. */
+function wakeHere(exec: Executor, t: QueueTables, queue: string, jobs: number, priority?: number): number {
+  claimCursor(exec.state, t.jobs, queue).rewind(priority);
+  return enqueued(exec.state, t.jobs, queue, jobs, exec.owner);
 }
