@@ -125,8 +125,8 @@ function checkTransaction(tx: unknown): Mysql2CallbackConnection {
  */
 export async function taskrow(sequelize: SequelizeInstance, options?: TaskrowOptions): Promise<Taskrow<SequelizeTransaction>> {
   const db = checkInstance(sequelize);
-  await checkFoundRows(db);
-  return createTaskrow<SequelizeTransaction>({
+  // Connecting goes through the engine first, so a refused login or an unreachable server is a TaskrowError.
+  const tr = await createTaskrow<SequelizeTransaction>({
     client: sequelizeClient(db),
     joinTransaction: (tx) => ({
       ...sequelizeTransactionClient(checkTransaction(tx)),
@@ -136,4 +136,6 @@ export async function taskrow(sequelize: SequelizeInstance, options?: TaskrowOpt
     options,
     closedClient: 'a Sequelize instance that has been closed',
   });
+  await checkFoundRows(db);
+  return tr;
 }
