@@ -150,3 +150,45 @@ export function recordingLogger(): { entries: { level: string; obj: Record<strin
   const at = (level: string) => (obj: object, msg?: string) => void entries.push({ level, obj: obj as Record<string, unknown>, msg });
   return { entries, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }
+
+/** An operator's session: a database, a dashboard with actions (logged to `logger`), a read-only one, and a logged-in page. */
+export interface Operator {
+  readonly db: Db;
+  readonly web: Served;
+  readonly readOnly: Served;
+  readonly browser: Awaited<ReturnType<typeof openBrowser>>;
+  readonly page: Page;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens an `Operator` session: a database tagged `tag`, the dashboard at `basePath` with actions
+ * under `token` (pages refresh only once a minute, so a test's clicks are not raced), a read-only
+ * dashboard, and a Chromium page logged in to the first. `close()` ends them all.
+ */
+export async function openOperator(
+  tag: string,
+  token: string,
+  loggers: { logger: ReturnType<typeof recordingLogger>; readOnlyLogger: ReturnType<typeof recordingLogger> },
+  basePath = '',
+): Promise<Operator> {
+  const db = await openDb(tag);
+  const web = await serve({ taskrow: db.tr, actions: { token }, refreshInterval: 60_000, logger: loggers.logger }, basePath);
+  const readOnly = await serve({ taskrow: db.tr, logger: loggers.readOnlyLogger });
+  const browser = await openBrowser();
+  const page = browser.context.pages()[0] ?? (await browser.context.newPage());
+  await login(page, web.base, token);
+  return {
+    db,
+    web,
+    readOnly,
+    browser,
+    page,
+    async close() {
+      await browser.close();
+      await web.close();
+      await readOnly.close();
+      await db.close();
+    },
+  };
+}

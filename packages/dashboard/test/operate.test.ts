@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserAvailable, clickLoad, login, openBrowser, openDb, recordingLogger, serve, target, type Db, type Served } from './harness.js';
+import { browserAvailable, clickLoad, openOperator, recordingLogger, target, type Db, type Operator, type Served } from './harness.js';
 import { deadJobs } from './seed.js';
 
 const SHOTS = new URL('../../../docs/dashboard/', import.meta.url).pathname;
@@ -11,7 +11,6 @@ describe.skipIf(!browserAvailable())(`operating queues, jobs and schedules in Ch
   let db: Db;
   let web: Served;
   let readOnly: Served;
-  let browser: Awaited<ReturnType<typeof openBrowser>>;
   let page: Page;
   const logger = recordingLogger();
   const readOnlyLogger = recordingLogger();
@@ -21,19 +20,14 @@ describe.skipIf(!browserAvailable())(`operating queues, jobs and schedules in Ch
     (await db.rows(`SELECT \`id\`, \`phase\` FROM \`${db.prefix}queue_jobs\` WHERE \`id\` IN (?) ORDER BY \`id\``, [ids])).map((r) => Number(r['phase']));
   const text = async (selector: string) => (await page.locator(selector).first().textContent())?.trim();
 
+  let operator: Operator | undefined;
+
   beforeAll(async () => {
-    db = await openDb('o');
-    web = await serve({ taskrow: db.tr, actions: { token: TOKEN }, refreshInterval: 60_000, logger }, '/ops');
-    readOnly = await serve({ taskrow: db.tr, logger: readOnlyLogger });
-    browser = await openBrowser();
-    page = browser.context.pages()[0] ?? (await browser.context.newPage());
-    await login(page, web.base, TOKEN);
+    operator = await openOperator('o', TOKEN, { logger, readOnlyLogger }, '/ops');
+    ({ db, web, readOnly, page } = operator);
   });
   afterAll(async () => {
-    await browser?.close();
-    await web?.close();
-    await readOnly?.close();
-    await db?.close();
+    await operator?.close();
   });
 
   it('pauses and resumes a queue from its page; the probe sees it, claims take nothing meanwhile, and each action is logged', async () => {

@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserAvailable, clickLoad, login, openBrowser, openDb, recordingLogger, serve, target, type Db, type Served } from './harness.js';
+import { browserAvailable, clickLoad, openOperator, recordingLogger, target, type Db, type Operator, type Served } from './harness.js';
 
 const SHOTS = new URL('../../../docs/dashboard/', import.meta.url).pathname;
 const TOKEN = 'pending-actions-token-0123456789';
@@ -16,7 +16,6 @@ describe.skipIf(!browserAvailable())(`deleting and running jobs not yet started,
   let db: Db;
   let web: Served;
   let readOnly: Served;
-  let browser: Awaited<ReturnType<typeof openBrowser>>;
   let page: Page;
   const logger = recordingLogger();
   const readOnlyLogger = recordingLogger();
@@ -28,19 +27,14 @@ describe.skipIf(!browserAvailable())(`deleting and running jobs not yet started,
   };
   const text = async (selector: string) => (await page.locator(selector).first().textContent())?.trim();
 
+  let operator: Operator | undefined;
+
   beforeAll(async () => {
-    db = await openDb('p');
-    web = await serve({ taskrow: db.tr, actions: { token: TOKEN }, refreshInterval: 60_000, logger });
-    readOnly = await serve({ taskrow: db.tr, logger: readOnlyLogger });
-    browser = await openBrowser();
-    page = browser.context.pages()[0] ?? (await browser.context.newPage());
-    await login(page, web.base, TOKEN);
+    operator = await openOperator('p', TOKEN, { logger, readOnlyLogger });
+    ({ db, web, readOnly, page } = operator);
   });
   afterAll(async () => {
-    await browser?.close();
-    await web?.close();
-    await readOnly?.close();
-    await db?.close();
+    await operator?.close();
   });
 
   it('deletes a ticked ready job and a blocked one after a confirmation; the probe finds them gone and the running job kept', async () => {

@@ -620,6 +620,20 @@ for (const target of targets()) {
       }
     }, 60_000);
 
+    it('remove() and promote() whose reply was lost, after the commit or before the server, leave each job removed or due once and touch no other', async () => {
+      for (const when of ['after', 'before'] as const) {
+        const q = tr.queue(`rp${when}${Date.now()}`);
+        const [a, b, c] = await q.enqueueMany([{ payload: 1 }, { payload: 2 }, { payload: 3, delay: 3_600_000 }]);
+        const lostBefore = client.lostStatements.length;
+        client.lose(1, when, (sql) => sql.some((x) => x.startsWith('DELETE')));
+        expect([0, 2]).toContain(await q.remove([a!.id, b!.id])); // a retry after a commit counts only its own run
+        client.lose(1, when, (sql) => sql.some((x) => x.startsWith('UPDATE') && x.includes('`run_at` = UTC_TIMESTAMP(6)')));
+        expect([0, 1]).toContain(await q.promote(c!.id));
+        expect(client.lostStatements.length - lostBefore).toBe(2);
+        expect((await jobsOf(q.name)).map((r) => [Number(r.id), Number(r.phase), Number(r.attempt)])).toEqual([[c!.id, 0, 0]]);
+      }
+    });
+
     it('a Loop get whose reply was lost returns the ids that run locked, and locks no others', async () => {
       const loop = await tr.createLoop(`l${Date.now().toString(36)}`);
       await loop.add(Array.from({ length: 20 }, (_, i) => i + 1));
