@@ -1,6 +1,6 @@
-import { createTaskrow, InvalidArgumentError, type Taskrow, type TaskrowOptions } from '@taskrow/core';
+import { createTaskrow, DatabaseError, InvalidArgumentError, type Taskrow, type TaskrowOptions } from '@taskrow/core';
 import { sequelizeClient, sequelizeTransactionClient, type Mysql2CallbackConnection, type SequelizeInstance } from './client.js';
-import { isPlainError } from './errors.js';
+import { describeSequelizeError, isPlainError } from './errors.js';
 
 /**
  * The application's Sequelize transaction (managed, the `t` of `sequelize.transaction(async (t) => ...)`,
@@ -75,7 +75,9 @@ async function checkFoundRows(db: SequelizeInstance): Promise<void> {
     conn = await db.connectionManager.getConnection({ type: 'write' });
   } catch (err) {
     if (isPlainError(err)) throw new InvalidArgumentError('INVALID_CLIENT', '@taskrow/sequelize was given a Sequelize instance that has been closed');
-    throw err;
+    // A refused login or an unreachable server: a TaskrowError, as every other failure to connect.
+    const { errno } = describeSequelizeError(err, () => false);
+    throw new DatabaseError('DATABASE_ERROR', `@taskrow/sequelize could not connect: ${(err as Error).message}`, { cause: err, errno });
   }
   const flags = (conn as { config?: { clientFlags?: unknown } }).config?.clientFlags;
   db.connectionManager.releaseConnection(conn);
@@ -125,8 +127,8 @@ function checkTransaction(tx: unknown): Mysql2CallbackConnection {
  */
 export async function taskrow(sequelize: SequelizeInstance, options?: TaskrowOptions): Promise<Taskrow<SequelizeTransaction>> {
   const db = checkInstance(sequelize);
-  // Connecting goes through the engine first, so a refused login or an unreachable server is a TaskrowError.
-  const tr = await createTaskrow<SequelizeTransaction>({
+  await checkFoundRows(db);
+  return createTaskrow<SequelizeTransaction>({
     client: sequelizeClient(db),
     joinTransaction: (tx) => ({
       ...sequelizeTransactionClient(checkTransaction(tx)),
@@ -136,6 +138,4 @@ export async function taskrow(sequelize: SequelizeInstance, options?: TaskrowOpt
     options,
     closedClient: 'a Sequelize instance that has been closed',
   });
-  await checkFoundRows(db);
-  return tr;
 }
